@@ -1,0 +1,100 @@
+/* analysis.h: what the tree-sitter analyses (analyze stage) find in the four
+ * provenance artifacts, and what the join (provenance.c) reads.
+ *
+ *   tl_fx_analyze        FX graph text (pre-grad or post-grad panel)
+ *   tl_pycode_analyze    JIT Python output code (with embedded Triton / C++)
+ *   tl_cppcode_analyze   AOTInductor C++ wrapper code
+ *   tl_cppkernels_analyze AOTInductor kernel-code artifact (cpp_fused_* bodies)
+ *
+ * Analyzers are total: any bytes give a (possibly empty) result. All line
+ * numbers are 1-based lines of the analyzed text. Every tl_str in a result
+ * either points into the analyzed text or into the arena passed in; results
+ * live as long as both. Arrays are allocated in the arena.
+ */
+#ifndef TL_ANALYSIS_H
+#define TL_ANALYSIS_H
+
+#include "buf.h"
+
+/* One FX node and the line that defines it (placeholders: the line of
+ * `def forward(...)` or the export `;` placeholder line). */
+typedef struct tl_fx_node {
+  tl_str name;
+  int line;
+} tl_fx_node;
+
+typedef struct tl_fx_graph {
+  tl_fx_node *nodes; /* sorted by name (tl_str_cmp), names unique */
+  size_t node_count;
+} tl_fx_graph;
+
+void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out);
+/* Returns the defining line of `name`, or 0 when the graph has none. */
+int tl_fx_lookup(const tl_fx_graph *graph, tl_str name);
+
+typedef enum tl_kernel_kind {
+  TL_KERNEL_TRITON,   /* async_compile.triton / call_triton_* launcher */
+  TL_KERNEL_COMBO,    /* Triton kernel dispatching sub-kernels on pid */
+  TL_KERNEL_TEMPLATE, /* triton_tem_* and other template kernels */
+  TL_KERNEL_CPP,      /* cpp_fused_* (cpp_pybinding or AOT kernel code) */
+  TL_KERNEL_EXTERN,   /* extern_kernels.* */
+  TL_KERNEL_FALLBACK, /* torch.ops.* */
+  TL_KERNEL_SHIM,     /* aoti_torch_* C shim */
+  TL_KERNEL_UNKNOWN
+} tl_kernel_kind;
+
+const char *tl_kernel_kind_name(tl_kernel_kind kind);
+
+typedef enum tl_code_file {
+  TL_CODE_MAIN,   /* the output code or the AOT wrapper ("code") */
+  TL_CODE_KERNELS /* the AOT kernel-code artifact ("kernel_code") */
+} tl_code_file;
+
+/* Where a kernel is defined: the async_compile block, the call_triton_*
+ * launcher, or the cpp_fused_* body. */
+typedef struct tl_kernel_def {
+  tl_str name; /* pure kernel name, as the mapping spells it */
+  tl_kernel_kind kind;
+  tl_code_file file;
+  int first, last;
+} tl_kernel_def;
+
+/* One statement that calls a kernel. */
+typedef struct tl_call_site {
+  tl_str name;       /* pure kernel name as the mapping spells it:
+                        `triton_poi_fused_mul_1` for both `k.run(...)` and
+                        `call_triton_poi_fused_mul_1(...)`,
+                        `extern_kernels.mm`, `torch.ops.aten.view.default`,
+                        `aoti_torch_cuda_mm_out`, `cpp_fused_gelu_1` */
+  tl_kernel_kind kind;
+  int line;          /* line of the call expression's first byte */
+  tl_str handle_key; /* `name:handle` of the `[Provenance debug handles]`
+                        comment bound to this call; len 0 when none */
+} tl_call_site;
+
+/* A kernel source embedded in the code text (Triton inside '''...''' or C++
+ * inside a cpp_pybinding string or a launcher comment). */
+typedef struct tl_embedded {
+  tl_code_file file;
+  int first, last;
+  const char *language; /* "python" or "cpp" (highlight.js names) */
+} tl_embedded;
+
+typedef struct tl_code_analysis {
+  tl_kernel_def *defs;
+  size_t def_count;
+  tl_call_site *calls; /* in text order */
+  size_t call_count;
+  tl_embedded *embedded;
+  size_t embedded_count;
+  int entry_first, entry_last; /* `call` / `run_impl` body; 0 when absent */
+} tl_code_analysis;
+
+void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
+void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
+/* Appends the kernel-code artifact's definitions (file TL_CODE_KERNELS) to
+ * an analysis already filled by tl_cppcode_analyze. */
+void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
+                           tl_code_analysis *inout);
+
+#endif

@@ -1,0 +1,97 @@
+/* buf.h: the three memory shapes every stage uses.
+ *
+ * tl_str   a borrowed slice {ptr, len}; never owns, never NUL-terminated.
+ * tl_buf   a growable byte buffer, always NUL-terminated, owned by whoever
+ *          called tl_buf_init and released with tl_buf_free.
+ * tl_arena a bump allocator for everything that lives until the run's output
+ *          is written; freed all at once with tl_arena_free.
+ * Out of memory aborts with one line: no caller checks for NULL.
+ */
+#ifndef TL_BUF_H
+#define TL_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tl_str {
+  const char *ptr;
+  size_t len;
+} tl_str;
+
+#define TL_STR_LIT(s) ((tl_str){(s), sizeof(s) - 1})
+
+tl_str tl_str_from(const char *cstr);
+bool tl_str_eq(tl_str a, tl_str b);
+bool tl_str_eq_cstr(tl_str a, const char *cstr);
+bool tl_str_starts_with(tl_str s, const char *prefix);
+/* Compares like memcmp then length; usable for sorting and bsearch. */
+int tl_str_cmp(tl_str a, tl_str b);
+
+typedef struct tl_buf {
+  char *data; /* never NULL after tl_buf_init; data[len] == '\0' */
+  size_t len;
+  size_t cap;
+} tl_buf;
+
+void tl_buf_init(tl_buf *b);
+void tl_buf_free(tl_buf *b);
+void tl_buf_clear(tl_buf *b);
+void tl_buf_reserve(tl_buf *b, size_t extra);
+void tl_buf_append(tl_buf *b, const void *data, size_t len);
+void tl_buf_puts(tl_buf *b, const char *cstr);
+void tl_buf_putc(tl_buf *b, char c);
+void tl_buf_append_str(tl_buf *b, tl_str s);
+void tl_buf_printf(tl_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Takes the bytes out of the buffer; the caller frees them with free(). */
+char *tl_buf_detach(tl_buf *b);
+static inline tl_str tl_buf_str(const tl_buf *b) {
+  return (tl_str){b->data, b->len};
+}
+
+typedef struct tl_arena_block tl_arena_block;
+typedef struct tl_arena {
+  tl_arena_block *head;
+} tl_arena;
+
+void tl_arena_init(tl_arena *a);
+void tl_arena_free(tl_arena *a);
+/* Zeroed, aligned for any type. */
+void *tl_arena_alloc(tl_arena *a, size_t size);
+char *tl_arena_strndup(tl_arena *a, const char *s, size_t len);
+char *tl_arena_strdup(tl_arena *a, const char *s);
+char *tl_arena_printf(tl_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline tl_str tl_arena_str(tl_arena *a, tl_str s) {
+  return (tl_str){tl_arena_strndup(a, s.ptr, s.len), s.len};
+}
+
+/* Growable array of T in malloc'd memory: `TL_VEC(int) v = {0};`. */
+#define TL_VEC(T)                                                              \
+  struct {                                                                     \
+    T *items;                                                                  \
+    size_t count;                                                              \
+    size_t cap;                                                                \
+  }
+#define TL_VEC_PUSH(v, value)                                                  \
+  do {                                                                         \
+    if ((v).count == (v).cap) {                                                \
+      (v).cap = (v).cap ? (v).cap * 2 : 8;                                     \
+      (v).items = tl_xrealloc((v).items, (v).cap * sizeof(*(v).items));        \
+    }                                                                          \
+    (v).items[(v).count++] = (value);                                          \
+  } while (0)
+#define TL_VEC_FREE(v)                                                         \
+  do {                                                                         \
+    free((v).items);                                                           \
+    (v).items = NULL;                                                          \
+    (v).count = (v).cap = 0;                                                   \
+  } while (0)
+
+void *tl_xmalloc(size_t size);
+void *tl_xcalloc(size_t count, size_t size);
+void *tl_xrealloc(void *ptr, size_t size);
+char *tl_xstrdup(const char *s);
+
+#endif

@@ -1,0 +1,110 @@
+/* diag.c: counting parse diagnostics and printing their one-line summary. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tl_diag_init(tl_diag *d, const char *file_name) {
+  memset(d, 0, sizeof *d);
+  d->file_name = file_name;
+}
+
+void tl_diag_free(tl_diag *d) {
+  for (int k = 0; k < TL_DIAG_KIND_COUNT; k++)
+    for (int i = 0; i < TL_DIAG_EXAMPLES; i++)
+      free(d->examples[k][i].message);
+  memset(d->examples, 0, sizeof d->examples);
+}
+
+const char *tl_diag_kind_name(tl_diag_kind kind) {
+  switch (kind) {
+  case TL_DIAG_GLOG: return "glog";
+  case TL_DIAG_JSON: return "json";
+  case TL_DIAG_ENVELOPE: return "envelope";
+  case TL_DIAG_MD5: return "md5";
+  case TL_DIAG_TRUNCATED: return "truncated";
+  case TL_DIAG_PAYLOAD: return "payload";
+  case TL_DIAG_OTHER_RANK: return "other_rank";
+  case TL_DIAG_NO_COMPILE_ID: return "no_compile_id";
+  case TL_DIAG_OUTPUT: return "output";
+  case TL_DIAG_PROVENANCE: return "provenance";
+  case TL_DIAG_KIND_COUNT: break;
+  }
+  return "?";
+}
+
+const char *tl_diag_kind_title(tl_diag_kind kind) {
+  switch (kind) {
+  case TL_DIAG_GLOG: return "lines that are not glog lines";
+  case TL_DIAG_JSON: return "broken JSON envelopes";
+  case TL_DIAG_ENVELOPE: return "envelopes of an unexpected shape";
+  case TL_DIAG_MD5: return "payloads whose md5 does not match";
+  case TL_DIAG_TRUNCATED: return "truncated records";
+  case TL_DIAG_PAYLOAD: return "missing or unusable payloads";
+  case TL_DIAG_OTHER_RANK: return "entries of another rank (skipped)";
+  case TL_DIAG_NO_COMPILE_ID: return "entries without a compile id";
+  case TL_DIAG_OUTPUT: return "output files not written";
+  case TL_DIAG_PROVENANCE: return "provenance views with problems";
+  case TL_DIAG_KIND_COUNT: break;
+  }
+  return "?";
+}
+
+void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
+                 ...) {
+  size_t n = d->counts[kind]++;
+  bool keep = n < TL_DIAG_EXAMPLES;
+  if (!keep && !d->verbose)
+    return;
+  tl_buf msg;
+  tl_buf_init(&msg);
+  va_list ap;
+  va_start(ap, fmt);
+  char small[512];
+  vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  tl_buf_puts(&msg, small);
+  if (d->verbose) {
+    if (line)
+      fprintf(stderr, "tlparse: %s:%zu: %s\n", d->file_name, line, msg.data);
+    else
+      fprintf(stderr, "tlparse: %s: %s\n", d->file_name, msg.data);
+  }
+  if (keep) {
+    d->examples[kind][n].line = line;
+    d->examples[kind][n].message = tl_buf_detach(&msg);
+  } else {
+    tl_buf_free(&msg);
+  }
+}
+
+size_t tl_diag_total(const tl_diag *d) {
+  size_t total = 0;
+  for (int k = 0; k < TL_DIAG_KIND_COUNT; k++)
+    total += d->counts[k];
+  return total;
+}
+
+size_t tl_diag_parse_failures(const tl_diag *d) {
+  return d->counts[TL_DIAG_GLOG] + d->counts[TL_DIAG_JSON] +
+         d->counts[TL_DIAG_ENVELOPE] + d->counts[TL_DIAG_MD5] +
+         d->counts[TL_DIAG_TRUNCATED] + d->counts[TL_DIAG_PAYLOAD];
+}
+
+void tl_diag_print_summary(const tl_diag *d) {
+  for (int k = 0; k < TL_DIAG_KIND_COUNT; k++) {
+    if (!d->counts[k])
+      continue;
+    const tl_diag_example *first = &d->examples[k][0];
+    if (first->line)
+      fprintf(stderr, "tlparse: %s:%zu: %s (%zu %s)\n", d->file_name,
+              first->line, first->message, d->counts[k],
+              tl_diag_kind_title((tl_diag_kind)k));
+    else
+      fprintf(stderr, "tlparse: %s: %s (%zu %s)\n", d->file_name,
+              first->message ? first->message : "", d->counts[k],
+              tl_diag_kind_title((tl_diag_kind)k));
+  }
+}

@@ -1,0 +1,175 @@
+/* fsutil.c: folders, atomic file writes, safe removal and safe names. */
+#define _XOPEN_SOURCE 700
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
+  char *copy = tl_xstrdup(path);
+  size_t n = strlen(copy);
+  for (size_t i = 1; i <= n; i++) {
+    if (copy[i] != '/' && copy[i] != '\0')
+      continue;
+    char saved = copy[i];
+    copy[i] = '\0';
+    if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+      snprintf(error, error_size, "cannot create folder %s: %s", copy,
+               strerror(errno));
+      free(copy);
+      return false;
+    }
+    copy[i] = saved;
+  }
+  free(copy);
+  if (!tl_fs_is_dir(path)) {
+    snprintf(error, error_size, "cannot create folder %s: not a folder", path);
+    return false;
+  }
+  return true;
+}
+
+bool tl_fs_write_file(const char *path, const void *data, size_t len,
+                      char *error, size_t error_size) {
+  size_t plen = strlen(path);
+  char *tmp = tl_xmalloc(plen + 32);
+  snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+  if (fd < 0) {
+    snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
+    free(tmp);
+    return false;
+  }
+  const char *p = data;
+  size_t left = len;
+  while (left) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      snprintf(error, error_size, "cannot write %s: %s", path,
+               strerror(errno));
+      close(fd);
+      unlink(tmp);
+      free(tmp);
+      return false;
+    }
+    p += w;
+    left -= (size_t)w;
+  }
+  if (close(fd) != 0 || rename(tmp, path) != 0) {
+    snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return false;
+  }
+  free(tmp);
+  return true;
+}
+
+bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
+                     size_t error_size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+    return false;
+  }
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tl_buf_append(out, chunk, n);
+  bool ok = !ferror(f);
+  if (!ok)
+    snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+  fclose(f);
+  return ok;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+                        struct FTW *ftw) {
+  (void)sb;
+  (void)ftw;
+  int rc = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+  return rc == 0 || errno == ENOENT ? 0 : -1;
+}
+
+bool tl_fs_remove_tree(const char *path, char *error, size_t error_size) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT ? true : (snprintf(error, error_size,
+                                              "cannot remove %s: %s", path,
+                                              strerror(errno)),
+                                     false);
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlink(path) == 0)
+      return true;
+    snprintf(error, error_size, "cannot remove %s: %s", path, strerror(errno));
+    return false;
+  }
+  /* FTW_PHYS: symlinks are reported as links and unlinked, never followed;
+   * FTW_MOUNT: stay on the output folder's file system. */
+  if (nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
+    snprintf(error, error_size, "cannot remove %s: %s", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+bool tl_fs_exists(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+bool tl_fs_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *tl_fs_latest_file(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return NULL;
+  char *best = NULL;
+  struct timespec best_time = {0, 0};
+  struct dirent *e;
+  tl_buf path;
+  tl_buf_init(&path);
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    tl_buf_clear(&path);
+    tl_buf_printf(&path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(path.data, &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (!best || st.st_mtim.tv_sec > best_time.tv_sec ||
+        (st.st_mtim.tv_sec == best_time.tv_sec &&
+         st.st_mtim.tv_nsec > best_time.tv_nsec)) {
+      free(best);
+      best = tl_xstrdup(path.data);
+      best_time = st.st_mtim;
+    }
+  }
+  tl_buf_free(&path);
+  closedir(d);
+  return best;
+}
+
+void tl_fs_safe_name(tl_buf *out, tl_str name) {
+  for (size_t i = 0; i < name.len; i++) {
+    unsigned char c = (unsigned char)name.ptr[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              (c == '.' && i > 0);
+    tl_buf_putc(out, ok ? (char)c : '_');
+  }
+  if (name.len == 0)
+    tl_buf_putc(out, '_');
+}

@@ -1,0 +1,33 @@
+/* fsutil.h: the file-system side of the emit stage.
+ *
+ * Output files are written to a temporary name in the same folder and then
+ * renamed, so an interrupted run never leaves a page that looks complete.
+ * Removing an old output folder never follows a symbolic link out of it.
+ * Every function returns false on failure with a message in `error`.
+ */
+#ifndef TL_FSUTIL_H
+#define TL_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+bool tl_fs_mkdirs(const char *path, char *error, size_t error_size);
+bool tl_fs_write_file(const char *path, const void *data, size_t len,
+                      char *error, size_t error_size);
+bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
+                     size_t error_size);
+/* Removes `path` and everything under it; symlinks are removed, never
+ * followed. A missing path is not an error. */
+bool tl_fs_remove_tree(const char *path, char *error, size_t error_size);
+bool tl_fs_exists(const char *path);
+bool tl_fs_is_dir(const char *path);
+/* The most recently modified regular file directly in `dir`, malloc'd; NULL
+ * when there is none. */
+char *tl_fs_latest_file(const char *dir);
+/* Reduces `name` to the safe file-name alphabet [A-Za-z0-9._-] (other bytes
+ * become '_'; a leading '.' too), so it can never leave its folder. */
+void tl_fs_safe_name(tl_buf *out, tl_str name);
+
+#endif

@@ -1,0 +1,126 @@
+/* html.c: escaping for HTML text, attributes, embedded JSON and URLs. */
+#include "html.h"
+
+#include <ctype.h>
+#include <string.h>
+
+void tl_html_escape(tl_buf *out, tl_str text) {
+  size_t start = 0;
+  for (size_t i = 0; i < text.len; i++) {
+    const char *rep = NULL;
+    switch (text.ptr[i]) {
+    case '&': rep = "&amp;"; break;
+    case '<': rep = "&lt;"; break;
+    case '>': rep = "&gt;"; break;
+    case '"': rep = "&quot;"; break;
+    case '\'': rep = "&#39;"; break;
+    case '\0': rep = "\xEF\xBF\xBD"; break; /* U+FFFD: NUL never reaches a page */
+    default: continue;
+    }
+    tl_buf_append(out, text.ptr + start, i - start);
+    tl_buf_puts(out, rep);
+    start = i + 1;
+  }
+  tl_buf_append(out, text.ptr + start, text.len - start);
+}
+
+void tl_html_escape_cstr(tl_buf *out, const char *text) {
+  tl_html_escape(out, tl_str_from(text));
+}
+
+void tl_html_script_json(tl_buf *out, tl_str json) {
+  size_t start = 0;
+  for (size_t i = 0; i < json.len; i++) {
+    unsigned char c = (unsigned char)json.ptr[i];
+    const char *rep = NULL;
+    size_t skip = 1;
+    if (c == '<')
+      rep = "\\u003c";
+    else if (c == '>')
+      rep = "\\u003e";
+    else if (c == '&')
+      rep = "\\u0026";
+    else if (c == 0xE2 && i + 2 < json.len &&
+             (unsigned char)json.ptr[i + 1] == 0x80 &&
+             ((unsigned char)json.ptr[i + 2] == 0xA8 ||
+              (unsigned char)json.ptr[i + 2] == 0xA9)) {
+      rep = (unsigned char)json.ptr[i + 2] == 0xA8 ? "\\u2028" : "\\u2029";
+      skip = 3;
+    }
+    if (!rep)
+      continue;
+    tl_buf_append(out, json.ptr + start, i - start);
+    tl_buf_puts(out, rep);
+    i += skip - 1;
+    start = i + 1;
+  }
+  tl_buf_append(out, json.ptr + start, json.len - start);
+}
+
+bool tl_url_is_safe(tl_str url) {
+  if (tl_str_starts_with(url, "http://") || tl_str_starts_with(url, "https://"))
+    return true;
+  /* Relative URL: no scheme before the first '/', '?' or '#'. */
+  for (size_t i = 0; i < url.len; i++) {
+    char c = url.ptr[i];
+    if (c == '/' || c == '?' || c == '#')
+      return i > 0 || url.len > 0;
+    if (c == ':' || (unsigned char)c < 0x21)
+      return false;
+  }
+  return url.len > 0;
+}
+
+void tl_url_path(tl_buf *out, const char *path) {
+  static const char hex[] = "0123456789ABCDEF";
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if (isalnum(*p) || strchr("-_./~", *p))
+      tl_buf_putc(out, (char)*p);
+    else {
+      tl_buf_putc(out, '%');
+      tl_buf_putc(out, hex[*p >> 4]);
+      tl_buf_putc(out, hex[*p & 15]);
+    }
+  }
+}
+
+void tl_html_page_begin(tl_buf *out, const char *title,
+                        const char *static_prefix) {
+  tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                   "<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                   "<title>");
+  tl_html_escape_cstr(out, title);
+  tl_buf_puts(out, "</title>\n<link rel=\"stylesheet\" href=\"");
+  tl_html_escape_cstr(out, static_prefix);
+  tl_buf_puts(out, "static/report.css\">\n</head>\n<body>\n");
+}
+
+void tl_html_page_end(tl_buf *out) { tl_buf_puts(out, "</body>\n</html>\n"); }
+
+void tl_json_string(tl_buf *out, tl_str text) {
+  static const char hex[] = "0123456789abcdef";
+  tl_buf_reserve(out, text.len + 2);
+  tl_buf_putc(out, '"');
+  size_t start = 0;
+  for (size_t i = 0; i < text.len; i++) {
+    unsigned char c = (unsigned char)text.ptr[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    tl_buf_append(out, text.ptr + start, i - start);
+    switch (c) {
+    case '"': tl_buf_puts(out, "\\\""); break;
+    case '\\': tl_buf_puts(out, "\\\\"); break;
+    case '\n': tl_buf_puts(out, "\\n"); break;
+    case '\r': tl_buf_puts(out, "\\r"); break;
+    case '\t': tl_buf_puts(out, "\\t"); break;
+    default: {
+      char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+      tl_buf_puts(out, esc);
+    }
+    }
+    start = i + 1;
+  }
+  tl_buf_append(out, text.ptr + start, text.len - start);
+  tl_buf_putc(out, '"');
+}

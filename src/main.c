@@ -1,0 +1,289 @@
+/* main.c: the command line. Parses argv, prepares the output folder, runs
+ * read -> store -> report, prints one-line messages, opens the browser.
+ * Exit codes: 0 success; 1 environment errors, and with --strict or
+ * --strict-compile-id the input failures they name (docs/cli.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "fsutil.h"
+#include "reader.h"
+#include "report.h"
+#include "store.h"
+
+static const char USAGE[] =
+    "usage: tlparse PATH [-o DIR] [--latest] [--overwrite] [--no-browser]\n"
+    "               [-i|--inductor-provenance] [--strict] "
+    "[--strict-compile-id]\n"
+    "               [-p|--plain-text] [-v|--verbose] "
+    "[--custom-header-html HTML]\n"
+    "               [--version] [--help]\n"
+    "\n"
+    "Turns a TORCH_TRACE structured log into a browsable folder (default\n"
+    "tl_out/) with index.html and every artifact; -i adds the provenance\n"
+    "highlighter. Every flag, exit code and variable: man tlparse.\n";
+
+typedef struct cli {
+  const char *path;
+  const char *out_dir;
+  const char *custom_header_html;
+  bool latest, overwrite, no_browser, provenance, strict, strict_compile_id;
+  bool plain_text, verbose;
+} cli;
+
+enum {
+  OPT_LATEST = 256,
+  OPT_OVERWRITE,
+  OPT_NO_BROWSER,
+  OPT_STRICT,
+  OPT_STRICT_COMPILE_ID,
+  OPT_CUSTOM_HEADER,
+  OPT_VERSION,
+  OPT_HELP
+};
+
+/* Returns -1 to go on, or the exit code to stop with. */
+static int parse_args(int argc, char **argv, cli *c) {
+  static const struct option options[] = {
+      {"out", required_argument, NULL, 'o'},
+      {"latest", no_argument, NULL, OPT_LATEST},
+      {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+      {"no-browser", no_argument, NULL, OPT_NO_BROWSER},
+      {"inductor-provenance", no_argument, NULL, 'i'},
+      {"strict", no_argument, NULL, OPT_STRICT},
+      {"strict-compile-id", no_argument, NULL, OPT_STRICT_COMPILE_ID},
+      {"plain-text", no_argument, NULL, 'p'},
+      {"verbose", no_argument, NULL, 'v'},
+      {"custom-header-html", required_argument, NULL, OPT_CUSTOM_HEADER},
+      {"version", no_argument, NULL, OPT_VERSION},
+      {"help", no_argument, NULL, OPT_HELP},
+      {NULL, 0, NULL, 0}};
+  memset(c, 0, sizeof *c);
+  c->out_dir = "tl_out";
+  int opt;
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, "o:ipvh", options, NULL)) != -1) {
+    switch (opt) {
+    case 'o': c->out_dir = optarg; break;
+    case 'i': c->provenance = true; break;
+    case 'p': c->plain_text = true; break;
+    case 'v': c->verbose = true; break;
+    case OPT_LATEST: c->latest = true; break;
+    case OPT_OVERWRITE: c->overwrite = true; break;
+    case OPT_NO_BROWSER: c->no_browser = true; break;
+    case OPT_STRICT: c->strict = true; break;
+    case OPT_STRICT_COMPILE_ID: c->strict_compile_id = true; break;
+    case OPT_CUSTOM_HEADER: c->custom_header_html = optarg; break;
+    case OPT_VERSION: printf("tlparse %s\n", TLPARSE_VERSION); return 0;
+    case 'h':
+    case OPT_HELP: fputs(USAGE, stdout); return 0;
+    default:
+      if (optopt)
+        fprintf(stderr, "tlparse: option -%c needs a value or is unknown\n",
+                optopt);
+      else
+        fprintf(stderr, "tlparse: unknown option %s\n", argv[optind - 1]);
+      fputs(USAGE, stderr);
+      return 1;
+    }
+  }
+  if (optind >= argc) {
+    fputs("tlparse: missing PATH (a trace log, or a folder with --latest)\n",
+          stderr);
+    fputs(USAGE, stderr);
+    return 1;
+  }
+  if (optind + 1 < argc) {
+    fprintf(stderr, "tlparse: unexpected argument %s\n", argv[optind + 1]);
+    return 1;
+  }
+  c->path = argv[optind];
+  return -1;
+}
+
+typedef struct progress {
+  bool shown;
+} progress;
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total) {
+  progress *p = ctx;
+  if (!total)
+    return;
+  int width = 40;
+  int filled = (int)((double)done / (double)total * width);
+  if (filled > width)
+    filled = width;
+  fprintf(stderr, "\r[%.*s%*s] %.1f/%.1f MB", filled,
+          "########################################", width - filled, "",
+          (double)done / 1e6, (double)total / 1e6);
+  if (done >= total)
+    fputc('\n', stderr);
+  p->shown = true;
+}
+
+static void open_browser(const char *index_path) {
+  const char *display = getenv("DISPLAY");
+  const char *wayland = getenv("WAYLAND_DISPLAY");
+  if ((!display || !*display) && (!wayland || !*wayland))
+    return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* Detach fully: the browser must never hold up or fail the run. */
+    if (fork() != 0)
+      _exit(0);
+    freopen("/dev/null", "r", stdin);
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execlp("xdg-open", "xdg-open", index_path, (char *)NULL);
+    _exit(127);
+  }
+  if (pid > 0)
+    waitpid(pid, NULL, 0);
+}
+
+/* Resolves PATH (file, or folder with --latest) into *input (malloc'd). */
+static bool resolve_input(const cli *c, char **input) {
+  struct stat st;
+  if (stat(c->path, &st) != 0) {
+    fprintf(stderr, "tlparse: cannot open %s: no such file or folder\n",
+            c->path);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (!c->latest) {
+      fprintf(stderr,
+              "tlparse: %s is a folder; pass --latest to read its most "
+              "recently modified file\n",
+              c->path);
+      return false;
+    }
+    *input = tl_fs_latest_file(c->path);
+    if (!*input) {
+      fprintf(stderr, "tlparse: %s has no files to read\n", c->path);
+      return false;
+    }
+    return true;
+  }
+  *input = tl_xstrdup(c->path);
+  return true;
+}
+
+static bool prepare_output(const cli *c) {
+  char error[512];
+  if (tl_fs_exists(c->out_dir)) {
+    if (!c->overwrite) {
+      fprintf(stderr,
+              "tlparse: output folder %s already exists; pass --overwrite to "
+              "replace it (nothing was deleted)\n",
+              c->out_dir);
+      return false;
+    }
+    if (!tl_fs_remove_tree(c->out_dir, error, sizeof error)) {
+      fprintf(stderr, "tlparse: %s\n", error);
+      return false;
+    }
+  }
+  if (!tl_fs_mkdirs(c->out_dir, error, sizeof error)) {
+    fprintf(stderr, "tlparse: %s\n", error);
+    return false;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  cli c;
+  int code = parse_args(argc, argv, &c);
+  if (code >= 0)
+    return code;
+  char *input = NULL;
+  if (!resolve_input(&c, &input))
+    return 1;
+  if (!prepare_output(&c)) {
+    free(input);
+    return 1;
+  }
+  tl_diag diag;
+  tl_diag_init(&diag, input);
+  diag.verbose = c.verbose;
+
+  tl_store store;
+  tl_store_options store_options = {c.plain_text, c.provenance,
+                                    c.strict_compile_id};
+  bool ok = tl_store_open(&store, c.out_dir, &store_options, &diag);
+  char error[512] = "";
+  if (ok) {
+    tl_buf raw_path;
+    tl_buf_init(&raw_path);
+    tl_buf_printf(&raw_path, "%s/raw.log", c.out_dir);
+    FILE *raw = fopen(raw_path.data, "wb");
+    tl_buf_free(&raw_path);
+    progress prog = {false};
+    struct stat st;
+    bool big = stat(input, &st) == 0 && st.st_size > 16 * 1024 * 1024;
+    tl_reader_options reader_options = {0};
+    reader_options.raw_copy = raw;
+    if (big && isatty(STDERR_FILENO)) {
+      reader_options.progress = show_progress;
+      reader_options.progress_ctx = &prog;
+    }
+    ok = tl_reader_run(input, &reader_options, &diag, tl_store_record, &store,
+                       error, sizeof error);
+    if (raw && fclose(raw) != 0 && ok) {
+      snprintf(error, sizeof error, "cannot write %s/raw.log", c.out_dir);
+      ok = false;
+    }
+  } else {
+    snprintf(error, sizeof error, "%s", store.error);
+  }
+  if (!tl_store_close(&store) && ok) {
+    snprintf(error, sizeof error, "%s", store.error);
+    ok = false;
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  tl_report_options report_options = {input, c.custom_header_html,
+                                      c.provenance, cpus > 0 ? (int)cpus : 1};
+  if (ok && !tl_report_write(&store, &report_options, &diag)) {
+    snprintf(error, sizeof error, "%s", store.error);
+    ok = false;
+  }
+  tl_diag_print_summary(&diag);
+  int exit_code = 0;
+  if (!ok) {
+    fprintf(stderr, "tlparse: %s\n", error);
+    exit_code = 1;
+  } else {
+    printf("tlparse: wrote %s/index.html\n", c.out_dir);
+    if (c.strict && tl_diag_parse_failures(&diag)) {
+      fprintf(stderr, "tlparse: --strict: %zu lines failed to parse\n",
+              tl_diag_parse_failures(&diag));
+      exit_code = 1;
+    }
+    if (c.strict_compile_id && diag.counts[TL_DIAG_NO_COMPILE_ID]) {
+      fprintf(stderr, "tlparse: --strict-compile-id: %zu entries had no "
+                      "compile id\n",
+              diag.counts[TL_DIAG_NO_COMPILE_ID]);
+      exit_code = 1;
+    }
+    const char *ci = getenv("CI");
+    if (!c.no_browser && !(ci && *ci)) {
+      tl_buf index;
+      tl_buf_init(&index);
+      tl_buf_printf(&index, "%s/index.html", c.out_dir);
+      fflush(stdout);
+      open_browser(index.data);
+      tl_buf_free(&index);
+    }
+  }
+  tl_store_free(&store);
+  tl_diag_free(&diag);
+  free(input);
+  return exit_code;
+}

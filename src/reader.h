@@ -1,0 +1,66 @@
+/* reader.h: the read stage. Streams a TORCH_TRACE log and hands each record
+ * (glog line + JSON envelope + tab-prefixed payload lines) to a callback.
+ *
+ *   V0819 12:42:50.489000 888578 torch/_inductor/compile_fx.py:2223] {"artifact": {...}, "has_payload": "7035..."}
+ *   \t<payload line 1>
+ *   \t<payload line 2>
+ *
+ * Memory is bounded by the largest single line and payload, not the file.
+ * Bad input is counted in the tl_diag and skipped; the reader never fails on
+ * input, only when the file cannot be opened or read.
+ */
+#ifndef TL_READER_H
+#define TL_READER_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "compile_id.h"
+#include "diag.h"
+
+/* The interned strings of `{"str": [s, i]}` entries (stack filenames). */
+typedef struct tl_string_table {
+  char **items; /* index -> string or NULL; malloc'd */
+  size_t count;
+} tl_string_table;
+
+const char *tl_string_table_get(const tl_string_table *t, int64_t index);
+
+typedef struct tl_record {
+  size_t line;           /* 1-based line of the envelope */
+  const cJSON *envelope; /* valid during the callback only */
+  const char *kind;      /* the envelope's kind key ("artifact", ...) */
+  const cJSON *kind_value;
+  tl_compile_id compile_id;
+  bool has_payload;  /* has_payload was present */
+  tl_str payload;    /* tab-stripped lines joined by \n; valid in callback */
+  const char *md5;   /* has_payload's value, or NULL */
+  bool md5_ok;       /* md5 matched (false when no payload) */
+  bool truncated;    /* the file ended inside this record */
+  const tl_string_table *strings;
+} tl_record;
+
+typedef void (*tl_record_fn)(void *ctx, const tl_record *record);
+typedef void (*tl_progress_fn)(void *ctx, uint64_t bytes_read,
+                               uint64_t total_bytes);
+
+typedef struct tl_reader_options {
+  tl_progress_fn progress; /* may be NULL; called about every 4 MiB */
+  void *progress_ctx;
+  FILE *raw_copy; /* when set, every byte read is also written here */
+} tl_reader_options;
+
+/* Reads `path` to its end. Returns false (and sets errno-style message in
+ * `error`, size 256) only when the file cannot be opened or read. */
+bool tl_reader_run(const char *path, const tl_reader_options *options,
+                   tl_diag *diag, tl_record_fn on_record, void *ctx,
+                   char *error, size_t error_size);
+
+/* Exposed for tests: the offset of the JSON envelope in a glog line, or -1
+ * when the line does not match the glog prefix anywhere. */
+long tl_reader_glog_envelope_offset(tl_str line);
+
+#endif

@@ -1,0 +1,509 @@
+/* report.c: index.html, compile_directory.json, failures_and_restarts.html
+ * and the provenance views, written after the whole trace is stored. */
+#include "report.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "html.h"
+#ifdef HAVE_tl_engine
+#include "provenance.h"
+#endif
+#ifdef HAVE_tl_page
+#include "provpage.h"
+#endif
+#ifdef HAVE_tl_docs
+#include "help.h"
+#endif
+
+static bool is_pre(tl_role r) {
+  return r == TL_ROLE_PRE_GRAD || r == TL_ROLE_PRE_GRAD_FALLBACK;
+}
+static bool is_post(tl_role r) {
+  return r == TL_ROLE_POST_GRAD || r == TL_ROLE_POST_GRAD_FALLBACK;
+}
+static bool is_code(tl_role r) {
+  return r == TL_ROLE_OUTPUT_CODE || r == TL_ROLE_AOT_WRAPPER;
+}
+
+/* The preferred graph of [from, to): the last of the preferred role, else
+ * the last of the fallback role. */
+static const tl_artifact *pick_graph(const tl_compile_dir *dir, size_t from,
+                                     size_t to, tl_role preferred,
+                                     tl_role fallback) {
+  const tl_artifact *best = NULL, *second = NULL;
+  for (size_t i = from; i < to; i++) {
+    const tl_artifact *a = &dir->artifacts.items[i];
+    if (a->role == preferred)
+      best = a;
+    else if (a->role == fallback)
+      second = a;
+  }
+  return best ? best : second;
+}
+
+static const tl_artifact *pick_last(const tl_compile_dir *dir, size_t from,
+                                    size_t to, bool (*match)(tl_role)) {
+  const tl_artifact *found = NULL;
+  for (size_t i = from; i < to; i++)
+    if (match(dir->artifacts.items[i].role))
+      found = &dir->artifacts.items[i];
+  return found;
+}
+
+static bool is_kernels(tl_role r) { return r == TL_ROLE_AOT_KERNELS; }
+static bool is_stack(tl_role r) { return r == TL_ROLE_STACK_TRACES; }
+static bool starts_next_view(tl_role r) {
+  return is_pre(r) || is_post(r) || r == TL_ROLE_NODE_MAPPINGS;
+}
+
+size_t tl_report_choose_views(const tl_compile_dir *dir, tl_view **views) {
+  TL_VEC(tl_view) out = {0};
+  size_t n = dir->artifacts.count;
+  size_t segment_start = 0;
+  const tl_artifact *carried_pre = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (dir->artifacts.items[i].role != TL_ROLE_NODE_MAPPINGS)
+      continue;
+    tl_view v = {0};
+    v.dir = dir;
+    v.mappings = &dir->artifacts.items[i];
+    v.pre = pick_graph(dir, segment_start, i, TL_ROLE_PRE_GRAD,
+                       TL_ROLE_PRE_GRAD_FALLBACK);
+    if (!v.pre)
+      v.pre = carried_pre; /* a backward compile reuses the forward's graph */
+    carried_pre = v.pre;
+    v.post = pick_graph(dir, segment_start, i, TL_ROLE_POST_GRAD,
+                        TL_ROLE_POST_GRAD_FALLBACK);
+    v.code = pick_last(dir, segment_start, i, is_code);
+    v.kernel_code = pick_last(dir, segment_start, i, is_kernels);
+    /* What this compilation logs after its mapping: the stack traces, and in
+     * early-2025 AOT traces the wrapper and kernel code. */
+    size_t end = i + 1;
+    while (end < n && !starts_next_view(dir->artifacts.items[end].role))
+      end++;
+    const tl_artifact *late_code = pick_last(dir, i + 1, end, is_code);
+    const tl_artifact *late_kernels = pick_last(dir, i + 1, end, is_kernels);
+    if (!v.code && late_code) {
+      v.code = late_code;
+      if (!v.kernel_code)
+        v.kernel_code = late_kernels;
+    }
+    v.stack_traces = pick_last(dir, i + 1, end, is_stack);
+    TL_VEC_PUSH(out, v);
+    segment_start = end;
+  }
+  if (out.count == 0) {
+    tl_view v = {0};
+    v.dir = dir;
+    v.pre = pick_graph(dir, 0, n, TL_ROLE_PRE_GRAD, TL_ROLE_PRE_GRAD_FALLBACK);
+    v.post =
+        pick_graph(dir, 0, n, TL_ROLE_POST_GRAD, TL_ROLE_POST_GRAD_FALLBACK);
+    v.code = pick_last(dir, 0, n, is_code);
+    v.kernel_code = pick_last(dir, 0, n, is_kernels);
+    TL_VEC_PUSH(out, v);
+  }
+  for (size_t k = 0; k < out.count; k++) {
+    tl_buf name;
+    tl_buf_init(&name);
+    tl_buf_printf(&name, "provenance_tracking_%s", dir->dir_name);
+    if (k + 1 < out.count)
+      tl_buf_printf(&name, "_%zu", k);
+    out.items[k].name = tl_buf_detach(&name);
+  }
+  *views = out.items;
+  return out.count;
+}
+
+#ifdef HAVE_tl_engine
+static const char *path_of(const tl_artifact *a) {
+  return a ? a->text_path : NULL;
+}
+
+typedef struct view_job {
+  const char *out_dir;
+  tl_view *view;
+  bool aot;
+  /* results, written by the worker */
+  char *json_text;
+  tl_buf page;
+  char error[512];
+} view_job;
+
+static tl_str read_text(const char *out_dir, const tl_artifact *a, tl_buf *buf,
+                        char *error, size_t error_size) {
+  if (!a || !a->text_path)
+    return (tl_str){NULL, 0};
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", out_dir, a->text_path);
+  bool ok = tl_fs_read_file(path.data, buf, error, error_size);
+  tl_buf_free(&path);
+  return ok ? tl_buf_str(buf) : (tl_str){NULL, 0};
+}
+
+/* Analyzes one view and renders its page; touches no shared state. */
+static void run_view_job(view_job *job) {
+  tl_view *v = job->view;
+  tl_buf pre, post, code, kernels, mappings, stacks;
+  tl_buf_init(&pre);
+  tl_buf_init(&post);
+  tl_buf_init(&code);
+  tl_buf_init(&kernels);
+  tl_buf_init(&mappings);
+  tl_buf_init(&stacks);
+  char *err = job->error;
+  size_t es = sizeof job->error;
+  tl_prov_inputs in = {0};
+  in.compile_dir = v->dir->dir_name;
+  in.compile_id = v->dir->display;
+  in.aot = job->aot;
+  in.pre_graph = read_text(job->out_dir, v->pre, &pre, err, es);
+  in.post_graph = read_text(job->out_dir, v->post, &post, err, es);
+  in.code = read_text(job->out_dir, v->code, &code, err, es);
+  in.kernel_code = read_text(job->out_dir, v->kernel_code, &kernels, err, es);
+  in.node_mappings = read_text(job->out_dir, v->mappings, &mappings, err, es);
+  in.stack_traces = read_text(job->out_dir, v->stack_traces, &stacks, err, es);
+  in.pre_path = path_of(v->pre);
+  in.post_path = path_of(v->post);
+  in.code_path = path_of(v->code);
+  in.kernel_code_path = path_of(v->kernel_code);
+  in.mappings_path = path_of(v->mappings);
+  in.stack_traces_path = path_of(v->stack_traces);
+  cJSON *json = tl_provenance_build(&in);
+  job->json_text = cJSON_Print(json);
+  tl_buf_init(&job->page);
+#ifdef HAVE_tl_page
+  tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
+                             in.kernel_code};
+  tl_provpage_render(&job->page, json, &texts, "index.html",
+                     "help.html#highlighter");
+#endif
+  cJSON_Delete(json);
+  tl_buf_free(&pre);
+  tl_buf_free(&post);
+  tl_buf_free(&code);
+  tl_buf_free(&kernels);
+  tl_buf_free(&mappings);
+  tl_buf_free(&stacks);
+}
+
+typedef struct job_queue {
+  view_job *jobs;
+  size_t count;
+  size_t next;
+  pthread_mutex_t lock;
+} job_queue;
+
+static void *view_worker(void *arg) {
+  job_queue *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->lock);
+    size_t i = q->next++;
+    pthread_mutex_unlock(&q->lock);
+    if (i >= q->count)
+      return NULL;
+    run_view_job(&q->jobs[i]);
+  }
+}
+
+/* Analyzes the views on `threads` threads, then writes them in order. */
+static void write_views(tl_store *store, tl_view *views, size_t count,
+                        int threads, tl_diag *diag) {
+  view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
+  for (size_t i = 0; i < count; i++) {
+    jobs[i].out_dir = store->out_dir;
+    jobs[i].view = &views[i];
+    jobs[i].aot = views[i].code && views[i].code->role == TL_ROLE_AOT_WRAPPER;
+  }
+  job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER};
+  int extra = threads > 1 && count > 1 ? threads - 1 : 0;
+  pthread_t tids[16];
+  if (extra > 16)
+    extra = 16;
+  int started = 0;
+  for (int t = 0; t < extra; t++)
+    if (pthread_create(&tids[started], NULL, view_worker, &q) == 0)
+      started++;
+  view_worker(&q);
+  for (int t = 0; t < started; t++)
+    pthread_join(tids[t], NULL);
+  for (size_t i = 0; i < count; i++) {
+    view_job *job = &jobs[i];
+    if (job->error[0])
+      tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,
+                  job->error);
+    tl_buf name;
+    tl_buf_init(&name);
+    tl_buf_printf(&name, "%s.json", views[i].name);
+    if (job->json_text)
+      tl_store_write(store, name.data, job->json_text, strlen(job->json_text));
+#ifdef HAVE_tl_page
+    tl_buf_clear(&name);
+    tl_buf_printf(&name, "%s.html", views[i].name);
+    tl_store_write(store, name.data, job->page.data, job->page.len);
+#endif
+    tl_buf_free(&name);
+    free(job->json_text);
+    tl_buf_free(&job->page);
+  }
+  free(jobs);
+}
+#endif
+
+static void artifact_list(tl_buf *html, const tl_compile_dir *dir) {
+  tl_buf_puts(html, "<ul class=\"artifacts\">\n");
+  for (size_t k = 0; k < dir->artifacts.count; k++) {
+    const tl_artifact *a = &dir->artifacts.items[k];
+    tl_buf_puts(html, "<li>");
+    const char *href = a->url ? a->url : a->path;
+    if (href) {
+      tl_buf_puts(html, "<a href=\"");
+      if (a->url)
+        tl_html_escape_cstr(html, a->url);
+      else
+        tl_url_path(html, a->path);
+      tl_buf_puts(html, "\">");
+      tl_html_escape_cstr(html, a->name);
+      tl_buf_puts(html, "</a>");
+    } else {
+      tl_html_escape_cstr(html, a->name);
+    }
+    if (a->number >= 0)
+      tl_buf_printf(html, " <span class=\"num\">(%d)</span>", a->number);
+    if (a->text_path && a->path && strcmp(a->text_path, a->path) != 0) {
+      tl_buf_puts(html, " <a class=\"raw\" href=\"");
+      tl_url_path(html, a->text_path);
+      tl_buf_puts(html, "\">exact text</a>");
+    }
+    tl_buf_puts(html, "</li>\n");
+  }
+  tl_buf_puts(html, "</ul>\n");
+}
+
+static void view_links(tl_buf *html, tl_view *views, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    tl_buf_puts(html, "<li><a href=\"");
+    tl_url_path(html, views[i].name);
+    tl_buf_puts(html, ".html\">");
+    tl_html_escape_cstr(html, views[i].name);
+    tl_buf_puts(html, "</a> <a class=\"raw\" href=\"");
+    tl_url_path(html, views[i].name);
+    tl_buf_puts(html, ".json\">json</a>");
+    if (!views[i].mappings)
+      tl_buf_puts(html, " <span class=\"note\">(no node mappings)</span>");
+    tl_buf_puts(html, "</li>\n");
+  }
+}
+
+static void diagnostics_section(tl_buf *html, const tl_diag *diag) {
+  tl_buf_puts(html, "<section id=\"diagnostics\">\n<h2>Diagnostics</h2>\n");
+  if (tl_diag_total(diag) == 0) {
+    tl_buf_puts(html, "<p>Every line of the trace was read.</p>\n");
+  } else {
+    tl_buf_puts(html, "<table class=\"diag\">\n<tr><th>what</th><th>count</th>"
+                      "<th>first places</th></tr>\n");
+    for (int k = 0; k < TL_DIAG_KIND_COUNT; k++) {
+      if (!diag->counts[k])
+        continue;
+      tl_buf_puts(html, "<tr><td>");
+      tl_html_escape_cstr(html, tl_diag_kind_title((tl_diag_kind)k));
+      tl_buf_printf(html, "</td><td>%zu</td><td><ul>", diag->counts[k]);
+      for (int i = 0; i < TL_DIAG_EXAMPLES; i++) {
+        const tl_diag_example *e = &diag->examples[k][i];
+        if (!e->message)
+          break;
+        tl_buf_puts(html, "<li><code>");
+        tl_html_escape_cstr(html, diag->file_name);
+        if (e->line)
+          tl_buf_printf(html, ":%zu", e->line);
+        tl_buf_puts(html, "</code> ");
+        tl_html_escape_cstr(html, e->message);
+        tl_buf_puts(html, "</li>");
+      }
+      tl_buf_puts(html, "</ul></td></tr>\n");
+    }
+    tl_buf_puts(html, "</table>\n");
+  }
+  tl_buf_puts(html, "</section>\n");
+}
+
+static void write_index(tl_store *store, const tl_report_options *options,
+                        const tl_diag *diag, tl_view **dir_views,
+                        size_t *dir_view_counts) {
+  tl_buf html;
+  tl_buf_init(&html);
+  tl_html_page_begin(&html, "tlparse report", "");
+  if (options->custom_header_html)
+    tl_buf_puts(&html, options->custom_header_html); /* the user's own HTML */
+  tl_buf_puts(&html, "<h1>tlparse report</h1>\n<p class=\"input\">Trace: <code>");
+  tl_html_escape_cstr(&html, options->input_name);
+  tl_buf_printf(&html, "</code>, %zu entries, %zu compile folders. ",
+                store->record_count, store->dirs.count);
+  tl_buf_puts(&html,
+              "<a href=\"help.html\">Help</a> · <a href=\"failures_and_restarts."
+              "html\">Failures and restarts</a> · <a href=\"chromium_events."
+              "json\">chromium_events.json</a> (load in Perfetto) · <a "
+              "href=\"raw.jsonl\">raw.jsonl</a> · <a "
+              "href=\"compile_directory.json\">compile_directory.json</a></p>\n");
+  diagnostics_section(&html, diag);
+  if (options->provenance) {
+    tl_buf_puts(&html, "<section id=\"provenance\">\n<h2>Provenance Tracking"
+                       "</h2>\n<p>Three linked panels per Inductor compilation: "
+                       "pre-grad graph, post-grad graph and generated code "
+                       "(<a href=\"help.html#highlighter\">how to read "
+                       "them</a>).</p>\n<ul>\n");
+    for (size_t i = 0; i < store->dirs.count; i++)
+      view_links(&html, dir_views[i], dir_view_counts[i]);
+    tl_buf_puts(&html, "</ul>\n</section>\n");
+  }
+  tl_buf_puts(&html, "<section id=\"compiles\">\n<h2>Compile ids</h2>\n"
+                     "<p>In log order; <a href=\"help.html#compile-ids\">what "
+                     "an id like [0/1_1] means</a>, <a "
+                     "href=\"help.html#artifacts\">what the artifacts "
+                     "are</a>.</p>\n");
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    const tl_compile_dir *dir = store->dirs.items[i];
+    tl_buf_puts(&html, "<div class=\"compile\" id=\"");
+    tl_html_escape_cstr(&html, dir->dir_name);
+    tl_buf_puts(&html, "\">\n<h3>");
+    tl_html_escape_cstr(&html, dir->display);
+    tl_buf_puts(&html, " <span class=\"dir\">");
+    tl_html_escape_cstr(&html, dir->dir_name);
+    tl_buf_puts(&html, "</span>");
+    if (dir->frame_summary) {
+      tl_buf_puts(&html, " <span class=\"frame\">");
+      tl_html_escape_cstr(&html, dir->frame_summary);
+      tl_buf_puts(&html, "</span>");
+    }
+    if (dir->fail_type) {
+      tl_buf_puts(&html, " <span class=\"fail\">");
+      tl_html_escape_cstr(&html, dir->fail_type);
+      tl_buf_puts(&html, "</span>");
+    }
+    tl_buf_puts(&html, "</h3>\n");
+    artifact_list(&html, dir);
+    if (options->provenance) {
+      tl_buf_puts(&html, "<ul class=\"views\">\n");
+      view_links(&html, dir_views[i], dir_view_counts[i]);
+      tl_buf_puts(&html, "</ul>\n");
+    }
+    tl_buf_puts(&html, "</div>\n");
+  }
+  tl_buf_puts(&html, "</section>\n");
+#ifdef HAVE_tl_docs
+  tl_help_render_section(&html, "diagnostics");
+#endif
+  tl_html_page_end(&html);
+  tl_store_write(store, "index.html", html.data, html.len);
+  tl_buf_free(&html);
+}
+
+static void write_compile_directory(tl_store *store) {
+  cJSON *root = cJSON_CreateObject();
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    const tl_compile_dir *dir = store->dirs.items[i];
+    cJSON *entry = cJSON_AddObjectToObject(root, dir->dir_name);
+    cJSON_AddStringToObject(entry, "display_name", dir->display);
+    cJSON *list = cJSON_AddArrayToObject(entry, "artifacts");
+    for (size_t k = 0; k < dir->artifacts.count; k++) {
+      const tl_artifact *a = &dir->artifacts.items[k];
+      cJSON *item = cJSON_CreateObject();
+      cJSON_AddStringToObject(item, "name", a->name);
+      if (a->url || a->path)
+        cJSON_AddStringToObject(item, "url", a->url ? a->url : a->path);
+      else
+        cJSON_AddNullToObject(item, "url");
+      cJSON_AddNumberToObject(item, "number", a->number);
+      cJSON_AddStringToObject(item, "suffix", "");
+      cJSON_AddItemToArray(list, item);
+    }
+  }
+  char *text = cJSON_Print(root);
+  tl_store_write(store, "compile_directory.json", text, strlen(text));
+  free(text);
+  cJSON_Delete(root);
+}
+
+static void write_failures(tl_store *store) {
+  tl_buf html;
+  tl_buf_init(&html);
+  tl_html_page_begin(&html, "Failures and restarts", "");
+  tl_buf_puts(&html, "<nav><a href=\"index.html\">index</a></nav>\n"
+                     "<h1>Failures and restarts</h1>\n");
+  size_t shown = 0;
+  tl_buf_puts(&html, "<table class=\"diag\">\n<tr><th>compile id</th>"
+                     "<th>failure</th><th>reason</th><th>restarts</th></tr>\n");
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    const tl_compile_dir *dir = store->dirs.items[i];
+    if (!dir->fail_type && !dir->restart_reasons)
+      continue;
+    shown++;
+    tl_buf_puts(&html, "<tr><td><a href=\"index.html#");
+    tl_url_path(&html, dir->dir_name);
+    tl_buf_puts(&html, "\">");
+    tl_html_escape_cstr(&html, dir->display);
+    tl_buf_puts(&html, "</a></td><td>");
+    tl_html_escape_cstr(&html, dir->fail_type ? dir->fail_type : "");
+    tl_buf_puts(&html, "</td><td><pre>");
+    tl_html_escape_cstr(&html, dir->fail_reason ? dir->fail_reason : "");
+    tl_buf_puts(&html, "</pre></td><td>");
+    tl_html_escape_cstr(&html,
+                        dir->restart_reasons ? dir->restart_reasons : "");
+    tl_buf_puts(&html, "</td></tr>\n");
+  }
+  tl_buf_puts(&html, "</table>\n");
+  if (!shown)
+    tl_buf_puts(&html, "<p>No compilation failed or restarted.</p>\n");
+  tl_html_page_end(&html);
+  tl_store_write(store, "failures_and_restarts.html", html.data, html.len);
+  tl_buf_free(&html);
+}
+
+static void write_help(tl_store *store) {
+  tl_buf html;
+  tl_buf_init(&html);
+#ifdef HAVE_tl_docs
+  tl_help_render_page(&html);
+#else
+  tl_html_page_begin(&html, "tlparse help", "");
+  tl_buf_puts(&html, "<p>Help was not built into this binary.</p>\n");
+  tl_html_page_end(&html);
+#endif
+  tl_store_write(store, "help.html", html.data, html.len);
+  tl_buf_free(&html);
+}
+
+bool tl_report_write(tl_store *store, const tl_report_options *options,
+                     tl_diag *diag) {
+  size_t dirs = store->dirs.count;
+  tl_view **dir_views = tl_xcalloc(dirs ? dirs : 1, sizeof *dir_views);
+  size_t *counts = tl_xcalloc(dirs ? dirs : 1, sizeof *counts);
+  if (options->provenance) {
+    TL_VEC(tl_view) all = {0};
+    for (size_t i = 0; i < dirs; i++) {
+      counts[i] = tl_report_choose_views(store->dirs.items[i], &dir_views[i]);
+      for (size_t k = 0; k < counts[i]; k++)
+        TL_VEC_PUSH(all, dir_views[i][k]);
+    }
+#ifdef HAVE_tl_engine
+    write_views(store, all.items, all.count, options->threads, diag);
+#endif
+    TL_VEC_FREE(all);
+  }
+  write_index(store, options, diag, dir_views, counts);
+  write_compile_directory(store);
+  write_failures(store);
+  write_help(store);
+  for (size_t i = 0; i < dirs; i++) {
+    for (size_t k = 0; k < counts[i]; k++)
+      free(dir_views[i][k].name);
+    free(dir_views[i]);
+  }
+  free(dir_views);
+  free(counts);
+  return !store->failed;
+}

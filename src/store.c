@@ -1,0 +1,656 @@
+/* store.c: one table maps envelope kinds to output files; each record's file
+ * is written as soon as the record is read (formats doc 1.7). */
+#include "store.h"
+
+#include <md5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "html.h"
+#include "resources.h"
+
+typedef enum out_kind {
+  OUT_TEXT,        /* <key>_N.txt */
+  OUT_NAMED_TEXT,  /* <key>_<name>_N.txt */
+  OUT_ARTIFACT,    /* artifact {name, encoding} -> <name>_N.txt|.json */
+  OUT_GRAPH_DUMP,  /* graph_dump {name} -> <name>_N.txt */
+  OUT_OUTPUT_CODE, /* inductor_output_code_<stem>_N.html (+ .py text) */
+  OUT_GUARDS,      /* dynamo_guards_N.html */
+  OUT_METRICS,     /* compilation_metrics_N.html */
+  OUT_LINK,        /* link {name, url}: a counted link, no file */
+  OUT_CHROMIUM,    /* appended to chromium_events.json */
+  OUT_DUMP_FILE,   /* dump_file {name} -> <name>_N.txt */
+  OUT_START,       /* dynamo_start: the frame that is compiled */
+  OUT_NONE         /* kept in raw.jsonl only */
+} out_kind;
+
+typedef struct kind_row {
+  const char *key;
+  out_kind out;
+  tl_role role;
+} kind_row;
+
+static const kind_row KINDS[] = {
+    {"dynamo_output_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"inductor_pre_grad_graph", OUT_TEXT, TL_ROLE_PRE_GRAD_FALLBACK},
+    {"inductor_post_grad_graph", OUT_TEXT, TL_ROLE_POST_GRAD_FALLBACK},
+    {"aot_forward_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"aot_backward_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"aot_inference_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"aot_joint_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"compiled_autograd_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"optimize_ddp_split_graph", OUT_TEXT, TL_ROLE_NONE},
+    {"dynamo_cpp_guards_str", OUT_TEXT, TL_ROLE_NONE},
+    {"exported_program", OUT_TEXT, TL_ROLE_NONE},
+    {"optimize_ddp_split_child", OUT_NAMED_TEXT, TL_ROLE_NONE},
+    {"artifact", OUT_ARTIFACT, TL_ROLE_NONE},
+    {"graph_dump", OUT_GRAPH_DUMP, TL_ROLE_NONE},
+    {"inductor_output_code", OUT_OUTPUT_CODE, TL_ROLE_OUTPUT_CODE},
+    {"dynamo_guards", OUT_GUARDS, TL_ROLE_NONE},
+    {"compilation_metrics", OUT_METRICS, TL_ROLE_NONE},
+    {"bwd_compilation_metrics", OUT_METRICS, TL_ROLE_NONE},
+    {"aot_autograd_backward_compilation_metrics", OUT_METRICS, TL_ROLE_NONE},
+    {"link", OUT_LINK, TL_ROLE_NONE},
+    {"chromium_event", OUT_CHROMIUM, TL_ROLE_NONE},
+    {"dump_file", OUT_DUMP_FILE, TL_ROLE_NONE},
+    {"dynamo_start", OUT_START, TL_ROLE_NONE},
+};
+
+/* Artifact and graph_dump names that feed the provenance panels. */
+static const struct {
+  const char *name;
+  tl_role role;
+} NAMED_ROLES[] = {
+    {"before_pre_grad_graph", TL_ROLE_PRE_GRAD},
+    {"inductor_pre_grad_graph", TL_ROLE_PRE_GRAD_FALLBACK},
+    {"after_post_grad_graph", TL_ROLE_POST_GRAD},
+    {"inductor_post_grad_graph", TL_ROLE_POST_GRAD_FALLBACK},
+    {"inductor_aot_wrapper_code", TL_ROLE_AOT_WRAPPER},
+    {"inductor_aot_kernel_code", TL_ROLE_AOT_KERNELS},
+    {"inductor_provenance_tracking_node_mappings", TL_ROLE_NODE_MAPPINGS},
+    {"inductor_provenance_tracking_kernel_stack_traces", TL_ROLE_STACK_TRACES},
+};
+
+static const kind_row *find_kind(const char *key) {
+  for (size_t i = 0; i < sizeof KINDS / sizeof *KINDS; i++)
+    if (strcmp(KINDS[i].key, key) == 0)
+      return &KINDS[i];
+  return NULL;
+}
+
+static tl_role role_of_name(const char *name) {
+  for (size_t i = 0; i < sizeof NAMED_ROLES / sizeof *NAMED_ROLES; i++)
+    if (strcmp(NAMED_ROLES[i].name, name) == 0)
+      return NAMED_ROLES[i].role;
+  return TL_ROLE_NONE;
+}
+
+static const char *object_string(const cJSON *obj, const char *key) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+bool tl_store_write(tl_store *store, const char *relative_path,
+                    const void *data, size_t len) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", store->out_dir, relative_path);
+  char error[512];
+  bool ok = tl_fs_write_file(path.data, data, len, error, sizeof error);
+  if (!ok) {
+    tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
+    if (!store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error, "%s", error);
+    }
+  }
+  tl_buf_free(&path);
+  return ok;
+}
+
+static tl_compile_dir *dir_for(tl_store *store, const tl_compile_id *id) {
+  char name[96];
+  tl_compile_id_dir_name(id, name, sizeof name);
+  if (store->last_dir && strcmp(store->last_dir->dir_name, name) == 0)
+    return store->last_dir;
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    if (strcmp(store->dirs.items[i]->dir_name, name) == 0)
+      return store->last_dir = store->dirs.items[i];
+  }
+  tl_compile_dir *dir = tl_xcalloc(1, sizeof *dir);
+  memcpy(dir->dir_name, name, sizeof name);
+  tl_compile_id_display(id, dir->display, sizeof dir->display);
+  char error[512];
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", store->out_dir, name);
+  if (!tl_fs_mkdirs(path.data, error, sizeof error)) {
+    tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
+    if (!store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error, "%s", error);
+    }
+  }
+  tl_buf_free(&path);
+  TL_VEC_PUSH(store->dirs, dir);
+  return store->last_dir = dir;
+}
+
+/* Adds an artifact entry; `file_name` is relative to the compile folder. */
+static tl_artifact *add_artifact(tl_compile_dir *dir, const char *file_name,
+                                 int number, tl_role role, size_t line) {
+  tl_artifact a = {0};
+  a.name = tl_xstrdup(file_name);
+  size_t n = strlen(dir->dir_name) + strlen(file_name) + 2;
+  a.path = tl_xmalloc(n);
+  snprintf(a.path, n, "%s/%s", dir->dir_name, file_name);
+  a.number = number;
+  a.role = role;
+  a.line = line;
+  TL_VEC_PUSH(dir->artifacts, a);
+  return &dir->artifacts.items[dir->artifacts.count - 1];
+}
+
+/* Writes the payload as `<stem>_N.<ext>` and records it. */
+static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
+                                  const char *stem, const char *ext,
+                                  tl_str data, tl_role role, size_t line) {
+  tl_buf name;
+  tl_buf_init(&name);
+  tl_fs_safe_name(&name, tl_str_from(stem));
+  int number = store->counter++;
+  tl_buf_printf(&name, "_%d.%s", number, ext);
+  tl_artifact *a = add_artifact(dir, name.data, number, role, line);
+  tl_store_write(store, a->path, data.ptr, data.len);
+  a->text_path = tl_xstrdup(a->path);
+  tl_buf_free(&name);
+  return a;
+}
+
+static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
+                       int number, const char *suffix, const tl_buf *html,
+                       size_t line) {
+  tl_buf name;
+  tl_buf_init(&name);
+  tl_fs_safe_name(&name, tl_str_from(stem));
+  tl_buf_printf(&name, "_%d%s.html", number, suffix);
+  tl_artifact *a = add_artifact(dir, name.data, number, TL_ROLE_NONE, line);
+  tl_store_write(store, a->path, html->data, html->len);
+  tl_buf_free(&name);
+}
+
+static void page_heading(tl_buf *html, const char *what, tl_compile_dir *dir) {
+  tl_buf_puts(html, "<nav><a href=\"../index.html\">index</a></nav>\n<h1>");
+  tl_html_escape_cstr(html, what);
+  tl_buf_puts(html, " <span class=\"cid\">");
+  tl_html_escape_cstr(html, dir->display);
+  tl_buf_puts(html, "</span></h1>\n");
+}
+
+/* The output code as a highlighted page (highlight.js runs in the page). */
+static void output_code_page(tl_buf *html, tl_compile_dir *dir,
+                             const char *title, const char *text_file,
+                             tl_str code) {
+  tl_html_page_begin(html, title, "../");
+  tl_buf_puts(html, "<link rel=\"stylesheet\" href=\"../static/hljs.css\">\n");
+  page_heading(html, title, dir);
+  tl_buf_puts(html, "<p>Exact text: <a href=\"");
+  tl_url_path(html, text_file);
+  tl_buf_puts(html, "\">");
+  tl_html_escape_cstr(html, text_file);
+  tl_buf_puts(html, "</a></p>\n<pre><code class=\"language-python\">");
+  tl_html_escape(html, code);
+  tl_buf_puts(html, "</code></pre>\n<script src=\"../static/highlight.min.js\">"
+                    "</script>\n<script>hljs.highlightAll();</script>\n");
+  tl_html_page_end(html);
+}
+
+static void metrics_page(tl_buf *html, tl_compile_dir *dir, const char *key,
+                         const cJSON *metrics) {
+  tl_html_page_begin(html, key, "../");
+  page_heading(html, key, dir);
+  tl_buf_puts(html, "<table class=\"kv\">\n");
+  for (const cJSON *item = metrics ? metrics->child : NULL; item;
+       item = item->next) {
+    if (!item->string)
+      continue;
+    tl_buf_puts(html, "<tr><th>");
+    tl_html_escape_cstr(html, item->string);
+    tl_buf_puts(html, "</th><td>");
+    if (cJSON_IsString(item)) {
+      tl_buf_puts(html, "<pre>");
+      tl_html_escape_cstr(html, item->valuestring);
+      tl_buf_puts(html, "</pre>");
+    } else {
+      char *json = cJSON_PrintUnformatted(item);
+      if (json)
+        tl_html_escape_cstr(html, json);
+      free(json);
+    }
+    tl_buf_puts(html, "</td></tr>\n");
+  }
+  tl_buf_puts(html, "</table>\n");
+  tl_html_page_end(html);
+}
+
+static void remember_metrics(tl_compile_dir *dir, const cJSON *metrics) {
+  dir->has_metrics = true;
+  const char *fail_type = object_string(metrics, "fail_type");
+  const char *fail_reason = object_string(metrics, "fail_reason");
+  if (fail_type && !dir->fail_type)
+    dir->fail_type = tl_xstrdup(fail_type);
+  if (fail_reason && !dir->fail_reason)
+    dir->fail_reason = tl_xstrdup(fail_reason);
+  const cJSON *restarts =
+      cJSON_GetObjectItemCaseSensitive(metrics, "restart_reasons");
+  if (cJSON_IsArray(restarts) && cJSON_GetArraySize(restarts) > 0 &&
+      !dir->restart_reasons)
+    dir->restart_reasons = cJSON_PrintUnformatted(restarts);
+}
+
+/* A JSON payload rendered as an indented, escaped block. */
+static void json_block(tl_buf *html, tl_str payload) {
+  cJSON *json = cJSON_ParseWithLength(payload.ptr, payload.len);
+  char *pretty = json ? cJSON_Print(json) : NULL;
+  tl_buf_puts(html, "<pre>");
+  if (pretty)
+    tl_html_escape_cstr(html, pretty);
+  else
+    tl_html_escape(html, payload);
+  tl_buf_puts(html, "</pre>\n");
+  free(pretty);
+  cJSON_Delete(json);
+}
+
+static void guards_page(tl_buf *html, tl_compile_dir *dir, tl_str payload) {
+  tl_html_page_begin(html, "dynamo_guards", "../");
+  page_heading(html, "dynamo_guards", dir);
+  json_block(html, payload);
+  tl_html_page_end(html);
+}
+
+/* Kernel stack traces, one section per kernel key, with literal "\n"
+ * sequences (double-escaped by some producers) shown as line breaks. */
+static void stack_traces_page(tl_buf *html, tl_compile_dir *dir,
+                              tl_str payload) {
+  tl_html_page_begin(html, "Kernel stack traces", "../");
+  page_heading(html, "Kernel stack traces", dir);
+  cJSON *json = cJSON_ParseWithLength(payload.ptr, payload.len);
+  if (!cJSON_IsObject(json)) {
+    tl_buf_puts(html, "<p>The payload is not a JSON object:</p>\n");
+    json_block(html, payload);
+  }
+  for (const cJSON *k = cJSON_IsObject(json) ? json->child : NULL; k;
+       k = k->next) {
+    tl_buf_puts(html, "<h2>");
+    tl_html_escape_cstr(html, k->string ? k->string : "");
+    tl_buf_puts(html, "</h2>\n");
+    for (const cJSON *t = cJSON_IsArray(k) ? k->child : NULL; t; t = t->next) {
+      if (!cJSON_IsString(t))
+        continue;
+      tl_buf_puts(html, "<pre>");
+      const char *s = t->valuestring;
+      const char *mark;
+      while ((mark = strstr(s, "\\n"))) {
+        tl_html_escape(html, (tl_str){s, (size_t)(mark - s)});
+        tl_buf_putc(html, '\n');
+        s = mark + 2;
+      }
+      tl_html_escape_cstr(html, s);
+      tl_buf_puts(html, "</pre>\n");
+    }
+  }
+  cJSON_Delete(json);
+  tl_html_page_end(html);
+}
+
+/* dynamo_start: "fn (file.py:12)" of the innermost frame. */
+static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
+  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(rec->kind_value,
+                                                        "stack");
+  int n = cJSON_GetArraySize(stack);
+  if (dir->frame_summary || n <= 0)
+    return;
+  const cJSON *frame = cJSON_GetArrayItem(stack, n - 1);
+  const char *name = object_string(frame, "name");
+  const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "filename");
+  const cJSON *line = cJSON_GetObjectItemCaseSensitive(frame, "line");
+  const char *file_name = cJSON_IsNumber(file)
+                              ? tl_string_table_get(rec->strings,
+                                                    (int64_t)file->valuedouble)
+                              : cJSON_IsString(file) ? file->valuestring
+                                                     : NULL;
+  tl_buf s;
+  tl_buf_init(&s);
+  tl_buf_printf(&s, "%s (%s:%d)", name ? name : "?",
+                file_name ? file_name : "?",
+                cJSON_IsNumber(line) ? (int)line->valuedouble : 0);
+  dir->frame_summary = tl_buf_detach(&s);
+}
+
+static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
+  if (!store->payloads_dir_made) {
+    tl_buf path;
+    tl_buf_init(&path);
+    tl_buf_printf(&path, "%s/payloads", store->out_dir);
+    char error[512];
+    if (!tl_fs_mkdirs(path.data, error, sizeof error))
+      tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
+    tl_buf_free(&path);
+    store->payloads_dir_made = true;
+  }
+  char digest[MD5_DIGEST_STRING_LENGTH];
+  MD5Data((const uint8_t *)rec->payload.ptr, rec->payload.len, digest);
+  char rel[64];
+  snprintf(rel, sizeof rel, "payloads/%s.txt", digest);
+  tl_store_write(store, rel, rec->payload.ptr, rec->payload.len);
+  store->unconsumed_payloads++;
+}
+
+static void write_raw_jsonl(tl_store *store, const tl_record *rec) {
+  if (!store->raw_jsonl)
+    return;
+  char *env = cJSON_PrintUnformatted(rec->envelope);
+  if (!env)
+    return;
+  size_t n = strlen(env);
+  tl_buf line;
+  tl_buf_init(&line);
+  if (rec->payload.ptr && n > 1 && env[n - 1] == '}') {
+    tl_buf_append(&line, env, n - 1);
+    tl_buf_puts(&line, n > 2 ? ",\"payload\":" : "\"payload\":");
+    tl_json_string(&line, rec->payload);
+    tl_buf_puts(&line, "}\n");
+  } else {
+    tl_buf_append(&line, env, n);
+    tl_buf_putc(&line, '\n');
+  }
+  fwrite(line.data, 1, line.len, store->raw_jsonl);
+  tl_buf_free(&line);
+  free(env);
+}
+
+static void store_artifact(tl_store *store, tl_compile_dir *dir,
+                           const tl_record *rec) {
+  const char *name = object_string(rec->kind_value, "name");
+  const char *encoding = object_string(rec->kind_value, "encoding");
+  if (!name) {
+    tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
+                "artifact entry without a name (payload kept in payloads/)");
+    if (rec->payload.ptr)
+      write_unconsumed_payload(store, rec);
+    return;
+  }
+  tl_role role = rec->has_payload ? role_of_name(name) : TL_ROLE_NONE;
+  if (!rec->has_payload)
+    tl_diag_add(store->diag, TL_DIAG_PAYLOAD, rec->line,
+                "artifact \"%s\" has no payload (written empty, not used "
+                "for provenance)",
+                name);
+  const char *ext = "txt";
+  if (encoding && strcmp(encoding, "json") == 0)
+    ext = "json";
+  else if (!encoding || strcmp(encoding, "string") != 0)
+    tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
+                "artifact \"%s\" has unknown encoding %s (kept as text)", name,
+                encoding ? encoding : "(none)");
+  tl_artifact *a =
+      write_counted(store, dir, name, ext, rec->payload, role, rec->line);
+  if (strcmp(name, "inductor_provenance_tracking_kernel_stack_traces") == 0 &&
+      rec->has_payload) {
+    tl_buf html;
+    tl_buf_init(&html);
+    stack_traces_page(&html, dir, rec->payload);
+    /* The readable page shares the JSON's number but uses up a count. */
+    store->counter++;
+    write_page(store, dir, name, a->number, "_readable", &html, rec->line);
+    tl_buf_free(&html);
+  }
+}
+
+static void store_output_code(tl_store *store, tl_compile_dir *dir,
+                              const tl_record *rec) {
+  const char *filename = object_string(rec->kind_value, "filename");
+  tl_buf stem;
+  tl_buf_init(&stem);
+  tl_buf_puts(&stem, "inductor_output_code");
+  if (filename) {
+    const char *base = strrchr(filename, '/');
+    base = base ? base + 1 : filename;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (len) {
+      tl_buf_putc(&stem, '_');
+      tl_fs_safe_name(&stem, (tl_str){base, len});
+    }
+  }
+  if (store->options.plain_text) {
+    write_counted(store, dir, stem.data, "txt", rec->payload,
+                  TL_ROLE_OUTPUT_CODE, rec->line);
+    tl_buf_free(&stem);
+    return;
+  }
+  int number = store->counter++;
+  tl_buf text_name, html;
+  tl_buf_init(&text_name);
+  tl_buf_init(&html);
+  tl_buf_printf(&text_name, "%s_%d.py", stem.data, number);
+  output_code_page(&html, dir, stem.data, text_name.data, rec->payload);
+  write_page(store, dir, stem.data, number, "", &html, rec->line);
+  tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
+  a->role = TL_ROLE_OUTPUT_CODE;
+  size_t n = strlen(dir->dir_name) + text_name.len + 2;
+  a->text_path = tl_xmalloc(n);
+  snprintf(a->text_path, n, "%s/%s", dir->dir_name, text_name.data);
+  tl_store_write(store, a->text_path, rec->payload.ptr, rec->payload.len);
+  tl_buf_free(&text_name);
+  tl_buf_free(&html);
+  tl_buf_free(&stem);
+}
+
+void tl_store_record(void *ctx, const tl_record *rec) {
+  tl_store *store = ctx;
+  store->record_count++;
+  write_raw_jsonl(store, rec);
+  if (tl_compile_id_is_empty(&rec->compile_id) &&
+      store->options.strict_compile_id)
+    tl_diag_add(store->diag, TL_DIAG_NO_COMPILE_ID, rec->line,
+                "\"%s\" entry has no compile id", rec->kind);
+  tl_compile_dir *dir = dir_for(store, &rec->compile_id);
+  const kind_row *row = find_kind(rec->kind);
+  out_kind out = row ? row->out : OUT_NONE;
+  tl_buf html;
+  switch (out) {
+  case OUT_TEXT:
+    write_counted(store, dir, rec->kind, "txt", rec->payload,
+                  rec->has_payload ? row->role : TL_ROLE_NONE, rec->line);
+    return;
+  case OUT_NAMED_TEXT: {
+    const char *name = object_string(rec->kind_value, "name");
+    tl_buf stem;
+    tl_buf_init(&stem);
+    tl_buf_printf(&stem, "%s_%s", rec->kind, name ? name : "");
+    write_counted(store, dir, stem.data, "txt", rec->payload, TL_ROLE_NONE,
+                  rec->line);
+    tl_buf_free(&stem);
+    return;
+  }
+  case OUT_ARTIFACT:
+    store_artifact(store, dir, rec);
+    return;
+  case OUT_GRAPH_DUMP: {
+    const char *name = object_string(rec->kind_value, "name");
+    if (!name) {
+      tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
+                  "graph_dump entry without a name (payload kept in "
+                  "payloads/)");
+      if (rec->payload.ptr)
+        write_unconsumed_payload(store, rec);
+      return;
+    }
+    write_counted(store, dir, name, "txt", rec->payload,
+                  rec->has_payload ? role_of_name(name) : TL_ROLE_NONE,
+                  rec->line);
+    return;
+  }
+  case OUT_OUTPUT_CODE:
+    store_output_code(store, dir, rec);
+    return;
+  case OUT_GUARDS:
+    tl_buf_init(&html);
+    guards_page(&html, dir, rec->payload);
+    write_page(store, dir, rec->kind, store->counter++, "", &html, rec->line);
+    tl_buf_free(&html);
+    return;
+  case OUT_METRICS:
+    remember_metrics(dir, rec->kind_value);
+    tl_buf_init(&html);
+    metrics_page(&html, dir, rec->kind, rec->kind_value);
+    write_page(store, dir, rec->kind, store->counter++, "", &html, rec->line);
+    tl_buf_free(&html);
+    return;
+  case OUT_LINK: {
+    const char *name = object_string(rec->kind_value, "name");
+    const char *url = object_string(rec->kind_value, "url");
+    tl_artifact *a = add_artifact(dir, name ? name : "link", store->counter++,
+                                  TL_ROLE_NONE, rec->line);
+    free(a->path);
+    a->path = NULL;
+    if (url && tl_url_is_safe(tl_str_from(url)))
+      a->url = tl_xstrdup(url);
+    else
+      tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
+                  "link \"%s\" has an unsafe or missing URL (shown as text)",
+                  name ? name : "");
+    return;
+  }
+  case OUT_CHROMIUM:
+    if (store->chromium_events && rec->payload.ptr) {
+      fputs(store->chromium_event_count ? ",\n" : "\n", store->chromium_events);
+      cJSON *event = cJSON_ParseWithLength(rec->payload.ptr, rec->payload.len);
+      if (event)
+        fwrite(rec->payload.ptr, 1, rec->payload.len, store->chromium_events);
+      else {
+        tl_diag_add(store->diag, TL_DIAG_PAYLOAD, rec->line,
+                    "chromium_event payload is not JSON (kept as a string)");
+        tl_buf s;
+        tl_buf_init(&s);
+        tl_json_string(&s, rec->payload);
+        fwrite(s.data, 1, s.len, store->chromium_events);
+        tl_buf_free(&s);
+      }
+      cJSON_Delete(event);
+      store->chromium_event_count++;
+    }
+    return;
+  case OUT_DUMP_FILE: {
+    const char *name = object_string(rec->kind_value, "name");
+    write_counted(store, dir, name ? name : "dump_file", "txt", rec->payload,
+                  TL_ROLE_NONE, rec->line);
+    return;
+  }
+  case OUT_START:
+    remember_start(dir, rec);
+    if (rec->payload.ptr)
+      write_unconsumed_payload(store, rec);
+    return;
+  case OUT_NONE:
+    if (rec->payload.ptr)
+      write_unconsumed_payload(store, rec);
+    return;
+  }
+}
+
+static FILE *open_stream(tl_store *store, const char *name) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", store->out_dir, name);
+  FILE *f = fopen(path.data, "wb");
+  if (!f && !store->failed) {
+    store->failed = true;
+    snprintf(store->error, sizeof store->error, "cannot write %s", path.data);
+  }
+  tl_buf_free(&path);
+  return f;
+}
+
+bool tl_store_open(tl_store *store, const char *out_dir,
+                   const tl_store_options *options, tl_diag *diag) {
+  memset(store, 0, sizeof *store);
+  store->out_dir = out_dir;
+  store->options = *options;
+  store->diag = diag;
+  char error[512];
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/static", out_dir);
+  if (!tl_fs_mkdirs(path.data, error, sizeof error)) {
+    snprintf(store->error, sizeof store->error, "%s", error);
+    store->failed = true;
+    tl_buf_free(&path);
+    return false;
+  }
+  tl_buf_free(&path);
+  tl_str hljs = TL_RES(hljs_js), light = TL_RES(hljs_light_css),
+         dark = TL_RES(hljs_dark_css), css = TL_RES(report_css);
+  tl_buf hljs_css;
+  tl_buf_init(&hljs_css);
+  tl_buf_append_str(&hljs_css, light);
+  tl_buf_puts(&hljs_css, "\n@media (prefers-color-scheme: dark) {\n");
+  tl_buf_append_str(&hljs_css, dark);
+  tl_buf_puts(&hljs_css, "\n}\n");
+  bool ok = tl_store_write(store, "static/highlight.min.js", hljs.ptr,
+                           hljs.len) &&
+            tl_store_write(store, "static/hljs.css", hljs_css.data,
+                           hljs_css.len) &&
+            tl_store_write(store, "static/report.css", css.ptr, css.len);
+  tl_buf_free(&hljs_css);
+  if (!ok)
+    return false;
+  store->raw_jsonl = open_stream(store, "raw.jsonl");
+  store->chromium_events = open_stream(store, "chromium_events.json");
+  if (store->chromium_events)
+    fputs("[", store->chromium_events);
+  return !store->failed;
+}
+
+bool tl_store_close(tl_store *store) {
+  if (store->chromium_events) {
+    fputs("\n]\n", store->chromium_events);
+    if (fclose(store->chromium_events) != 0 && !store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error,
+               "cannot write chromium_events.json");
+    }
+    store->chromium_events = NULL;
+  }
+  if (store->raw_jsonl) {
+    if (fclose(store->raw_jsonl) != 0 && !store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error, "cannot write raw.jsonl");
+    }
+    store->raw_jsonl = NULL;
+  }
+  return !store->failed;
+}
+
+void tl_store_free(tl_store *store) {
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    tl_compile_dir *dir = store->dirs.items[i];
+    for (size_t k = 0; k < dir->artifacts.count; k++) {
+      tl_artifact *a = &dir->artifacts.items[k];
+      free(a->name);
+      free(a->path);
+      free(a->text_path);
+      free(a->url);
+    }
+    TL_VEC_FREE(dir->artifacts);
+    free(dir->frame_summary);
+    free(dir->fail_type);
+    free(dir->fail_reason);
+    free(dir->restart_reasons);
+    free(dir);
+  }
+  TL_VEC_FREE(store->dirs);
+}

@@ -1,0 +1,90 @@
+/* store.h: the store stage. Takes each record from the reader, decides from
+ * one table of envelope kinds which file it becomes, and writes that file at
+ * once under `<out>/<compile dir>/<stem>_<N>.<ext>` with the Rust tlparse's
+ * folder names, stems and single running counter N. What it keeps in memory
+ * is the list of compile folders and their artifacts (names and paths, never
+ * payloads), which the report stage reads after the whole trace is stored.
+ */
+#ifndef TL_STORE_H
+#define TL_STORE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "compile_id.h"
+#include "diag.h"
+#include "reader.h"
+
+/* What an artifact is for in a provenance view (see report.c). */
+typedef enum tl_role {
+  TL_ROLE_NONE,
+  TL_ROLE_PRE_GRAD,           /* artifact before_pre_grad_graph */
+  TL_ROLE_PRE_GRAD_FALLBACK,  /* inductor_pre_grad_graph */
+  TL_ROLE_POST_GRAD,          /* artifact after_post_grad_graph */
+  TL_ROLE_POST_GRAD_FALLBACK, /* inductor_post_grad_graph */
+  TL_ROLE_OUTPUT_CODE,        /* inductor_output_code (JIT Python) */
+  TL_ROLE_AOT_WRAPPER,        /* graph_dump inductor_aot_wrapper_code */
+  TL_ROLE_AOT_KERNELS,        /* graph_dump inductor_aot_kernel_code */
+  TL_ROLE_NODE_MAPPINGS,      /* inductor_provenance_tracking_node_mappings */
+  TL_ROLE_STACK_TRACES        /* ..._kernel_stack_traces */
+} tl_role;
+
+typedef struct tl_artifact {
+  char *name;      /* link text: "after_post_grad_graph_8.txt" */
+  char *path;      /* relative to the output folder */
+  char *text_path; /* file with the exact payload text, or NULL */
+  char *url;       /* link entries: the URL (already checked safe) or NULL */
+  int number;      /* the running counter; -1 for none */
+  tl_role role;
+  size_t line; /* trace line of the entry */
+} tl_artifact;
+
+typedef struct tl_compile_dir {
+  char dir_name[96]; /* "-_0_0_0" */
+  char display[96];  /* "[0/0]" */
+  TL_VEC(tl_artifact) artifacts;
+  char *frame_summary; /* "forward at model.py:12" from dynamo_start, or NULL */
+  char *fail_type;     /* from compilation_metrics, or NULL */
+  char *fail_reason;
+  char *restart_reasons;
+  bool has_metrics;
+} tl_compile_dir;
+
+typedef struct tl_store_options {
+  bool plain_text;  /* -p: output code as .txt, no highlighted HTML */
+  bool provenance;  /* -i */
+  bool strict_compile_id;
+} tl_store_options;
+
+typedef struct tl_store {
+  const char *out_dir;
+  tl_store_options options;
+  tl_diag *diag;
+  int counter;
+  TL_VEC(tl_compile_dir *) dirs; /* in order of first appearance */
+  tl_compile_dir *last_dir;
+  FILE *raw_jsonl;
+  FILE *chromium_events;
+  size_t chromium_event_count;
+  size_t record_count;
+  size_t unconsumed_payloads; /* written to payloads/<md5>.txt */
+  bool payloads_dir_made;
+  char error[512]; /* first environment error (unwritable output) */
+  bool failed;
+} tl_store;
+
+/* Opens the top-level streams (raw.jsonl, chromium_events.json) in out_dir,
+ * which must exist. Returns false with store->error set on failure. */
+bool tl_store_open(tl_store *store, const char *out_dir,
+                   const tl_store_options *options, tl_diag *diag);
+/* The reader callback: `ctx` is the tl_store. */
+void tl_store_record(void *ctx, const tl_record *record);
+/* Closes the streams. Returns false when an output could not be written. */
+bool tl_store_close(tl_store *store);
+void tl_store_free(tl_store *store);
+/* Writes `data` to out_dir/relative_path, counting a failure in the diag. */
+bool tl_store_write(tl_store *store, const char *relative_path,
+                    const void *data, size_t len);
+
+#endif

@@ -1,0 +1,85 @@
+"""An independent, minimal reading of TORCH_TRACE logs for the end-to-end
+tests: it follows the formats document (section 1) directly, so the C reader
+is checked against a second implementation rather than against itself."""
+
+import hashlib
+import json
+import os
+import re
+
+GLOG = re.compile(
+    r"[VIWEC]\d{4} \d{2}:\d{2}:\d{2}.\d{6} \d+[^:]+:\d+\] (.)")
+META = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id",
+        "attempt", "stack", "has_payload"}
+
+FIXTURES = os.path.normpath(os.path.join(
+    os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures",
+    "tlparse-inputs"))
+
+
+def fixture(name):
+    """Path of a shared fixture log, or None when the folder is absent."""
+    path = os.path.join(FIXTURES, name)
+    return path if os.path.exists(path) else None
+
+
+def records(path):
+    """Yields (line_number, envelope, payload or None) in log order."""
+    with open(path, "rb") as f:
+        lines = f.read().decode("utf-8", "replace").split("\n")
+    lines = [l[:-1] if l.endswith("\r") else l for l in lines]
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line or line.startswith("\t"):
+            continue
+        m = GLOG.search(line)
+        if not m:
+            continue
+        payload_lines = []
+        while i < len(lines) and lines[i].startswith("\t"):
+            payload_lines.append(lines[i][1:])
+            i += 1
+        try:
+            env = json.loads(line[m.start(1):])
+        except ValueError:
+            continue
+        payload = "\n".join(payload_lines) if "has_payload" in env else None
+        yield i - len(payload_lines), env, payload
+
+
+def kind(env):
+    return next((k for k in env if k not in META), None)
+
+
+def dir_name(env):
+    def part(key):
+        v = env.get(key)
+        return "-" if v is None else str(v)
+    return "_".join(part(k) for k in ("compiled_autograd_id", "frame_id",
+                                      "frame_compile_id", "attempt"))
+
+
+def md5(text):
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def artifact_stem(env):
+    """The file stem the Rust tlparse gives an entry's payload, or None."""
+    k = kind(env)
+    v = env[k]
+    if k in ("artifact", "graph_dump"):
+        return v.get("name")
+    if k == "inductor_output_code":
+        fn = v.get("filename")
+        if not fn:
+            return "inductor_output_code"
+        base = os.path.basename(fn)
+        return "inductor_output_code_" + os.path.splitext(base)[0]
+    if k in ("dynamo_output_graph", "inductor_pre_grad_graph",
+             "inductor_post_grad_graph", "aot_forward_graph",
+             "aot_backward_graph", "aot_inference_graph", "aot_joint_graph",
+             "compiled_autograd_graph", "dynamo_cpp_guards_str"):
+        return k
+    return None

@@ -1,0 +1,168 @@
+/* core_test.c: unit tests of the core modules (buf, html, compile_id,
+ * fsutil, reader's glog prefix). */
+#include <string.h>
+
+#include "buf.h"
+#include "check.h"
+#include "compile_id.h"
+#include "fsutil.h"
+#include "html.h"
+#include "reader.h"
+
+static long glog(const char *line) {
+  return tl_reader_glog_envelope_offset(tl_str_from(line));
+}
+
+TEST(glog_prefix_finds_the_envelope_after_the_bracket) {
+  const char *line = "V0819 12:42:50.489000 888578 torch/_inductor/"
+                     "compile_fx.py:2223] {\"artifact\": {}}";
+  CHECK_INT_EQ(glog(line), (long)(strchr(line, '{') - line));
+}
+
+TEST(glog_prefix_tolerates_a_rank_prefix) {
+  const char *line = "[rank0]:V0819 12:42:50.489000 1 a.py:1] {}";
+  CHECK_INT_EQ(glog(line), (long)(strchr(line, '{') - line));
+}
+
+TEST(glog_prefix_rejects_lines_that_do_not_match) {
+  CHECK_INT_EQ(glog(""), -1);
+  CHECK_INT_EQ(glog("hello world"), -1);
+  CHECK_INT_EQ(glog("V0819 12:42:50.489000 888578 C:\\x.py:12] {}"), -1);
+  CHECK_INT_EQ(glog("V0819 12:42:50.489000 888578 a.py:12]"), -1);
+  CHECK_INT_EQ(glog("V0819 12:42:50.48900 888578 a.py:12] {}"), -1);
+}
+
+TEST(compile_id_names_follow_the_rust_tool) {
+  tl_compile_id id = {0};
+  char dir[96], shown[96];
+  tl_compile_id_dir_name(&id, dir, sizeof dir);
+  tl_compile_id_display(&id, shown, sizeof shown);
+  CHECK_STR_EQ(dir, "-_-_-_-");
+  CHECK_STR_EQ(shown, "[-/-]");
+  id.has_frame = id.has_frame_compile = id.has_attempt = true;
+  id.frame = 0;
+  id.frame_compile = 1;
+  id.attempt = 1;
+  tl_compile_id_dir_name(&id, dir, sizeof dir);
+  tl_compile_id_display(&id, shown, sizeof shown);
+  CHECK_STR_EQ(dir, "-_0_1_1");
+  CHECK_STR_EQ(shown, "[0/1_1]");
+  id.attempt = 0;
+  tl_compile_id_display(&id, shown, sizeof shown);
+  CHECK_STR_EQ(shown, "[0/1]");
+  tl_compile_id ca = {0};
+  ca.has_autograd = true;
+  tl_compile_id_dir_name(&ca, dir, sizeof dir);
+  tl_compile_id_display(&ca, shown, sizeof shown);
+  CHECK_STR_EQ(dir, "0_-_-_-");
+  CHECK_STR_EQ(shown, "[!0/-/-]");
+}
+
+TEST(compile_id_rejects_non_integer_ids) {
+  cJSON *env = cJSON_Parse("{\"x\": {}, \"frame_id\": \"0\"}");
+  tl_compile_id id;
+  CHECK(!tl_compile_id_from_envelope(env, &id));
+  cJSON_Delete(env);
+  env = cJSON_Parse("{\"x\": {}, \"compiled_autograd_id\": null, "
+                    "\"frame_id\": 2, \"frame_compile_id\": 0}");
+  CHECK(tl_compile_id_from_envelope(env, &id));
+  char dir[96];
+  tl_compile_id_dir_name(&id, dir, sizeof dir);
+  CHECK_STR_EQ(dir, "-_2_0_-");
+  cJSON_Delete(env);
+}
+
+TEST(safe_names_cannot_leave_their_folder) {
+  const char *cases[][2] = {
+      {"../../etc/passwd", "_._.._etc_passwd"},
+      {"/abs/path", "_abs_path"},
+      {"torch._functorch.config", "torch._functorch.config"},
+      {"a\x01<b>", "a__b_"},
+      {"", "_"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tl_buf b;
+    tl_buf_init(&b);
+    tl_fs_safe_name(&b, tl_str_from(cases[i][0]));
+    CHECK_STR_EQ(b.data, cases[i][1]);
+    tl_buf_free(&b);
+  }
+  tl_buf b;
+  tl_buf_init(&b);
+  tl_fs_safe_name(&b, (tl_str){"a\0b", 3});
+  CHECK_STR_EQ(b.data, "a_b");
+  tl_buf_free(&b);
+}
+
+TEST(html_escape_covers_text_and_attributes) {
+  tl_buf b;
+  tl_buf_init(&b);
+  tl_html_escape_cstr(&b, "<a href='x'>\"&\"</a>");
+  CHECK_STR_EQ(b.data, "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;");
+  tl_buf_free(&b);
+}
+
+TEST(script_json_cannot_close_its_script_element) {
+  tl_buf b;
+  tl_buf_init(&b);
+  tl_html_script_json(&b, tl_str_from("\"</script><!--\xE2\x80\xA8&\""));
+  CHECK_STR_EQ(b.data, "\"\\u003c/script\\u003e\\u003c!--\\u2028\\u0026\"");
+  tl_buf_free(&b);
+}
+
+TEST(only_http_and_relative_urls_are_safe) {
+  CHECK(tl_url_is_safe(tl_str_from("https://example.com/x")));
+  CHECK(tl_url_is_safe(tl_str_from("http://example.com")));
+  CHECK(tl_url_is_safe(tl_str_from("-_0_0_0/a.txt")));
+  CHECK(!tl_url_is_safe(tl_str_from("javascript:alert(1)")));
+  CHECK(!tl_url_is_safe(tl_str_from("JaVaScRiPt:alert(1)")));
+  CHECK(!tl_url_is_safe(tl_str_from(" javascript:alert(1)")));
+  CHECK(!tl_url_is_safe(tl_str_from("data:text/html,x")));
+  CHECK(!tl_url_is_safe(tl_str_from("")));
+}
+
+TEST(json_string_escapes_controls_quotes_and_backslashes) {
+  tl_buf b;
+  tl_buf_init(&b);
+  tl_json_string(&b, (tl_str){"a\"\\\n\t\x01", 6});
+  CHECK_STR_EQ(b.data, "\"a\\\"\\\\\\n\\t\\u0001\"");
+  tl_buf_free(&b);
+}
+
+TEST(buf_printf_grows_past_its_capacity) {
+  tl_buf b;
+  tl_buf_init(&b);
+  for (int i = 0; i < 1000; i++)
+    tl_buf_printf(&b, "%04d", i);
+  CHECK_INT_EQ(b.len, 4000);
+  CHECK(memcmp(b.data + 3996, "0999", 4) == 0);
+  tl_buf_free(&b);
+}
+
+TEST(arena_serves_large_and_small_allocations) {
+  tl_arena a;
+  tl_arena_init(&a);
+  char *small = tl_arena_strdup(&a, "hello");
+  char *big = tl_arena_alloc(&a, 1 << 20);
+  char *after = tl_arena_printf(&a, "%s-%d", small, 7);
+  big[(1 << 20) - 1] = 'x';
+  CHECK_STR_EQ(small, "hello");
+  CHECK_STR_EQ(after, "hello-7");
+  tl_arena_free(&a);
+}
+
+int main(void) {
+  RUN(glog_prefix_finds_the_envelope_after_the_bracket);
+  RUN(glog_prefix_tolerates_a_rank_prefix);
+  RUN(glog_prefix_rejects_lines_that_do_not_match);
+  RUN(compile_id_names_follow_the_rust_tool);
+  RUN(compile_id_rejects_non_integer_ids);
+  RUN(safe_names_cannot_leave_their_folder);
+  RUN(html_escape_covers_text_and_attributes);
+  RUN(script_json_cannot_close_its_script_element);
+  RUN(only_http_and_relative_urls_are_safe);
+  RUN(json_string_escapes_controls_quotes_and_backslashes);
+  RUN(buf_printf_grows_past_its_capacity);
+  RUN(arena_serves_large_and_small_allocations);
+  return check_summary();
+}
