@@ -121,10 +121,20 @@ static tl_compile_dir *dir_for(tl_store *store, const tl_compile_id *id) {
   tl_compile_dir *dir = tl_xcalloc(1, sizeof *dir);
   memcpy(dir->dir_name, name, sizeof name);
   tl_compile_id_display(id, dir->display, sizeof dir->display);
+  TL_VEC_PUSH(store->dirs, dir);
+  return store->last_dir = dir;
+}
+
+/* Folders are made when their first file is written, so ids that only
+ * chromium events or metrics carry leave no empty folder behind. */
+static void make_folder(tl_store *store, tl_compile_dir *dir) {
+  if (dir->folder_made)
+    return;
+  dir->folder_made = true;
   char error[512];
   tl_buf path;
   tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/%s", store->out_dir, name);
+  tl_buf_printf(&path, "%s/%s", store->out_dir, dir->dir_name);
   if (!tl_fs_mkdirs(path.data, error, sizeof error)) {
     tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
     if (!store->failed) {
@@ -133,13 +143,13 @@ static tl_compile_dir *dir_for(tl_store *store, const tl_compile_id *id) {
     }
   }
   tl_buf_free(&path);
-  TL_VEC_PUSH(store->dirs, dir);
-  return store->last_dir = dir;
 }
 
 /* Adds an artifact entry; `file_name` is relative to the compile folder. */
-static tl_artifact *add_artifact(tl_compile_dir *dir, const char *file_name,
-                                 int number, tl_role role, size_t line) {
+static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
+                                 const char *file_name, int number,
+                                 tl_role role, size_t line) {
+  make_folder(store, dir);
   tl_artifact a = {0};
   a.name = tl_xstrdup(file_name);
   size_t n = strlen(dir->dir_name) + strlen(file_name) + 2;
@@ -161,7 +171,7 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   tl_fs_safe_name(&name, tl_str_from(stem));
   int number = store->counter++;
   tl_buf_printf(&name, "_%d.%s", number, ext);
-  tl_artifact *a = add_artifact(dir, name.data, number, role, line);
+  tl_artifact *a = add_artifact(store, dir, name.data, number, role, line);
   tl_store_write(store, a->path, data.ptr, data.len);
   a->text_path = tl_xstrdup(a->path);
   tl_buf_free(&name);
@@ -175,7 +185,7 @@ static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
   tl_buf_printf(&name, "_%d%s.html", number, suffix);
-  tl_artifact *a = add_artifact(dir, name.data, number, TL_ROLE_NONE, line);
+  tl_artifact *a = add_artifact(store, dir, name.data, number, TL_ROLE_NONE, line);
   tl_store_write(store, a->path, html->data, html->len);
   tl_buf_free(&name);
 }
@@ -457,9 +467,19 @@ void tl_store_record(void *ctx, const tl_record *rec) {
       store->options.strict_compile_id)
     tl_diag_add(store->diag, TL_DIAG_NO_COMPILE_ID, rec->line,
                 "\"%s\" entry has no compile id", rec->kind);
-  tl_compile_dir *dir = dir_for(store, &rec->compile_id);
   const kind_row *row = find_kind(rec->kind);
   out_kind out = row ? row->out : OUT_NONE;
+  /* As in the Rust tool: files go to the folder of the raw id (`-_0_0_-`
+   * when attempt is absent), while entries that write no file count for the
+   * id with attempt 0. */
+  tl_compile_id id = rec->compile_id;
+  bool writes_file = out != OUT_NONE && out != OUT_START &&
+                     out != OUT_CHROMIUM && out != OUT_LINK;
+  if (!writes_file && id.has_frame_compile && !id.has_attempt) {
+    id.has_attempt = true;
+    id.attempt = 0;
+  }
+  tl_compile_dir *dir = dir_for(store, &id);
   tl_buf html;
   switch (out) {
   case OUT_TEXT:
@@ -513,7 +533,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   case OUT_LINK: {
     const char *name = object_string(rec->kind_value, "name");
     const char *url = object_string(rec->kind_value, "url");
-    tl_artifact *a = add_artifact(dir, name ? name : "link", store->counter++,
+    tl_artifact *a = add_artifact(store, dir, name ? name : "link", store->counter++,
                                   TL_ROLE_NONE, rec->line);
     free(a->path);
     a->path = NULL;

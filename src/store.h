@@ -49,6 +49,7 @@ typedef struct tl_compile_dir {
   char *fail_reason;
   char *restart_reasons;
   bool has_metrics;
+  bool folder_made;
 } tl_compile_dir;
 
 typedef struct tl_store_options {
