@@ -15,6 +15,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import links  # noqa: E402
 import tracelog  # noqa: E402
 
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
@@ -58,6 +59,7 @@ class GoldenRuns(unittest.TestCase):
                 missing = [p for p in expected
                            if not os.path.exists(os.path.join(out, p))]
                 self.assertEqual(missing, [])
+                self.assertEqual(links.broken_links(out), [])
                 count += 1
         self.assertEqual(count, 13)
 
