@@ -1,0 +1,1034 @@
+/* provenance.js: behaviour of the provenance highlighter page (issue 4).
+ * Reads the view JSON and artifact texts that src/provpage.c embeds, builds
+ * the panels (pre, post, code and the AOT kernel-code tab), and links them
+ * through the view's line maps. Speed: only visible lines are in the DOM,
+ * per-line link sets are Maps built once, syntax is highlighted per chunk of
+ * lines when first shown and cached. Safety: trace text reaches the DOM only
+ * through textContent or highlight.js output of that text (escaped by it).
+ * Tests drive it through window.tlprov (select, clear, reveal, highlighted).
+ */
+(function () {
+  'use strict';
+  var t0 = performance.now();
+  var PANELS = ['pre', 'post', 'code', 'kernel'];
+  var TITLE = {pre: 'Pre-grad graph', post: 'Post-grad graph',
+    code: 'Generated code', kernel: 'Kernel code'};
+  var HASH_KEY = {pre: 'pre', post: 'post', code: 'code', kernel: 'kcode'};
+  var CHUNK = 200;    /* lines highlighted by one highlight.js call */
+  var OVERSCAN = 30;  /* rows rendered above and below the viewport */
+  var HOW_TO = 'To record the mapping, run the program with ' +
+    'INDUCTOR_PROVENANCE=1 (or TORCH_COMPILE_DEBUG=1), then run ' +
+    'tlparse with -i (--inductor-provenance).';
+
+  /* ---- data ------------------------------------------------------------ */
+  function readData(id) {
+    var el = document.getElementById(id);
+    if (!el) return null;
+    try { return JSON.parse(el.textContent); } catch (e) { return null; }
+  }
+  function isObj(v) { return v !== null && typeof v === 'object' && !Array.isArray(v); }
+  function arr(v) { return Array.isArray(v) ? v : []; }
+  function str(v) { return typeof v === 'string' ? v : ''; }
+  function posInt(v) { return typeof v === 'number' && v > 0 && Math.floor(v) === v; }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function sorted(set) {
+    return Array.from(set).sort(function (a, b) { return a - b; });
+  }
+
+  var view = readData('tlprov-view');
+  if (!isObj(view)) view = {};
+  var aot = str(view.mode) === 'aot';
+  var artifacts = isObj(view.artifacts) ? view.artifacts : {};
+  var ART_KEY = {pre: 'pre_grad_graph', post: 'post_grad_graph', code: 'code',
+    kernel: 'kernel_code'};
+
+  function splitLines(text) {
+    var lines = text.split('\n');
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    return lines;
+  }
+
+  var M = {};  /* panel name -> model */
+  PANELS.forEach(function (p) {
+    var text = readData('tlprov-text-' + p);
+    var lines = typeof text === 'string' ? splitLines(text) : null;
+    var n = lines ? lines.length : 0, maxLen = 0;
+    for (var i = 0; i < n; i++) if (lines[i].length > maxLen) maxLen = lines[i].length;
+    M[p] = {name: p, lines: lines, n: n, maxLen: maxLen,
+      lang: (p === 'pre' || p === 'post' || !aot) ? 'python' : 'cpp',
+      segs: [], html: new Array(n + 1), done: new Uint8Array(n + 1),
+      mapped: new Uint8Array(n + 1), defs: [], names: new Map()};
+  });
+  function inPanel(p, line) { return posInt(line) && line <= M[p].n; }
+
+  /* Embedded kernel sources highlighted as their own language. */
+  arr(view.embedded).forEach(function (e) {
+    if (!isObj(e)) return;
+    var p = e.file === 'kernel_code' ? 'kernel' : e.file === 'code' ? 'code' : null;
+    var lang = str(e.language);
+    if (!p || !inPanel(p, e.first) || !posInt(e.last) || e.last < e.first) return;
+    M[p].segs.push({first: e.first, last: Math.min(e.last, M[p].n), lang: lang});
+  });
+  PANELS.forEach(function (p) {
+    var segs = M[p].segs.sort(function (a, b) { return a.first - b.first; });
+    M[p].segs = segs.filter(function (s, i) { return i === 0 || s.first > segs[i - 1].last; });
+  });
+
+  function lineMap(obj, from, to) {
+    var m = new Map();
+    if (!isObj(obj)) return m;
+    Object.keys(obj).forEach(function (k) {
+      var line = Number(k);
+      if (!inPanel(from, line)) return;
+      var targets = arr(obj[k]).filter(function (t) { return inPanel(to, t); });
+      if (!targets.length) return;
+      m.set(line, targets);
+      M[from].mapped[line] = 1;
+    });
+    return m;
+  }
+  var lines = isObj(view.lines) ? view.lines : {};
+  var preToPost = lineMap(lines.preToPost, 'pre', 'post');
+  var postToPre = lineMap(lines.postToPre, 'post', 'pre');
+  var codeToPost = lineMap(lines.codeToPost, 'code', 'post');
+  var postToCode = lineMap(lines.postToCode, 'post', 'code');
+
+  var nodes = isObj(view.nodes) ? view.nodes : {};
+  var nodeLine = {pre: new Map(), post: new Map()};
+  ['pre', 'post'].forEach(function (p) {
+    var obj = isObj(nodes[p]) ? nodes[p] : {};
+    Object.keys(obj).forEach(function (name) {
+      if (!inPanel(p, obj[name])) return;
+      nodeLine[p].set(name, obj[name]);
+      var at = M[p].names.get(obj[name]);
+      if (at) at.push(name); else M[p].names.set(obj[name], [name]);
+    });
+  });
+
+  /* Kernels, their call sites and definitions. */
+  var K = [];
+  var callIdx = new Map();  /* code line -> kernel indices */
+  arr(view.kernels).forEach(function (k) {
+    if (!isObj(k)) return;
+    var i = K.length, def = null, d = k.definition;
+    if (isObj(d)) {
+      var p = d.file === 'kernel_code' ? 'kernel' : 'code';
+      if (inPanel(p, d.first)) {
+        var last = posInt(d.last) && d.last >= d.first ? Math.min(d.last, M[p].n) : d.first;
+        def = {panel: p, first: d.first, last: last};
+      }
+    }
+    var kernel = {i: i, key: str(k.key) || str(k.name), name: str(k.name),
+      kind: str(k.kind), def: def,
+      calls: arr(k.calls).filter(function (c) { return inPanel('code', c); }),
+      post: arr(k.post_nodes).filter(function (s) { return typeof s === 'string'; }),
+      stacks: arr(k.stack_traces).filter(function (s) { return typeof s === 'string'; })};
+    K.push(kernel);
+    kernel.calls.forEach(function (c) {
+      var at = callIdx.get(c);
+      if (at) { if (at.indexOf(i) < 0) at.push(i); } else callIdx.set(c, [i]);
+      M.code.mapped[c] = 1;
+    });
+    if (def) {
+      var m = M[def.panel], found = null;
+      for (var j = 0; j < m.defs.length; j++) {
+        if (m.defs[j].first === def.first && m.defs[j].last === def.last) found = m.defs[j];
+      }
+      if (found) found.ks.push(i);
+      else m.defs.push({first: def.first, last: def.last, ks: [i]});
+      m.mapped[def.first] = 1;
+    }
+  });
+  ['code', 'kernel'].forEach(function (p) {
+    M[p].defs.sort(function (a, b) { return a.first - b.first || b.last - a.last; });
+  });
+  postToCode.forEach(function (v, k) { M.post.mapped[k] = 1; });
+
+  /* The innermost definition containing `line`, or null. */
+  function defAt(p, line) {
+    var defs = M[p].defs, lo = 0, hi = defs.length - 1, idx = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (defs[mid].first <= line) { idx = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    var best = null;
+    for (var j = idx; j >= 0 && j > idx - 64; j--) {
+      var d = defs[j];
+      if (d.last >= line && (!best || d.last - d.first < best.last - best.first)) best = d;
+    }
+    return best;
+  }
+
+  /* ---- selection model -------------------------------------------------- */
+  /* A selection is {panel, line} or {kernel: index}. Its result: the source
+   * lines (class sel), the linked lines per panel (class hl), the kernels
+   * involved and their definition ranges (class def). */
+  function compute(sel) {
+    var r = {sel: sel, src: {panel: sel.panel || 'code', lines: []},
+      hl: {pre: new Set(), post: new Set(), code: new Set(), kernel: new Set()},
+      ks: []};
+    function add(set, list) { if (list) for (var i = 0; i < list.length; i++) set.add(list[i]); }
+    function fromPost() { r.hl.post.forEach(function (p) { add(r.hl.pre, postToPre.get(p)); }); }
+    function withKernels(ks) {
+      r.ks = ks.slice();
+      ks.forEach(function (k) {
+        add(r.hl.code, K[k].calls);
+        K[k].post.forEach(function (name) {
+          var l = nodeLine.post.get(name);
+          if (l) r.hl.post.add(l);
+        });
+      });
+      fromPost();
+    }
+    var line = sel.line, d;
+    if (sel.kernel !== undefined) {
+      withKernels([sel.kernel]);
+      r.src.lines = K[sel.kernel].calls.slice();
+    } else if (sel.panel === 'pre') {
+      add(r.hl.post, preToPost.get(line));
+      r.hl.post.forEach(function (p) { add(r.hl.code, postToCode.get(p)); });
+    } else if (sel.panel === 'post') {
+      add(r.hl.pre, postToPre.get(line));
+      add(r.hl.code, postToCode.get(line));
+    } else if (sel.panel === 'code') {
+      if (codeToPost.has(line)) {
+        add(r.hl.post, codeToPost.get(line));
+        fromPost();
+      } else if (callIdx.has(line)) {
+        withKernels(callIdx.get(line));
+      } else if ((d = defAt('code', line))) {
+        withKernels(d.ks);
+      }
+    } else if (sel.panel === 'kernel' && (d = defAt('kernel', line))) {
+      withKernels(d.ks);
+    }
+    if (sel.kernel === undefined) r.src.lines = [line];
+    if (!r.ks.length) {
+      var ks = new Set();
+      var codeLines = sel.panel === 'code' ? [line] : [];
+      r.hl.code.forEach(function (c) { codeLines.push(c); });
+      codeLines.forEach(function (c) { add(ks, callIdx.get(c)); });
+      r.ks = sorted(ks);
+    }
+    r.ks.forEach(function (k) {
+      var def = K[k].def;
+      if (def && def.panel === 'kernel') r.hl.kernel.add(def.first);
+    });
+    r.src.lines.forEach(function (l) { r.hl[r.src.panel].delete(l); });
+    r.defs = {code: [], kernel: []};
+    r.ks.forEach(function (k) {
+      var def = K[k].def;
+      if (def && !r.defs[def.panel].some(function (x) { return x.first === def.first; })) {
+        r.defs[def.panel].push(def);
+      }
+    });
+    r.srcSet = new Set(r.src.lines);
+    r.empty = !r.ks.length && PANELS.every(function (p) { return !r.hl[p].size; });
+    return r;
+  }
+
+  /* ---- syntax highlighting (lazy, per chunk, cached) -------------------- */
+  function splitHtml(html) {
+    var out = [], stack = [], cur = '', i = 0;
+    while (i < html.length) {
+      var lt = html.indexOf('<', i), nl = html.indexOf('\n', i);
+      if (lt < 0) lt = html.length;
+      if (nl < 0) nl = html.length;
+      if (nl < lt) {
+        cur += html.slice(i, nl);
+        for (var s = 0; s < stack.length; s++) cur += '</span>';
+        out.push(cur);
+        cur = stack.join('');
+        i = nl + 1;
+      } else if (lt < html.length) {
+        cur += html.slice(i, lt);
+        var gt = html.indexOf('>', lt);
+        if (gt < 0) gt = html.length - 1;
+        var tag = html.slice(lt, gt + 1);
+        if (tag.charAt(1) === '/') stack.pop(); else stack.push(tag);
+        cur += tag;
+        i = gt + 1;
+      } else {
+        cur += html.slice(i);
+        i = html.length;
+      }
+    }
+    out.push(cur);
+    return out;
+  }
+  function chunkOf(m, line) {
+    var a = Math.floor((line - 1) / CHUNK) * CHUNK + 1;
+    var b = Math.min(m.n, a + CHUNK - 1), lang = m.lang, segs = m.segs;
+    var lo = 0, hi = segs.length - 1, idx = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (segs[mid].first <= line) { idx = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    if (idx >= 0 && segs[idx].last >= line) {
+      a = Math.max(a, segs[idx].first);
+      b = Math.min(b, segs[idx].last);
+      lang = segs[idx].lang;
+    } else {
+      if (idx >= 0) a = Math.max(a, segs[idx].last + 1);
+      if (idx + 1 < segs.length) b = Math.min(b, segs[idx + 1].first - 1);
+    }
+    return {a: a, b: b, lang: lang};
+  }
+  function stripCR(s) { return s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s; }
+  function highlightChunk(m, c) {
+    var total = 0, plain = typeof hljs === 'undefined' || !hljs.getLanguage(c.lang);
+    for (var i = c.a; i <= c.b && !plain; i++) {
+      var len = m.lines[i - 1].length;
+      total += len;
+      if (len > 4000 || total > 300000) plain = true;
+    }
+    var parts = null;
+    if (!plain) {
+      try {
+        var text = m.lines.slice(c.a - 1, c.b).map(stripCR).join('\n');
+        parts = splitHtml(hljs.highlight(text, {language: c.lang, ignoreIllegals: true}).value);
+        if (parts.length !== c.b - c.a + 1) parts = null;
+      } catch (e) { parts = null; }
+    }
+    for (var j = c.a; j <= c.b; j++) {
+      m.done[j] = 1;
+      m.html[j] = parts ? parts[j - c.a] : null;
+    }
+  }
+  function ensureHighlighted(m, a, b) {
+    for (var i = a; i <= b; i++) if (!m.done[i]) highlightChunk(m, chunkOf(m, i));
+  }
+
+  /* ---- state ------------------------------------------------------------ */
+  var S = {pinned: null, result: null, jumps: [], hoverView: null};
+  var EMPTY = {sel: {}, src: {panel: null, lines: []}, srcSet: new Set(), ks: [],
+    hl: {pre: new Set(), post: new Set(), code: new Set(), kernel: new Set()},
+    defs: {code: [], kernel: []}, empty: true};
+  var V = {};  /* panel name -> view (DOM) */
+  var LH = 18;
+
+  /* ---- DOM: panels -------------------------------------------------------- */
+  var app = document.getElementById('tlprov') || document.body;
+  app.textContent = '';
+  var banner = null;
+  var reason = str(view.no_links_reason);
+  if (reason || !isObj(view.lines) && Object.keys(view).length) {
+    banner = el('div', 'tp-banner');
+    banner.appendChild(el('strong', null, 'No provenance links. '));
+    banner.appendChild(el('span', null, (reason || 'The view has no line maps.') + ' '));
+    banner.appendChild(el('span', 'tp-howto', HOW_TO));
+    app.appendChild(banner);
+  } else if (!Object.keys(view).length) {
+    banner = el('div', 'tp-banner', 'This page has no provenance view data. ' + HOW_TO);
+    app.appendChild(banner);
+  }
+  app.appendChild(buildCoverage());
+  var panelsEl = el('div', 'tp-panels');
+  app.appendChild(panelsEl);
+
+  function artifactLink(p) {
+    var path = str(artifacts[ART_KEY[p]]);
+    if (!path) return el('span', 'tp-pfile', M[p].lines ? '' : '(absent)');
+    var a = el('a', 'tp-pfile', path.split('/').pop());
+    a.title = path;
+    if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(path) && path.charAt(0) !== '/') a.href = path;
+    return a;
+  }
+
+  function View(p, box, head) {
+    var self = this, m = M[p];
+    this.p = p; this.m = m; this.first = 0; this.last = -1; this.rowEls = new Map();
+    this.targets = []; this.cur = -1;
+    this.body = el('div', 'tp-pbody');
+    this.scroller = el('div', 'tp-scroller');
+    this.scroller.tabIndex = -1;
+    this.spacer = el('div', 'tp-spacer');
+    this.rows = el('div', 'tp-rows');
+    this.ruler = el('div', 'tp-ruler');
+    this.ruler.title = 'Where the linked lines are';
+    this.spacer.appendChild(this.rows);
+    this.scroller.appendChild(this.spacer);
+    this.body.appendChild(this.scroller);
+    this.body.appendChild(this.ruler);
+    box.appendChild(this.body);
+    this.nav = el('span', 'tp-nav');
+    this.prevBtn = el('button', 'tp-prev', '\u2039');
+    this.prevBtn.title = 'Previous linked line (p)';
+    this.count = el('span', 'tp-count');
+    this.nextBtn = el('button', 'tp-next', '\u203a');
+    this.nextBtn.title = 'Next linked line (n)';
+    this.nav.appendChild(this.prevBtn); this.nav.appendChild(this.count);
+    this.nav.appendChild(this.nextBtn);
+    this.nav.hidden = true;
+    this.nav.dataset.panel = p;
+    head.appendChild(this.nav);
+    if (!m.lines) {
+      this.rows.appendChild(el('div', 'tp-empty', p === 'kernel' ? 'No kernel code.' :
+        'The trace has no ' + TITLE[p].toLowerCase() + ' for this compilation.'));
+      this.rows.style.position = 'static';
+    } else {
+      var digits = String(m.n).length;
+      this.scroller.style.setProperty('--gw', (digits + 1) + 'ch');
+      this.spacer.style.height = (m.n * LH) + 'px';
+      this.spacer.style.width = 'calc(' + (m.maxLen + digits + 4) + 'ch + 24px)';
+      this.spacer.style.fontFamily = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
+      this.spacer.style.fontSize = '12.5px';
+    }
+    this.prevBtn.addEventListener('click', function () { self.step(-1); });
+    this.nextBtn.addEventListener('click', function () { self.step(1); });
+    var pending = false;
+    this.scroller.addEventListener('scroll', function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; self.render(false); });
+    });
+    this.rows.addEventListener('mouseover', function (e) {
+      S.hoverView = self;
+      var row = e.target.closest ? e.target.closest('.ln') : null;
+      if (!row || S.pinned) return;
+      var line = Number(row.dataset.line);
+      if (S.result && S.result.sel.panel === p && S.result.sel.line === line) return;
+      preview(p, line);
+    });
+    this.scroller.addEventListener('mouseleave', function () {
+      if (S.hoverView === self) S.hoverView = null;
+      if (!S.pinned) apply(EMPTY);
+    });
+    this.scroller.addEventListener('click', function (e) {
+      var row = e.target.closest ? e.target.closest('.ln') : null;
+      S.jumps = [];
+      if (row) pin({panel: p, line: Number(row.dataset.line)}, false);
+      else clear();
+    });
+    this.ruler.addEventListener('click', function (e) {
+      var line = Number(e.target.dataset && e.target.dataset.line);
+      if (!line) {
+        var rect = self.ruler.getBoundingClientRect();
+        line = Math.max(1, Math.round((e.clientY - rect.top) / rect.height * m.n));
+      }
+      self.reveal(line, true);
+    });
+  }
+  View.prototype.shown = function () {
+    return !!this.m.lines && !this.body.hidden;
+  };
+  View.prototype.render = function (force) {
+    if (!this.shown()) return;
+    var m = this.m, sc = this.scroller, h = sc.clientHeight || 600;
+    var a = Math.max(1, Math.floor(sc.scrollTop / LH) + 1 - OVERSCAN);
+    var b = Math.min(m.n, Math.ceil((sc.scrollTop + h) / LH) + OVERSCAN);
+    if (!force && a === this.first && b === this.last) return;
+    ensureHighlighted(m, a, b);
+    var frag = document.createDocumentFragment(), map = new Map();
+    for (var i = a; i <= b; i++) {
+      var row = document.createElement('div');
+      row.dataset.panel = this.p;
+      row.dataset.line = i;
+      row.className = this.classFor(i);
+      var g = document.createElement('span');
+      g.className = 'g';
+      g.textContent = i;
+      var s = document.createElement('span');
+      s.className = 's';
+      if (m.html[i] != null) s.innerHTML = m.html[i];
+      else s.textContent = stripCR(m.lines[i - 1]);
+      row.appendChild(g); row.appendChild(s);
+      frag.appendChild(row);
+      map.set(i, row);
+    }
+    this.rows.replaceChildren(frag);
+    this.rows.style.transform = 'translateY(' + ((a - 1) * LH) + 'px)';
+    this.rowEls = map; this.first = a; this.last = b;
+  };
+  View.prototype.classFor = function (i) {
+    var r = S.result || EMPTY, p = this.p, c = 'ln';
+    if (this.m.mapped[i]) c += ' m';
+    var defs = r.defs[p];
+    if (defs) for (var j = 0; j < defs.length; j++) {
+      if (i >= defs[j].first && i <= defs[j].last) { c += ' def'; break; }
+    }
+    if (r.hl[p].has(i)) c += ' hl';
+    if (r.src.panel === p && r.srcSet.has(i)) c += ' sel';
+    if (this.cur >= 0 && this.targets[this.cur] === i) c += ' cur';
+    return c;
+  };
+  View.prototype.applyClasses = function () {
+    var self = this;
+    this.rowEls.forEach(function (row, i) { row.className = self.classFor(i); });
+  };
+  View.prototype.setTargets = function (r) {
+    this.targets = sorted(r.hl[this.p]);
+    this.cur = -1;
+    this.updateNav();
+    this.updateRuler(r);
+  };
+  View.prototype.updateNav = function () {
+    var n = this.targets.length;
+    this.nav.hidden = n === 0;
+    this.count.textContent = (this.cur >= 0 ? this.cur + 1 : '\u2013') + '/' + n;
+    this.prevBtn.disabled = this.nextBtn.disabled = n === 0;
+  };
+  View.prototype.updateRuler = function (r) {
+    var marks = document.createDocumentFragment(), n = this.m.n;
+    var h = this.ruler.clientHeight || 400, seen = new Set(), self = this;
+    function mark(line, cls) {
+      var y = Math.floor((line - 1) / Math.max(1, n) * (h - 3));
+      if (seen.has(y + cls)) return;
+      seen.add(y + cls);
+      var d = el('div', 'tp-mark' + cls);
+      d.style.top = y + 'px';
+      d.dataset.line = line;
+      marks.appendChild(d);
+    }
+    if (n) {
+      this.targets.forEach(function (l) { mark(l, ''); });
+      if (r.src.panel === self.p) r.src.lines.forEach(function (l) { mark(l, ' sel'); });
+    }
+    this.ruler.replaceChildren(marks);
+  };
+  View.prototype.isVisible = function (line) {
+    var sc = this.scroller, top = (line - 1) * LH;
+    return top >= sc.scrollTop && top + LH <= sc.scrollTop + sc.clientHeight;
+  };
+  View.prototype.reveal = function (line, force) {
+    if (!this.m.lines || !inPanel(this.p, line)) return;
+    if (this.p === 'kernel' || this.p === 'code') showTab(this.p);
+    if (force || !this.isVisible(line)) {
+      var sc = this.scroller;
+      sc.scrollTop = Math.max(0, (line - 1) * LH - Math.floor(sc.clientHeight / 3));
+    }
+    this.render(true);
+  };
+  View.prototype.step = function (delta) {
+    var n = this.targets.length;
+    if (!n) return;
+    this.cur = this.cur < 0 ? (delta > 0 ? 0 : n - 1) : (this.cur + delta + n) % n;
+    this.updateNav();
+    this.reveal(this.targets[this.cur], false);
+    this.applyClasses();
+    S.activeView = this;
+  };
+
+  function panelBox(title, p) {
+    var box = el('section', 'tp-panel');
+    box.dataset.box = p;
+    var head = el('div', 'tp-phead');
+    box.appendChild(head);
+    if (title) {
+      head.appendChild(el('span', 'tp-ptitle', title));
+      head.appendChild(artifactLink(p));
+    }
+    return {box: box, head: head};
+  }
+  var boxes = [];
+  ['pre', 'post'].forEach(function (p) {
+    var b = panelBox(TITLE[p], p);
+    V[p] = new View(p, b.box, b.head);
+    boxes.push(b.box);
+  });
+  var codeBox = panelBox(null, 'code'), tabs = {};
+  var hasKernelTab = !!M.kernel.lines || M.kernel.defs.length > 0;
+  ['code', 'kernel'].forEach(function (p) {
+    if (p === 'kernel' && !hasKernelTab) return;
+    var t = el('button', 'tp-tab', p === 'code' ? (aot ? 'AOT wrapper code' : 'Output code')
+      : 'Kernel code');
+    t.dataset.tab = p;
+    t.addEventListener('click', function () { showTab(p); });
+    tabs[p] = t;
+    codeBox.head.appendChild(t);
+  });
+  codeBox.head.appendChild(artifactLink('code'));
+  V.code = new View('code', codeBox.box, codeBox.head);
+  V.kernel = new View('kernel', codeBox.box, codeBox.head);
+  boxes.push(codeBox.box);
+  var cid = el('span', 'tp-pfile', str(view.compile_id));
+  [V.pre, V.post].forEach(function (v) {
+    v.body.parentNode.firstChild.insertBefore(el('span', 'tp-pfile', str(view.compile_id)),
+      v.nav);
+  });
+  codeBox.head.insertBefore(cid, V.code.nav);
+
+  function showTab(p) {
+    var other = p === 'code' ? 'kernel' : 'code';
+    if (!V[p] || (p === 'kernel' && !hasKernelTab)) return;
+    V[p].body.hidden = false;
+    V[other].body.hidden = true;
+    V[p].nav.hidden = V[p].targets.length === 0;
+    V[other].nav.hidden = true;
+    Object.keys(tabs).forEach(function (k) { tabs[k].classList.toggle('active', k === p); });
+    V[p].render(true);
+    V[p].updateRuler(S.result || EMPTY);
+  }
+
+  boxes.forEach(function (b, i) {
+    if (i) panelsEl.appendChild(makeDivider(i));
+    panelsEl.appendChild(b);
+  });
+  function makeDivider(i) {
+    var d = el('div', 'tp-divider');
+    d.title = 'Drag to resize the panels';
+    d.addEventListener('pointerdown', function (e) {
+      var widths = boxes.map(function (b) { return b.getBoundingClientRect().width; });
+      var x0 = e.clientX, pair = widths[i - 1] + widths[i];
+      d.setPointerCapture(e.pointerId);
+      d.classList.add('dragging');
+      function move(ev) {
+        var left = Math.min(pair - 120, Math.max(120, widths[i - 1] + ev.clientX - x0));
+        var w = widths.slice();
+        w[i - 1] = left; w[i] = pair - left;
+        boxes.forEach(function (b, j) { b.style.flex = w[j] + ' 1 0px'; });
+      }
+      function up() {
+        d.removeEventListener('pointermove', move);
+        d.removeEventListener('pointerup', up);
+        d.classList.remove('dragging');
+        PANELS.forEach(function (p) { V[p].render(true); });
+      }
+      d.addEventListener('pointermove', move);
+      d.addEventListener('pointerup', up);
+      e.preventDefault();
+    });
+    return d;
+  }
+
+  /* ---- bottom: selection info, stack traces, kernel table ---------------- */
+  var bottom = el('div', 'tp-bottom');
+  var info = el('div', 'tp-info');
+  var stacks = el('div', 'tp-stacks');
+  bottom.appendChild(info);
+  bottom.appendChild(stacks);
+  app.appendChild(bottom);
+  var HINT = 'Hover a bold line to preview its links; click to pin. Keys: / search, ' +
+    'n/p next/previous link, g go to definition, Esc clear.';
+
+  function parseFrames(trace) {
+    if (trace.indexOf('\n') < 0 && trace.indexOf('\\n') >= 0) trace = trace.split('\\n').join('\n');
+    var out = [], ls = trace.split('\n');
+    for (var i = 0; i < ls.length; i++) {
+      var mt = /^\s*File "(.*)", line (\d+)(?:, in (.*))?\s*$/.exec(ls[i]);
+      if (!mt) continue;
+      var code = '';
+      if (i + 1 < ls.length && !/^\s*File "/.test(ls[i + 1])) code = ls[i + 1].trim();
+      out.push({file: mt[1], line: Number(mt[2]), fn: mt[3] || '', code: code});
+    }
+    return out;
+  }
+  function frameEl(f) {
+    var d = el('span', 'tp-frame');
+    var loc = el('span', 'tp-file', f.file.split('/').pop() + ':' + f.line +
+      (f.fn ? ' in ' + f.fn : ''));
+    loc.title = f.file;
+    d.appendChild(loc);
+    if (f.code) d.appendChild(el('code', null, f.code));
+    return d;
+  }
+  function describeLine(p, line) {
+    var names = M[p].names.get(line);
+    var s = TITLE[p].toLowerCase() + ' line ' + line;
+    return names ? s + ': ' + names.join(', ') : s;
+  }
+  function kernelButton(k) {
+    var b = el('button', 'tp-kbtn', K[k].key);
+    b.title = 'Select kernel ' + K[k].key + ' (' + K[k].kind + ')';
+    b.addEventListener('click', function () { selectKernel(k); });
+    return b;
+  }
+  function updateInfo(r, pinned) {
+    info.textContent = '';
+    stacks.textContent = '';
+    if (!r || r === EMPTY) { info.appendChild(el('span', 'tp-hint', HINT)); return; }
+    var sel = r.sel;
+    info.appendChild(el('strong', null, sel.kernel !== undefined ? 'Kernel' :
+      describeLine(sel.panel, sel.line)));
+    var counts = ['pre', 'post', 'code'].map(function (p) {
+      return r.hl[p].size + ' ' + p;
+    }).join(', ');
+    info.appendChild(el('span', 'tp-hint', '\u2192 ' + counts));
+    r.ks.slice(0, 12).forEach(function (k) { info.appendChild(kernelButton(k)); });
+    if (r.ks.length > 12) info.appendChild(el('span', 'tp-hint', '+' + (r.ks.length - 12) + ' more'));
+    var jump = jumpTarget(r);
+    if (pinned && jump) {
+      var b = el('button', 'tp-goto', jump.back ? 'Back to call site (g)' : 'Go to definition (g)');
+      b.addEventListener('click', goToDefinition);
+      info.appendChild(b);
+    }
+    if (!pinned) return;
+    r.ks.slice(0, 6).forEach(function (k) {
+      if (!K[k].stacks.length) return;
+      var seen = new Set();
+      var box = el('div', 'tp-stack');
+      box.appendChild(el('div', 'tp-hint', 'User source of ' + K[k].key + ':'));
+      K[k].stacks.forEach(function (t) {
+        if (seen.has(t)) return;
+        seen.add(t);
+        var frames = parseFrames(t);
+        if (!frames.length) box.appendChild(el('code', 'tp-frame', t));
+        frames.forEach(function (f) { box.appendChild(frameEl(f)); });
+      });
+      stacks.appendChild(box);
+    });
+  }
+
+  var kdetails = el('details', 'tp-kernels');
+  kdetails.appendChild(el('summary', null, 'Kernels (' + K.length + ')'));
+  bottom.appendChild(kdetails);
+  var kbuilt = false, krows = [];
+  kdetails.addEventListener('toggle', function () {
+    if (!kdetails.open || kbuilt) return;
+    kbuilt = true;
+    var table = el('table', 'tp-ktable'), thead = el('thead'), tr = el('tr');
+    ['Kernel', 'Kind', 'Call lines', 'Post-grad nodes', 'Definition', 'User source']
+      .forEach(function (h) { tr.appendChild(el('th', null, h)); });
+    thead.appendChild(tr);
+    table.appendChild(thead);
+    var tbody = el('tbody');
+    K.forEach(function (k) {
+      var row = el('tr');
+      row.dataset.kernel = k.key;
+      row.appendChild(el('td', 'tp-mono', k.key));
+      row.appendChild(el('td', null, k.kind));
+      row.appendChild(el('td', null, k.calls.join(', ') || '\u2013'));
+      row.appendChild(el('td', null, String(k.post.length)));
+      row.appendChild(el('td', null, k.def ? (k.def.panel === 'kernel' ? 'kernel code ' : 'code ') +
+        k.def.first + '\u2013' + k.def.last : '\u2013'));
+      var frames = k.stacks.length ? parseFrames(k.stacks[0]) : [];
+      var td = el('td');
+      if (frames.length) td.appendChild(frameEl(frames[frames.length - 1]));
+      else td.textContent = '\u2013';
+      row.appendChild(td);
+      row.addEventListener('click', function () { selectKernel(k.i); });
+      tbody.appendChild(row);
+      krows.push(row);
+    });
+    table.appendChild(tbody);
+    kdetails.appendChild(table);
+    markKernelRows(S.result);
+  });
+  function markKernelRows(r) {
+    var ks = new Set(r ? r.ks : []);
+    krows.forEach(function (row, i) { row.classList.toggle('active', ks.has(i)); });
+  }
+
+  function buildCoverage() {
+    var d = el('div', 'tp-coverage');
+    var un = isObj(view.unresolved) ? view.unresolved : {};
+    var linkedKernels = 0;
+    arr(view.kernels).forEach(function (k) { if (isObj(k) && arr(k.calls).length) linkedKernels++; });
+    var parts = [
+      ['pre-grad nodes', isObj(nodes.pre) ? Object.keys(nodes.pre).length : 0, arr(un.pre_nodes)],
+      ['post-grad nodes', isObj(nodes.post) ? Object.keys(nodes.post).length : 0, arr(un.post_nodes)],
+      ['kernels', linkedKernels, arr(un.kernels)]];
+    var legend = el('span', 'tp-legend');
+    legend.appendChild(el('span', 'ln-sel', 'selected'));
+    legend.appendChild(el('span', 'ln-hl', 'linked'));
+    legend.appendChild(el('span', 'ln-def', 'kernel definition'));
+    d.appendChild(legend);
+    d.appendChild(el('span', null, 'Linked: '));
+    var all = [];
+    parts.forEach(function (x, i) {
+      d.appendChild(el('span', 'tp-cov', (i ? ' \u00b7 ' : '') + x[0] + ' ' + x[1] +
+        ' linked, ' + x[2].length + ' unresolved'));
+      x[2].forEach(function (n) { if (typeof n === 'string') all.push([x[0], n]); });
+    });
+    if (view.mapping_version !== undefined && view.mapping_version !== null) {
+      d.appendChild(el('span', null, ' \u00b7 mapping v' + String(view.mapping_version)));
+    }
+    if (all.length) {
+      var det = el('details', 'tp-unres');
+      det.appendChild(el('summary', null, ' show unresolved names'));
+      var ul = el('ul', 'tp-unresolved');
+      all.forEach(function (x) { ul.appendChild(el('li', null, x[0] + ': ' + x[1])); });
+      det.appendChild(ul);
+      d.appendChild(document.createTextNode(' '));
+      d.appendChild(det);
+    }
+    return d;
+  }
+
+  /* ---- actions ------------------------------------------------------------ */
+  function apply(r, pinned) {
+    S.result = r;
+    PANELS.forEach(function (p) {
+      V[p].setTargets(r);
+      V[p].applyClasses();
+    });
+    showNavs();
+    updateInfo(r, pinned);
+    markKernelRows(r);
+  }
+  function showNavs() {
+    var tab = V.kernel.body.hidden ? 'code' : 'kernel';
+    V[tab === 'code' ? 'kernel' : 'code'].nav.hidden = true;
+  }
+  function preview(p, line) {
+    var r = compute({panel: p, line: line});
+    apply(r.empty ? EMPTY : r, false);
+  }
+  function pin(sel, revealSelf) {
+    var r = compute(sel);
+    if (r.empty) { clear(); return false; }
+    S.pinned = sel;
+    apply(r, true);
+    PANELS.forEach(function (p) {
+      var v = V[p];
+      if (p === r.src.panel) {
+        if (revealSelf && r.src.lines.length) v.reveal(r.src.lines[0], false);
+        return;
+      }
+      if (!v.targets.length) return;
+      v.cur = 0;
+      /* code and kernel code share a panel: keep the code tab unless only
+       * the kernel code has targets */
+      if (p === 'kernel' && !v.shown() && (r.src.panel === 'code' || V.code.targets.length)) {
+        v.updateNav();
+        showNavs();
+        return;
+      }
+      v.updateNav();
+      v.reveal(v.targets[0], false);
+      v.applyClasses();
+    });
+    setHash(sel);
+    return true;
+  }
+  function clear() {
+    S.pinned = null;
+    S.jumps = [];
+    apply(EMPTY, false);
+    setHash(null);
+  }
+  function selectKernel(k) {
+    if (!K[k]) return false;
+    return pin({kernel: k}, true);
+  }
+  /* Where g goes: from a call site to the kernel's definition, from inside a
+   * definition back to the call site it came from (or the first call). */
+  function jumpTarget(r) {
+    var sel = r.sel;
+    if (sel.kernel !== undefined) {
+      var kd = K[sel.kernel].def;
+      return kd ? {panel: kd.panel, line: kd.first} : null;
+    }
+    if (sel.panel === 'code' && callIdx.has(sel.line)) {
+      var ks = callIdx.get(sel.line);
+      for (var i = 0; i < ks.length; i++) {
+        var d = K[ks[i]].def;
+        if (d) return {panel: d.panel, line: d.first};
+      }
+      return null;
+    }
+    var def = (sel.panel === 'code' || sel.panel === 'kernel') ? defAt(sel.panel, sel.line) : null;
+    if (def) {
+      var last = S.jumps[S.jumps.length - 1];
+      if (last) return {panel: last.panel, line: last.line, back: true, pop: true};
+      for (var j = 0; j < def.ks.length; j++) {
+        if (K[def.ks[j]].calls.length) return {panel: 'code', line: K[def.ks[j]].calls[0], back: true};
+      }
+    }
+    return null;
+  }
+  function goToDefinition() {
+    var r = S.pinned ? S.result : null;
+    var t = r ? jumpTarget(r) : null;
+    if (!t) return false;
+    var jumps = S.jumps.slice();
+    if (t.pop) jumps.pop();
+    else if (!t.back) jumps.push(r.sel.kernel !== undefined ? {panel: 'code', line: K[r.sel.kernel].calls[0] || 0} : r.sel);
+    pin({panel: t.panel, line: t.line}, true);
+    V[t.panel].reveal(t.line, false);
+    S.jumps = jumps.filter(function (j) { return j.line; });
+    updateInfo(S.result, true);
+    return true;
+  }
+  function activeView() {
+    var order = [S.hoverView, S.activeView, V.code, V.post, V.pre, V.kernel];
+    for (var i = 0; i < order.length; i++) {
+      var v = order[i];
+      if (v && v.shown() && v.targets.length) return v;
+    }
+    return null;
+  }
+
+  /* ---- search ------------------------------------------------------------- */
+  var searchBox = document.getElementById('tp-search-box') || app;
+  var search = el('input', 'tp-search');
+  search.type = 'search';
+  search.placeholder = 'Search nodes and kernels (/)';
+  search.setAttribute('aria-label', 'Search nodes and kernels');
+  var results = el('ul', 'tp-results');
+  results.hidden = true;
+  searchBox.appendChild(search);
+  searchBox.appendChild(results);
+  var index = null, matches = [], active = 0;
+  function buildIndex() {
+    index = [];
+    ['pre', 'post'].forEach(function (p) {
+      nodeLine[p].forEach(function (line, name) {
+        index.push({label: name, lc: name.toLowerCase(), kind: p, line: line});
+      });
+    });
+    K.forEach(function (k) { index.push({label: k.key, lc: k.key.toLowerCase(), kind: 'kernel', k: k.i}); });
+  }
+  function runSearch() {
+    if (!index) buildIndex();
+    var q = search.value.trim().toLowerCase();
+    matches = [];
+    if (q) {
+      index.forEach(function (e) {
+        var at = e.lc.indexOf(q);
+        if (at < 0) return;
+        var rank = e.lc === q ? 0 : at === 0 ? 1 : 2;
+        if (e.kind === 'kernel' && rank && e.lc.lastIndexOf(':') === q.length &&
+            e.lc.slice(0, q.length) === q) rank = 0;
+        matches.push({e: e, rank: rank});
+      });
+      matches.sort(function (a, b) {
+        return a.rank - b.rank || a.e.label.length - b.e.label.length ||
+          (a.e.label < b.e.label ? -1 : a.e.label > b.e.label ? 1 : 0);
+      });
+    }
+    active = 0;
+    showResults();
+  }
+  function showResults() {
+    results.textContent = '';
+    results.hidden = !search.value.trim();
+    if (!matches.length) { results.appendChild(el('li', 'tp-none', 'No node or kernel matches')); return; }
+    matches.slice(0, 50).forEach(function (m, i) {
+      var li = el('li', i === active ? 'active' : '');
+      li.appendChild(el('span', 'tp-kind', m.e.kind === 'kernel' ? 'kernel' : m.e.kind + '-grad'));
+      li.appendChild(el('span', 'tp-mono', m.e.label));
+      if (m.e.line) li.appendChild(el('span', 'tp-hint', '  line ' + m.e.line));
+      li.addEventListener('mousedown', function (ev) { ev.preventDefault(); choose(i); });
+      results.appendChild(li);
+    });
+    if (matches.length > 50) results.appendChild(el('li', 'tp-none', (matches.length - 50) + ' more\u2026'));
+  }
+  function choose(i) {
+    var m = matches[i];
+    if (!m) return;
+    results.hidden = true;
+    search.blur();
+    if (m.e.kind === 'kernel') selectKernel(m.e.k);
+    else if (!pin({panel: m.e.kind, line: m.e.line}, true)) V[m.e.kind].reveal(m.e.line, false);
+  }
+  search.addEventListener('input', runSearch);
+  search.addEventListener('blur', function () { results.hidden = true; });
+  search.addEventListener('focus', function () { if (search.value.trim()) runSearch(); });
+  search.addEventListener('keydown', function (e) {
+    if (e.key === 'Enter') { e.preventDefault(); choose(active); }
+    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      var n = Math.min(matches.length, 50);
+      if (n) { active = (active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n; showResults(); }
+    } else if (e.key === 'Escape') {
+      search.value = ''; results.hidden = true; search.blur();
+    }
+  });
+
+  /* ---- deep links --------------------------------------------------------- */
+  var writingHash = false;
+  function setHash(sel) {
+    var h = '';
+    if (sel && sel.kernel !== undefined) {
+      h = '#kernel=' + encodeURIComponent(K[sel.kernel].key).replace(/%3A/g, ':');
+    } else if (sel) {
+      h = '#' + HASH_KEY[sel.panel] + '=' + sel.line;
+    }
+    if (h === location.hash || (!h && !location.hash)) return;
+    try {
+      history.replaceState(null, '', h || location.pathname + location.search);
+    } catch (e) {
+      writingHash = true;
+      location.hash = h;
+    }
+  }
+  function applyHash() {
+    if (writingHash) { writingHash = false; return; }
+    var h = location.hash.slice(1), eq = h.indexOf('=');
+    if (eq < 0) return;
+    var key = h.slice(0, eq), val = h.slice(eq + 1);
+    try { val = decodeURIComponent(val); } catch (e) { return; }
+    if (key === 'kernel') {
+      var k = -1;
+      for (var i = 0; i < K.length && k < 0; i++) if (K[i].key === val) k = i;
+      for (var j = 0; j < K.length && k < 0; j++) if (K[j].name === val) k = j;
+      if (k >= 0) selectKernel(k);
+      return;
+    }
+    for (var p in HASH_KEY) {
+      if (HASH_KEY[p] !== key) continue;
+      var line = Number(val);
+      if (!inPanel(p, line)) return;
+      if (!pin({panel: p, line: line}, true)) V[p].reveal(line, false);
+    }
+  }
+  window.addEventListener('hashchange', applyHash);
+
+  /* ---- keyboard ----------------------------------------------------------- */
+  document.addEventListener('keydown', function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA')) return;
+    var v;
+    if (e.key === '/') { e.preventDefault(); search.focus(); search.select(); }
+    else if (e.key === 'Escape') clear();
+    else if (e.key === 'n' && (v = activeView())) v.step(1);
+    else if ((e.key === 'p' || e.key === 'N') && (v = activeView())) v.step(-1);
+    else if (e.key === 'g') goToDefinition();
+  });
+  document.addEventListener('click', function (e) {
+    if (e.target === document.body || e.target === document.documentElement ||
+        e.target === panelsEl) clear();
+  });
+  window.addEventListener('resize', function () {
+    PANELS.forEach(function (p) { V[p].render(true); V[p].updateRuler(S.result || EMPTY); });
+  });
+
+  /* ---- start -------------------------------------------------------------- */
+  showTab('code');
+  ['pre', 'post'].forEach(function (p) { V[p].render(true); });
+  apply(EMPTY, false);
+  applyHash();
+
+  function highlighted() {
+    var r = S.result || EMPTY, out = {};
+    PANELS.forEach(function (p) { out[p] = sorted(r.hl[p]); });
+    return out;
+  }
+  window.tlprov = {
+    select: function (panel, line) {
+      if (!V[panel] || !inPanel(panel, line)) return false;
+      var ok = pin({panel: panel, line: line}, true);
+      if (!ok) V[panel].reveal(line, false);
+      return ok;
+    },
+    selectKernel: function (key) {
+      for (var i = 0; i < K.length; i++) if (K[i].key === key) return selectKernel(i);
+      return false;
+    },
+    clear: clear,
+    reveal: function (panel, line) {
+      if (!V[panel] || !inPanel(panel, line)) return false;
+      V[panel].reveal(line, false);
+      return true;
+    },
+    highlighted: highlighted,
+    selected: function () {
+      var r = S.result || EMPTY;
+      return {panel: r.src.panel, lines: r.src.lines.slice(), pinned: !!S.pinned,
+        kernels: r.ks.map(function (k) { return K[k].key; })};
+    },
+    targets: function (panel) { return V[panel] ? V[panel].targets.slice() : []; },
+    next: function (panel) { if (V[panel]) V[panel].step(1); },
+    prev: function (panel) { if (V[panel]) V[panel].step(-1); },
+    goToDefinition: goToDefinition,
+    lineCount: function (panel) { return M[panel] ? M[panel].n : 0; },
+    readyMs: performance.now() - t0
+  };
+})();

@@ -1,0 +1,54 @@
+; pycode.scm: JIT Python output code (the `inductor_output_code` payload).
+; Used by src/pycode.c, which dispatches on the pattern index.
+
+; 0: a kernel definition, e.g.
+;    triton_poi_fused_mul_1 = async_compile.triton('triton_poi_fused_mul_1', '''
+;    cpp_fused_gelu_1 = async_compile.cpp_pybinding(['float*'], '''
+(expression_statement
+  (assignment
+    left: (identifier) @kernel.name
+    right: (call
+      function: (attribute
+        object: (identifier) @_ac (#eq? @_ac "async_compile")
+        attribute: (identifier) @kernel.method)
+      arguments: (argument_list) @kernel.args))) @kernel.def
+
+; 1: the entry function `def call(args):` at module level.
+(module
+  (function_definition
+    name: (identifier) @_call (#eq? @_call "call")) @entry)
+
+; 2: newer wrappers: `class Runner:` ... `def call(self, args):`.
+(module
+  (class_definition
+    name: (identifier) @_runner (#eq? @_runner "Runner")
+    body: (block
+      (function_definition
+        name: (identifier) @_call (#eq? @_call "call")) @entry)))
+
+; 3: `k.run(...)`: a Triton launch (k must be a known kernel name).
+(call
+  function: (attribute
+    object: (identifier) @call.kernel
+    attribute: (identifier) @_run (#eq? @_run "run"))) @call
+
+; 4: `k(...)`: a C++ kernel call (k must be a known kernel name).
+(call
+  function: (identifier) @call.kernel) @call
+
+; 5: `extern_kernels.mm(...)`.
+(call
+  function: (attribute
+    object: (identifier) @_ek (#eq? @_ek "extern_kernels")) @call.extern) @call
+
+; 6: `torch.ops.aten.view.default(...)`, `torch.ops.higher_order.x(...)`:
+; the callee is one attribute chain rooted at `torch.ops`.
+(call
+  function: (attribute) @call.fallback (#prefix? @call.fallback "torch.ops.")) @call
+
+; 7: `# [Provenance debug handles] triton_poi_fused_mul_1:2`
+((comment) @handle (#prefix? @handle "# [Provenance debug handles] "))
+
+; 8: every function, so that a handle comment binds only to a call in the
+; same function.
+(function_definition) @function

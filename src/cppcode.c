@@ -1,0 +1,623 @@
+/* cppcode.c: the analyze stage for AOTInductor C++ (see analysis.h). Parses
+ * the wrapper (`inductor_aot_wrapper_code`) with the cpp grammar and finds,
+ * by the queries in grammars/queries/cpp*.scm: the `run_impl` body (entry),
+ * kernel call sites, `// [Provenance debug handles]` comments bound to their
+ * calls, launcher definitions with the Triton source in their comments, and
+ * `extern "C"` CPU declarations; tl_cppkernels_analyze adds the `cpp_fused_*`
+ * bodies of `inductor_aot_kernel_code`. A sample of what run_impl holds:
+ *
+ *     // [Provenance debug handles] triton_poi_fused_mul_1:2
+ *     int64_t triton_poi_fused_mul_1_xnumel = 200L*s0;
+ *     call_triton_poi_fused_mul_1(arg3_1, buf2, 200L, stream, kernels, ...);
+ *
+ * Results are allocated in the caller's arena and point into the text.
+ */
+#include "analysis.h"
+#include "queries_cpp.h"
+#include "ts_query.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kernel kinds by name prefix; the first row that matches wins. Combo
+ * kernels are also recognised by their Triton source (see cpp_triton.scm). */
+static const struct {
+  const char *prefix;
+  tl_kernel_kind kind;
+} name_kinds[] = {
+    {"aoti_torch_", TL_KERNEL_SHIM},      {"cpp_", TL_KERNEL_CPP},
+    {"triton_tem_", TL_KERNEL_TEMPLATE},  {"triton_for_", TL_KERNEL_COMBO},
+    {"triton_", TL_KERNEL_TRITON},
+};
+
+static tl_kernel_kind kind_of_name(tl_str name) {
+  for (size_t i = 0; i + 1 < name.len; i++)
+    if (name.ptr[i] == ':' && name.ptr[i + 1] == ':')
+      return TL_KERNEL_EXTERN; /* at::_ops::mm::call and the like */
+  for (size_t i = 0; i < sizeof name_kinds / sizeof *name_kinds; i++)
+    if (tl_str_starts_with(name, name_kinds[i].prefix) &&
+        name.len > strlen(name_kinds[i].prefix))
+      return name_kinds[i].kind;
+  return TL_KERNEL_UNKNOWN;
+}
+
+static bool is_triton_family(tl_kernel_kind kind) {
+  return kind == TL_KERNEL_TRITON || kind == TL_KERNEL_TEMPLATE ||
+         kind == TL_KERNEL_COMBO;
+}
+
+/* How a call expression was written. */
+enum call_form {
+  FORM_PLAIN,  /* name(...) */
+  FORM_LAUNCH, /* launchKernel(kernels.name, ...): callee is `name` */
+  FORM_SHIM    /* AOTI_TORCH_ERROR_CODE_CHECK(name(...)): the inner call */
+};
+
+/* A call with a plain identifier callee, kernel or not: the candidates for
+ * call sites and for the debug-handle comments. */
+typedef struct raw_call {
+  tl_str callee;
+  uint32_t byte;
+  int line;
+  enum call_form form;
+} raw_call;
+
+/* `// [Provenance debug handles] <key>`; `end` is the comment's last byte,
+ * `limit` the end of the function holding it. */
+typedef struct handle_comment {
+  tl_str key, pure;
+  uint32_t end, limit;
+} handle_comment;
+
+typedef struct byte_range {
+  uint32_t start, end;
+} byte_range;
+
+typedef struct site {
+  tl_call_site call;
+  uint32_t byte;
+} site;
+
+typedef struct def {
+  tl_kernel_def def;
+  uint32_t byte;
+} def;
+
+typedef struct embedded {
+  tl_embedded emb;
+  uint32_t byte;
+} embedded;
+
+typedef TL_VEC(TSNode) node_vec;
+
+typedef struct state {
+  tl_str text;
+  TL_VEC(raw_call) raws;
+  TL_VEC(handle_comment) handles;
+  TL_VEC(byte_range) entries;
+  TL_VEC(site) sites;
+  TL_VEC(def) defs;
+  TL_VEC(embedded) embedded;
+  TL_VEC(tl_str) decls; /* extern "C" declared names */
+} state;
+
+static void state_free(state *s) {
+  TL_VEC_FREE(s->raws);
+  TL_VEC_FREE(s->handles);
+  TL_VEC_FREE(s->entries);
+  TL_VEC_FREE(s->sites);
+  TL_VEC_FREE(s->defs);
+  TL_VEC_FREE(s->embedded);
+  TL_VEC_FREE(s->decls);
+}
+
+static def *find_def(state *s, tl_str name) {
+  for (size_t i = 0; i < s->defs.count; i++)
+    if (tl_str_eq(s->defs.items[i].def.name, name))
+      return &s->defs.items[i];
+  return NULL;
+}
+
+static bool is_decl(const state *s, tl_str name) {
+  for (size_t i = 0; i < s->decls.count; i++)
+    if (tl_str_eq(s->decls.items[i], name))
+      return true;
+  return false;
+}
+
+static bool in_entry(const state *s, uint32_t byte) {
+  for (size_t i = 0; i < s->entries.count; i++)
+    if (byte >= s->entries.items[i].start && byte < s->entries.items[i].end)
+      return true;
+  return false;
+}
+
+/* ---- debug-handle comments ---------------------------------------------- */
+
+/* Parses `// [Provenance debug handles] <key>`: the key is the rest of the
+ * line (one token); the pure name is the key before its last `:` when only
+ * digits follow it. False for any other comment. */
+static bool parse_handle_comment(tl_str c, tl_str *key, tl_str *pure) {
+  static const char tag[] = "[Provenance debug handles]";
+  size_t i = 2, n = c.len;
+  if (n < 2 || c.ptr[0] != '/' || c.ptr[1] != '/')
+    return false;
+  while (i < n && (c.ptr[i] == ' ' || c.ptr[i] == '\t'))
+    i++;
+  if (n - i < sizeof tag - 1 || memcmp(c.ptr + i, tag, sizeof tag - 1) != 0)
+    return false;
+  i += sizeof tag - 1;
+  while (i < n && (c.ptr[i] == ' ' || c.ptr[i] == '\t'))
+    i++;
+  while (n > i && (c.ptr[n - 1] == ' ' || c.ptr[n - 1] == '\t' ||
+                   c.ptr[n - 1] == '\r' || c.ptr[n - 1] == '\n'))
+    n--;
+  if (i == n)
+    return false;
+  for (size_t j = i; j < n; j++)
+    if (c.ptr[j] == ' ' || c.ptr[j] == '\t')
+      return false;
+  *key = (tl_str){c.ptr + i, n - i};
+  *pure = *key;
+  size_t colon = key->len;
+  while (colon > 0 && key->ptr[colon - 1] != ':')
+    colon--;
+  if (colon > 1 && colon < key->len) {
+    bool digits = true;
+    for (size_t j = colon; j < key->len; j++)
+      digits &= key->ptr[j] >= '0' && key->ptr[j] <= '9';
+    if (digits)
+      pure->len = colon - 1;
+  }
+  return true;
+}
+
+/* The end byte of the function definition around `node`, or the text's end
+ * when it is outside any function. */
+static uint32_t enclosing_function_end(TSNode node, uint32_t text_end) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n);
+       n = ts_node_parent(n))
+    if (strcmp(ts_node_type(n), "function_definition") == 0)
+      return ts_node_end_byte(n);
+  return text_end;
+}
+
+/* ---- Triton source in a launcher comment -------------------------------- */
+
+static bool node_is(TSNode n, const char *type) {
+  return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+/* True when the range of the text holds a combo kernel's Triton source. */
+static bool triton_is_combo(const tl_ts_query *q, tl_str text, TSRange range) {
+  TSTree *tree = tl_ts_parse(tree_sitter_python(), text, &range, 1);
+  if (!tree)
+    return false;
+  bool combo = false;
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
+  while (!combo && tl_ts_iter_next(&it))
+    combo = tl_ts_iter_pattern(&it) > 0;
+  tl_ts_iter_end(&it);
+  ts_tree_delete(tree);
+  return combo;
+}
+
+/* Is the text between the start of `byte`'s line and `byte` blank? */
+static bool blank_before(tl_str text, uint32_t byte) {
+  while (byte > 0 && text.ptr[byte - 1] != '\n') {
+    if (text.ptr[byte - 1] != ' ' && text.ptr[byte - 1] != '\t')
+      return false;
+    byte--;
+  }
+  return true;
+}
+
+/* Re-parses the interior of a launcher's block comment as Python and
+ * records the '''...''' source of `async_compile.triton('k', '''...''')` as
+ * an embedded range (its lines without the quote lines); marks `k` combo
+ * when the source dispatches sub-kernels. */
+static void scan_launcher_comment(state *s, const tl_ts_query *q,
+                                  TSNode comment) {
+  tl_str c = tl_ts_text(comment, s->text);
+  if (c.len < 4 || memcmp(c.ptr, "/*", 2) != 0 ||
+      memcmp(c.ptr + c.len - 2, "*/", 2) != 0)
+    return;
+  TSPoint from = ts_node_start_point(comment), to = ts_node_end_point(comment);
+  if (to.column < 2)
+    return;
+  TSRange inner = {{from.row, from.column + 2}, {to.row, to.column - 2},
+                   ts_node_start_byte(comment) + 2,
+                   ts_node_end_byte(comment) - 2};
+  TSTree *tree = tl_ts_parse(tree_sitter_python(), s->text, &inner, 1);
+  if (!tree)
+    return;
+  uint32_t name_id = tl_ts_query_capture(q, "triton.name");
+  uint32_t source_id = tl_ts_query_capture(q, "triton.source");
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), s->text);
+  while (tl_ts_iter_next(&it)) {
+    TSNode name, source;
+    if (tl_ts_iter_pattern(&it) != 0 || !tl_ts_iter_get(&it, name_id, &name) ||
+        !tl_ts_iter_get(&it, source_id, &source))
+      continue;
+    uint32_t count = ts_node_child_count(source);
+    TSNode open = ts_node_child(source, 0);
+    TSNode close = ts_node_child(source, count ? count - 1 : 0);
+    if (count < 2 || !node_is(open, "string_start") ||
+        !node_is(close, "string_end"))
+      continue;
+    TSPoint a = ts_node_end_point(open), b = ts_node_start_point(close);
+    uint32_t a_byte = ts_node_end_byte(open), b_byte = ts_node_start_byte(close);
+    /* Lines of the source itself: skip the rest of the opening line when it
+     * is empty, and the closing line when only indentation precedes '''. */
+    int first = (int)a.row + 1 + (s->text.ptr[a_byte] == '\n' ? 1 : 0);
+    int last = (int)b.row + (blank_before(s->text, b_byte) ? 0 : 1);
+    if (first <= last) {
+      embedded e = {{TL_CODE_MAIN, first, last, "python"}, a_byte};
+      TL_VEC_PUSH(s->embedded, e);
+    }
+    TSRange body = {a, b, a_byte, b_byte};
+    def *d = find_def(s, tl_ts_text(name, s->text));
+    if (d && is_triton_family(d->def.kind) &&
+        triton_is_combo(q, s->text, body))
+      d->def.kind = TL_KERNEL_COMBO;
+  }
+  tl_ts_iter_end(&it);
+  ts_tree_delete(tree);
+}
+
+/* ---- collecting --------------------------------------------------------- */
+
+typedef struct wrapper_ids {
+  uint32_t entry_name, entry_body, launcher_name, launcher_def;
+  uint32_t source_comment, decl_name, decl_def, call_callee, call_expr;
+  uint32_t shim_callee, shim_expr, launch_kernel, launch_expr, comment;
+} wrapper_ids;
+
+static void push_raw(state *s, TSNode callee, TSNode expr,
+                     enum call_form form) {
+  raw_call r = {tl_ts_text(callee, s->text), ts_node_start_byte(expr),
+                tl_ts_first_line(expr), form};
+  TL_VEC_PUSH(s->raws, r);
+}
+
+/* One match of cpp_wrapper.scm. Launcher comments are kept for later, when
+ * every launcher definition is known. */
+static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
+                          node_vec *comments) {
+  TSNode a, b;
+  if (tl_ts_iter_get(it, id->entry_body, &b) &&
+      tl_ts_iter_get(it, id->entry_name, &a)) {
+    byte_range r = {ts_node_start_byte(b), ts_node_end_byte(b)};
+    TL_VEC_PUSH(s->entries, r);
+  } else if (tl_ts_iter_get(it, id->launcher_def, &b) &&
+             tl_ts_iter_get(it, id->launcher_name, &a)) {
+    tl_str name = tl_ts_text(a, s->text);
+    name.ptr += 5, name.len -= 5; /* after `call_` */
+    if (name.len == 0 || find_def(s, name))
+      return;
+    TSNode outer = ts_node_parent(b);
+    if (!node_is(outer, "template_declaration"))
+      outer = b;
+    tl_kernel_kind kind = kind_of_name(name);
+    def d = {{name, is_triton_family(kind) ? kind : TL_KERNEL_TRITON,
+              TL_CODE_MAIN, tl_ts_first_line(outer), tl_ts_last_line(b)},
+             ts_node_start_byte(outer)};
+    TL_VEC_PUSH(s->defs, d);
+  } else if (tl_ts_iter_get(it, id->source_comment, &b)) {
+    TL_VEC_PUSH(*comments, b);
+  } else if (tl_ts_iter_get(it, id->decl_def, &b) &&
+             tl_ts_iter_get(it, id->decl_name, &a)) {
+    tl_str name = tl_ts_text(a, s->text);
+    TL_VEC_PUSH(s->decls, name);
+    if (kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
+      def d = {{name, TL_KERNEL_CPP, TL_CODE_MAIN, tl_ts_first_line(b),
+                tl_ts_last_line(b)},
+               ts_node_start_byte(b)};
+      TL_VEC_PUSH(s->defs, d);
+    }
+  } else if (tl_ts_iter_get(it, id->shim_expr, &b) &&
+             tl_ts_iter_get(it, id->shim_callee, &a)) {
+    push_raw(s, a, b, FORM_SHIM);
+  } else if (tl_ts_iter_get(it, id->launch_expr, &b) &&
+             tl_ts_iter_get(it, id->launch_kernel, &a)) {
+    push_raw(s, a, b, FORM_LAUNCH);
+  } else if (tl_ts_iter_get(it, id->call_expr, &b) &&
+             tl_ts_iter_get(it, id->call_callee, &a)) {
+    push_raw(s, a, b, FORM_PLAIN);
+  } else if (tl_ts_iter_get(it, id->comment, &b)) {
+    handle_comment h;
+    if (parse_handle_comment(tl_ts_text(b, s->text), &h.key, &h.pure)) {
+      h.end = ts_node_end_byte(b);
+      h.limit = enclosing_function_end(b, (uint32_t)s->text.len);
+      TL_VEC_PUSH(s->handles, h);
+    }
+  }
+}
+
+/* qsort that accepts an empty (NULL) array. */
+static void sort(void *items, size_t count, size_t size,
+                 int (*cmp)(const void *, const void *)) {
+  if (count > 1)
+    qsort(items, count, size, cmp);
+}
+
+static int cmp_raw(const void *pa, const void *pb) {
+  const raw_call *a = pa, *b = pb;
+  if (a->byte != b->byte)
+    return a->byte < b->byte ? -1 : 1;
+  return (int)b->form - (int)a->form; /* the most specific form first */
+}
+
+static int cmp_site(const void *pa, const void *pb) {
+  const site *a = pa, *b = pb;
+  return a->byte < b->byte ? -1 : a->byte > b->byte;
+}
+
+static int cmp_def(const void *pa, const void *pb) {
+  const def *a = pa, *b = pb;
+  return a->byte < b->byte ? -1 : a->byte > b->byte;
+}
+
+static int cmp_embedded(const void *pa, const void *pb) {
+  const embedded *a = pa, *b = pb;
+  return a->byte < b->byte ? -1 : a->byte > b->byte;
+}
+
+/* Is `call_<name>` the launcher of a Triton kernel `name`? True when the
+ * wrapper defines that launcher or the name is a Triton one; sets its kind. */
+static bool is_launched(state *s, tl_str name, tl_kernel_kind *kind) {
+  def *d = find_def(s, name);
+  if (d && d->def.file == TL_CODE_MAIN && is_triton_family(d->def.kind)) {
+    *kind = d->def.kind;
+    return true;
+  }
+  *kind = kind_of_name(name);
+  return is_triton_family(*kind);
+}
+
+/* The kernel a call reports, or false when it calls no kernel. Launchers
+ * and `cpp_*` kernels count anywhere; shim calls and `launchKernel` only in
+ * run_impl / _const_run_impl. */
+static bool classify(state *s, const raw_call *r, tl_str *name,
+                     tl_kernel_kind *kind) {
+  *name = r->callee;
+  switch (r->form) {
+  case FORM_SHIM:
+    *kind = TL_KERNEL_SHIM;
+    return in_entry(s, r->byte);
+  case FORM_LAUNCH: {
+    def *d = find_def(s, r->callee);
+    tl_kernel_kind k = kind_of_name(r->callee);
+    *kind = d ? d->def.kind : is_triton_family(k) ? k : TL_KERNEL_TRITON;
+    return in_entry(s, r->byte);
+  }
+  case FORM_PLAIN:
+    break;
+  }
+  if (tl_str_starts_with(r->callee, "call_") && r->callee.len > 5) {
+    tl_str rest = {r->callee.ptr + 5, r->callee.len - 5};
+    if (is_launched(s, rest, kind)) {
+      *name = rest;
+      return true;
+    }
+  }
+  *kind = TL_KERNEL_CPP;
+  return kind_of_name(r->callee) == TL_KERNEL_CPP || is_decl(s, r->callee);
+}
+
+static site *find_site(state *s, uint32_t byte) {
+  site key = {{{0}, 0, 0, {0}}, byte};
+  if (s->sites.count == 0)
+    return NULL;
+  return bsearch(&key, s->sites.items, s->sites.count, sizeof key, cmp_site);
+}
+
+/* Does raw call `r` call the kernel whose pure name is `pure`, by name or
+ * through its launcher `call_<pure>`? */
+static bool calls_pure(state *s, const raw_call *r, tl_str pure) {
+  tl_kernel_kind kind;
+  if (tl_str_eq(r->callee, pure))
+    return true;
+  return r->form == FORM_PLAIN && r->callee.len == pure.len + 5 &&
+         tl_str_starts_with(r->callee, "call_") &&
+         memcmp(r->callee.ptr + 5, pure.ptr, pure.len) == 0 &&
+         is_launched(s, pure, &kind);
+}
+
+/* Binds handle comment `h` to the first call of its pure name after it in
+ * the same function, before the next comment with the same pure name. */
+static void bind_handle(state *s, size_t index) {
+  const handle_comment *h = &s->handles.items[index];
+  uint32_t limit = h->limit;
+  for (size_t j = index + 1; j < s->handles.count; j++)
+    if (tl_str_eq(s->handles.items[j].pure, h->pure)) {
+      if (s->handles.items[j].end < limit)
+        limit = s->handles.items[j].end;
+      break;
+    }
+  size_t lo = 0, hi = s->raws.count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->raws.items[mid].byte < h->end)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i < s->raws.count && s->raws.items[i].byte < limit;
+       i++) {
+    const raw_call *r = &s->raws.items[i];
+    if (!calls_pure(s, r, h->pure))
+      continue;
+    site *found = find_site(s, r->byte);
+    if (found) {
+      if (found->call.handle_key.len == 0)
+        found->call.handle_key = h->key;
+      return;
+    }
+    def *d = find_def(s, h->pure);
+    tl_kernel_kind kind = d ? d->def.kind : kind_of_name(h->pure);
+    if (kind == TL_KERNEL_UNKNOWN && r->form != FORM_PLAIN)
+      kind = r->form == FORM_SHIM ? TL_KERNEL_SHIM : TL_KERNEL_TRITON;
+    site add = {{h->pure, kind, r->line, h->key}, r->byte};
+    TL_VEC_PUSH(s->sites, add);
+    sort(s->sites.items, s->sites.count, sizeof add, cmp_site);
+    return;
+  }
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
+  sort(s->defs.items, s->defs.count, sizeof(def), cmp_def);
+  sort(s->embedded.items, s->embedded.count, sizeof(embedded),
+       cmp_embedded);
+  out->def_count = s->defs.count;
+  out->defs = tl_arena_alloc(arena, sizeof(tl_kernel_def) * (s->defs.count + 1));
+  for (size_t i = 0; i < s->defs.count; i++)
+    out->defs[i] = s->defs.items[i].def;
+  out->call_count = s->sites.count;
+  out->calls =
+      tl_arena_alloc(arena, sizeof(tl_call_site) * (s->sites.count + 1));
+  for (size_t i = 0; i < s->sites.count; i++)
+    out->calls[i] = s->sites.items[i].call;
+  out->embedded_count = s->embedded.count;
+  out->embedded =
+      tl_arena_alloc(arena, sizeof(tl_embedded) * (s->embedded.count + 1));
+  for (size_t i = 0; i < s->embedded.count; i++)
+    out->embedded[i] = s->embedded.items[i].emb;
+}
+
+void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
+  memset(out, 0, sizeof *out);
+  if (!text.ptr || text.len >= UINT32_MAX)
+    text = (tl_str){"", 0};
+  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), text, NULL, 0);
+  state s = {.text = text};
+  if (!tree) {
+    write_out(&s, arena, out);
+    return;
+  }
+  tl_ts_query q, tq;
+  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
+                   "cpp_wrapper.scm");
+  tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
+                   "cpp_triton.scm");
+  wrapper_ids id = {
+      tl_ts_query_capture(&q, "entry.name"),
+      tl_ts_query_capture(&q, "entry.body"),
+      tl_ts_query_capture(&q, "launcher.name"),
+      tl_ts_query_capture(&q, "launcher.def"),
+      tl_ts_query_capture(&q, "source.comment"),
+      tl_ts_query_capture(&q, "decl.name"),
+      tl_ts_query_capture(&q, "decl.def"),
+      tl_ts_query_capture(&q, "call.callee"),
+      tl_ts_query_capture(&q, "call.expr"),
+      tl_ts_query_capture(&q, "shim.callee"),
+      tl_ts_query_capture(&q, "shim.expr"),
+      tl_ts_query_capture(&q, "launch.kernel"),
+      tl_ts_query_capture(&q, "launch.expr"),
+      tl_ts_query_capture(&q, "comment"),
+  };
+  node_vec comments = {0};
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, &q, ts_tree_root_node(tree), text);
+  while (tl_ts_iter_next(&it)) {
+    TSNode name, body;
+    if (tl_ts_iter_get(&it, id.entry_name, &name) &&
+        tl_ts_iter_get(&it, id.entry_body, &body) && out->entry_first == 0 &&
+        tl_str_eq_cstr(tl_ts_text(name, text), "run_impl")) {
+      out->entry_first = tl_ts_first_line(body);
+      out->entry_last = tl_ts_last_line(body);
+    }
+    collect_match(&s, &it, &id, &comments);
+  }
+  tl_ts_iter_end(&it);
+  for (size_t i = 0; i < comments.count; i++)
+    scan_launcher_comment(&s, &tq, comments.items[i]);
+  TL_VEC_FREE(comments);
+
+  /* One raw call per call expression, the most specific form kept. */
+  sort(s.raws.items, s.raws.count, sizeof(raw_call), cmp_raw);
+  size_t kept = 0;
+  for (size_t i = 0; i < s.raws.count; i++)
+    if (kept == 0 || s.raws.items[kept - 1].byte != s.raws.items[i].byte)
+      s.raws.items[kept++] = s.raws.items[i];
+  s.raws.count = kept;
+  for (size_t i = 0; i < s.raws.count; i++) {
+    tl_str name;
+    tl_kernel_kind kind;
+    if (classify(&s, &s.raws.items[i], &name, &kind)) {
+      site add = {{name, kind, s.raws.items[i].line, {NULL, 0}},
+                  s.raws.items[i].byte};
+      TL_VEC_PUSH(s.sites, add);
+    }
+  }
+  for (size_t i = 0; i < s.handles.count; i++)
+    bind_handle(&s, i);
+
+  write_out(&s, arena, out);
+  state_free(&s);
+  tl_ts_query_free(&q);
+  tl_ts_query_free(&tq);
+  ts_tree_delete(tree);
+}
+
+void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
+                           tl_code_analysis *inout) {
+  if (!text.ptr || text.len >= UINT32_MAX)
+    return;
+  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), text, NULL, 0);
+  if (!tree)
+    return;
+  tl_ts_query q;
+  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
+                   "cpp_kernels.scm");
+  uint32_t name_id = tl_ts_query_capture(&q, "kernel.name");
+  uint32_t def_id = tl_ts_query_capture(&q, "kernel.def");
+  TL_VEC(tl_kernel_def) found = {0};
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, &q, ts_tree_root_node(tree), text);
+  while (tl_ts_iter_next(&it)) {
+    TSNode name, body;
+    if (!tl_ts_iter_get(&it, name_id, &name) ||
+        !tl_ts_iter_get(&it, def_id, &body))
+      continue;
+    tl_str n = tl_ts_text(name, text);
+    bool declared = false;
+    for (size_t i = 0; i < inout->def_count; i++)
+      declared |= inout->defs[i].kind == TL_KERNEL_CPP &&
+                  tl_str_eq(inout->defs[i].name, n);
+    if (kind_of_name(n) != TL_KERNEL_CPP && !declared)
+      continue;
+    TSNode outer = ts_node_parent(body);
+    if (!node_is(outer, "linkage_specification") &&
+        !node_is(outer, "template_declaration"))
+      outer = body;
+    tl_kernel_def d = {n, TL_KERNEL_CPP, TL_CODE_KERNELS,
+                       tl_ts_first_line(outer), tl_ts_last_line(body)};
+    TL_VEC_PUSH(found, d);
+  }
+  tl_ts_iter_end(&it);
+
+  /* A body replaces the wrapper's `extern "C"` declaration of its name. */
+  tl_kernel_def *defs = tl_arena_alloc(
+      arena, sizeof(tl_kernel_def) * (inout->def_count + found.count + 1));
+  size_t count = inout->def_count;
+  if (count)
+    memcpy(defs, inout->defs, sizeof(tl_kernel_def) * count);
+  for (size_t i = 0; i < found.count; i++) {
+    size_t j = 0;
+    while (j < count && !(defs[j].file == TL_CODE_MAIN &&
+                          defs[j].kind == TL_KERNEL_CPP &&
+                          tl_str_eq(defs[j].name, found.items[i].name)))
+      j++;
+    defs[j == count ? count++ : j] = found.items[i];
+  }
+  inout->defs = defs;
+  inout->def_count = count;
+  TL_VEC_FREE(found);
+  tl_ts_query_free(&q);
+  ts_tree_delete(tree);
+}

@@ -1,0 +1,44 @@
+# src/engine.cmake: the analyze and join stages (included by CMakeLists.txt).
+#   tl_ts_query  src/ts_query.c: compile embedded .scm queries, run them, read
+#                captures by name (also used by tl_engine_cpp)
+#   tl_engine    FX graph and Python output code analyzers, provenance join
+# The C++ analyzer lives in src/engine_cpp.cmake (tl_engine_cpp); when that
+# target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
+
+add_library(tl_ts_query STATIC src/ts_query.c)
+target_link_libraries(tl_ts_query PUBLIC tl_base tl_grammars
+  PkgConfig::TREE_SITTER)
+tl_warnings(tl_ts_query)
+
+include(${CMAKE_SOURCE_DIR}/src/engine_cpp.cmake OPTIONAL)
+
+# One resource per query file; the generated sources are compiled here, not in
+# tlcore (so they are dropped from TL_EMBED_SOURCES again).
+set(TL_ENGINE_QUERIES fx_graph pycode pycode_triton)
+set(TL_ENGINE_QUERY_SOURCES "")
+foreach(q ${TL_ENGINE_QUERIES})
+  tl_embed(query_${q} "${CMAKE_SOURCE_DIR}/grammars/queries/${q}.scm")
+  list(APPEND TL_ENGINE_QUERY_SOURCES "${CMAKE_BINARY_DIR}/embed/query_${q}.c")
+endforeach()
+list(REMOVE_ITEM TL_EMBED_SOURCES ${TL_ENGINE_QUERY_SOURCES})
+
+add_library(tl_engine STATIC
+  src/fx_graph.c
+  src/pycode.c
+  src/provenance.c
+  ${TL_ENGINE_QUERY_SOURCES})
+target_link_libraries(tl_engine PUBLIC tl_ts_query tl_base tl_grammars
+  PkgConfig::TREE_SITTER PkgConfig::CJSON)
+if(TARGET tl_engine_cpp)
+  target_link_libraries(tl_engine PUBLIC tl_engine_cpp)
+  target_compile_definitions(tl_engine PRIVATE HAVE_CPPCODE)
+endif()
+tl_warnings(tl_engine)
+
+# Unit tests: corpus case files per analyzer, the join on small inputs, and
+# the join on the five provenance fixtures against reviewed expected JSON.
+tl_unit_test(engine_corpus tests/engine/test_corpus.c tl_engine)
+tl_unit_test(engine_provenance tests/engine/test_provenance.c tl_engine)
+if(BUILD_TESTING AND TARGET tl_engine_cpp)
+  target_compile_definitions(engine_provenance PRIVATE HAVE_CPPCODE)
+endif()

@@ -1,0 +1,27 @@
+# tl_engine_cpp: the AOTInductor C++ analysis (src/cppcode.c, issue 3).
+# Included from src/engine.cmake after tl_base, tl_grammars, tl_embed,
+# tl_unit_test and tl_ts_query exist. Its queries (grammars/queries/cpp*.scm)
+# are embedded here and compiled into tl_engine_cpp itself, not tlcore, so
+# the library and its tests link on their own.
+
+set(TL_CPP_QUERIES cpp_wrapper cpp_kernels cpp_triton)
+set(TL_ENGINE_CPP_EMBED "")
+foreach(query ${TL_CPP_QUERIES})
+  tl_embed(query_${query} "${CMAKE_SOURCE_DIR}/grammars/queries/${query}.scm")
+  list(APPEND TL_ENGINE_CPP_EMBED "${CMAKE_BINARY_DIR}/embed/query_${query}.c")
+endforeach()
+list(REMOVE_ITEM TL_EMBED_SOURCES ${TL_ENGINE_CPP_EMBED})
+
+add_library(tl_engine_cpp STATIC src/cppcode.c ${TL_ENGINE_CPP_EMBED})
+target_include_directories(tl_engine_cpp PUBLIC src)
+target_link_libraries(tl_engine_cpp PUBLIC tl_base tl_ts_query tl_grammars
+  PkgConfig::TREE_SITTER)
+tl_warnings(tl_engine_cpp)
+
+if(BUILD_TESTING)
+  # Corpus cases (tests/engine_cpp/cases/*.txt), and the three real AOT
+  # wrappers of the shared fixtures (skipped with 77 where absent).
+  tl_unit_test(cppcode_corpus tests/engine_cpp/corpus_test.c tl_engine_cpp)
+  tl_unit_test(cppcode_fixtures tests/engine_cpp/fixtures_test.c
+    tl_engine_cpp)
+endif()

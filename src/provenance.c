@@ -1,0 +1,643 @@
+/* provenance.c: the join stage. Runs the analyses of one view and joins them
+ * through the node mappings into the provenance JSON (docs/provenance-json.md).
+ *
+ *   {"preToPost": {"x": ["permute", ...]}, "cppCodeToPost":
+ *    {"triton_poi_fused_mul_1:2": ["mul"]}, ..., "version": 2.0}
+ * Mapping v1 keys are bare kernel names (every call site of the kernel);
+ * v2.0 keys are `name:handle` (exactly the call bound to that handle). Line
+ * maps are set unions, sorted. Everything lives in one arena per call; the
+ * cJSON result is the caller's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "provenance.h"
+
+const char *tl_kernel_kind_name(tl_kernel_kind kind) {
+  switch (kind) {
+  case TL_KERNEL_TRITON:
+    return "triton";
+  case TL_KERNEL_COMBO:
+    return "combo";
+  case TL_KERNEL_TEMPLATE:
+    return "template";
+  case TL_KERNEL_CPP:
+    return "cpp";
+  case TL_KERNEL_EXTERN:
+    return "extern";
+  case TL_KERNEL_FALLBACK:
+    return "fallback";
+  case TL_KERNEL_SHIM:
+    return "shim";
+  case TL_KERNEL_UNKNOWN:
+    return "unknown";
+  }
+  return "unknown";
+}
+
+/* ---- small collections ------------------------------------------------ */
+
+typedef struct pair {
+  int from, to;
+} pair;
+typedef TL_VEC(pair) pair_vec;
+
+typedef struct named_line {
+  tl_str name;
+  int line;
+  tl_kernel_kind kind; /* call indexes only */
+} named_line;
+typedef TL_VEC(named_line) name_vec;
+
+typedef struct kernel {
+  tl_str key, name;
+  long long handle; /* -1: none */
+  name_vec posts;   /* post node names (line unused) */
+  TL_VEC(int) calls;
+} kernel;
+
+/* Key -> kernel index, open addressing; grows at half load. */
+typedef struct kernel_table {
+  TL_VEC(kernel) items;
+  size_t *slots; /* index + 1; 0 = empty */
+  size_t cap;
+} kernel_table;
+
+static uint64_t hash_str(tl_str s) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < s.len; i++)
+    h = (h ^ (unsigned char)s.ptr[i]) * 1099511628211ull;
+  return h;
+}
+
+static void table_grow(kernel_table *t) {
+  size_t cap = t->cap ? t->cap * 2 : 64;
+  size_t *slots = tl_xcalloc(cap, sizeof *slots);
+  for (size_t i = 0; i < t->items.count; i++) {
+    size_t h = hash_str(t->items.items[i].key) & (cap - 1);
+    while (slots[h])
+      h = (h + 1) & (cap - 1);
+    slots[h] = i + 1;
+  }
+  free(t->slots);
+  t->slots = slots;
+  t->cap = cap;
+}
+
+/* The kernel of `key`, created (with its name and handle split at the last
+ * ':') when `create`; NULL when absent and not created. */
+static kernel *table_get(kernel_table *t, tl_str key, bool create) {
+  if (t->cap) {
+    size_t h = hash_str(key) & (t->cap - 1);
+    while (t->slots[h]) {
+      kernel *k = &t->items.items[t->slots[h] - 1];
+      if (tl_str_eq(k->key, key))
+        return k;
+      h = (h + 1) & (t->cap - 1);
+    }
+  }
+  if (!create)
+    return NULL;
+  if (2 * (t->items.count + 1) > t->cap)
+    table_grow(t);
+  kernel k;
+  memset(&k, 0, sizeof k);
+  k.key = key;
+  k.name = key;
+  k.handle = -1;
+  size_t i = key.len;
+  while (i > 0 && key.ptr[i - 1] >= '0' && key.ptr[i - 1] <= '9')
+    i--;
+  if (i < key.len && i > 1 && key.ptr[i - 1] == ':' && key.len - i < 18) {
+    k.name = (tl_str){key.ptr, i - 1};
+    k.handle = strtoll(key.ptr + i, NULL, 10);
+  }
+  TL_VEC_PUSH(t->items, k);
+  size_t h = hash_str(key) & (t->cap - 1);
+  while (t->slots[h])
+    h = (h + 1) & (t->cap - 1);
+  t->slots[h] = t->items.count;
+  return &t->items.items[t->items.count - 1];
+}
+
+static int pair_cmp(const void *a, const void *b) {
+  const pair *x = a, *y = b;
+  if (x->from != y->from)
+    return x->from < y->from ? -1 : 1;
+  return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int int_cmp(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int named_cmp(const void *a, const void *b) {
+  return tl_str_cmp(((const named_line *)a)->name,
+                    ((const named_line *)b)->name);
+}
+
+static cJSON *str_json(tl_str s) {
+  char *tmp = tl_xmalloc(s.len + 1);
+  memcpy(tmp, s.ptr, s.len);
+  tmp[s.len] = '\0';
+  cJSON *j = cJSON_CreateString(tmp);
+  free(tmp);
+  return j;
+}
+
+static void add_str(cJSON *obj, const char *key, tl_str s) {
+  cJSON_AddItemToObject(obj, key, str_json(s));
+}
+
+/* {"from": [to, ...]} from pairs: sorted, duplicates dropped. */
+static cJSON *line_map_json(pair_vec *v) {
+  cJSON *obj = cJSON_CreateObject();
+  if (v->count)
+    qsort(v->items, v->count, sizeof *v->items, pair_cmp);
+  cJSON *arr = NULL;
+  for (size_t i = 0; i < v->count; i++) {
+    pair p = v->items[i];
+    if (i && p.from == v->items[i - 1].from && p.to == v->items[i - 1].to)
+      continue;
+    if (!i || p.from != v->items[i - 1].from) {
+      char key[24];
+      snprintf(key, sizeof key, "%d", p.from);
+      arr = cJSON_AddArrayToObject(obj, key);
+    }
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(p.to));
+  }
+  return obj;
+}
+
+/* Sorts by name and drops repeated names (keeping one). */
+static void unique_names(name_vec *v) {
+  if (!v->count)
+    return;
+  qsort(v->items, v->count, sizeof *v->items, named_cmp);
+  size_t kept = 1;
+  for (size_t i = 1; i < v->count; i++)
+    if (!tl_str_eq(v->items[i].name, v->items[kept - 1].name))
+      v->items[kept++] = v->items[i];
+  v->count = kept;
+}
+
+/* ---- the view --------------------------------------------------------- */
+
+typedef struct calls_by {
+  named_line *items; /* sorted by name */
+  size_t count;
+} calls_by;
+
+typedef struct view {
+  tl_arena arena;
+  tl_fx_graph pre, post;
+  tl_code_analysis code;
+  calls_by by_name, by_handle;
+  const tl_kernel_def **defs; /* sorted by name, kernel-code bodies first */
+  bool v2;
+  name_vec pre_names, post_names; /* every name the mapping mentions */
+  kernel_table kernels;
+  pair_vec pre_to_post, post_to_pre, code_to_post, post_to_code;
+  pair_vec kernel_to_post, post_to_kernel;
+} view;
+
+static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
+                            bool by_handle) {
+  calls_by out = {tl_arena_alloc(a, (c->call_count + 1) * sizeof(named_line)),
+                  0};
+  for (size_t i = 0; i < c->call_count; i++) {
+    tl_str k = by_handle ? c->calls[i].handle_key : c->calls[i].name;
+    if (k.len)
+      out.items[out.count++] =
+          (named_line){k, c->calls[i].line, c->calls[i].kind};
+  }
+  qsort(out.items, out.count, sizeof *out.items, named_cmp);
+  return out;
+}
+
+/* Appends the lines of every entry named `name` to `k->calls`. */
+static void lines_of(const calls_by *idx, tl_str name, kernel *k) {
+  size_t lo = 0, hi = idx->count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (tl_str_cmp(idx->items[mid].name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (; lo < idx->count && tl_str_eq(idx->items[lo].name, name); lo++)
+    TL_VEC_PUSH(k->calls, idx->items[lo].line);
+}
+
+static int node_line(view *v, bool pre, tl_str name) {
+  named_line n = {name, 0, TL_KERNEL_UNKNOWN};
+  n.line = tl_fx_lookup(pre ? &v->pre : &v->post, name);
+  name_vec *names = pre ? &v->pre_names : &v->post_names;
+  TL_VEC_PUSH(*names, n);
+  return n.line;
+}
+
+static tl_str json_str(const cJSON *j) {
+  return cJSON_IsString(j) && j->valuestring ? tl_str_from(j->valuestring)
+                                             : (tl_str){"", 0};
+}
+
+/* A kernel seen in the mapping: resolves its call lines once. */
+static kernel *kernel_of(view *v, tl_str key) {
+  kernel *k = table_get(&v->kernels, key, false);
+  if (k)
+    return k;
+  k = table_get(&v->kernels, key, true);
+  if (v->v2 && k->handle >= 0)
+    lines_of(&v->by_handle, key, k);
+  else
+    lines_of(&v->by_name, k->name, k);
+  if (k->calls.count)
+    qsort(k->calls.items, k->calls.count, sizeof(int), int_cmp);
+  return k;
+}
+
+static int def_ptr_cmp(const void *a, const void *b) {
+  const tl_kernel_def *x = *(const tl_kernel_def *const *)a;
+  const tl_kernel_def *y = *(const tl_kernel_def *const *)b;
+  int c = tl_str_cmp(x->name, y->name);
+  if (c)
+    return c;
+  if (x->file != y->file) /* a body in the kernel code wins */
+    return x->file == TL_CODE_KERNELS ? -1 : 1;
+  return x < y ? -1 : x > y; /* then text order */
+}
+
+static void index_defs(view *v) {
+  v->defs =
+      tl_arena_alloc(&v->arena, (v->code.def_count + 1) * sizeof *v->defs);
+  for (size_t i = 0; i < v->code.def_count; i++)
+    v->defs[i] = &v->code.defs[i];
+  qsort(v->defs, v->code.def_count, sizeof *v->defs, def_ptr_cmp);
+}
+
+/* The kernel's definition: its body in the kernel code, else the first
+ * definition in the code; NULL when none. */
+static const tl_kernel_def *definition_of(const view *v, tl_str name) {
+  size_t lo = 0, hi = v->code.def_count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (tl_str_cmp(v->defs[mid]->name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < v->code.def_count && tl_str_eq(v->defs[lo]->name, name)
+             ? v->defs[lo]
+             : NULL;
+}
+
+/* pre <-> post: `map` is {"node": ["node", ...]}; from_pre tells the side. */
+static void join_graphs(view *v, const cJSON *map, bool from_pre) {
+  const cJSON *entry;
+  cJSON_ArrayForEach(entry, map) {
+    int a = node_line(v, from_pre, tl_str_from(entry->string));
+    const cJSON *to;
+    cJSON_ArrayForEach(to, entry) {
+      int b = node_line(v, !from_pre, json_str(to));
+      pair_vec *pairs = from_pre ? &v->pre_to_post : &v->post_to_pre;
+      if (a && b)
+        TL_VEC_PUSH(*pairs, ((pair){a, b}));
+    }
+  }
+}
+
+static void add_kernel_pairs(view *v, kernel *k, int post, bool to_post) {
+  if (!post)
+    return;
+  pair_vec *code = to_post ? &v->code_to_post : &v->post_to_code;
+  for (size_t i = 0; i < k->calls.count; i++) {
+    pair p = to_post ? (pair){k->calls.items[i], post}
+                     : (pair){post, k->calls.items[i]};
+    TL_VEC_PUSH(*code, p);
+  }
+  const tl_kernel_def *d = definition_of(v, k->name);
+  pair_vec *kern = to_post ? &v->kernel_to_post : &v->post_to_kernel;
+  if (d && d->file == TL_CODE_KERNELS) {
+    pair p = to_post ? (pair){d->first, post} : (pair){post, d->first};
+    TL_VEC_PUSH(*kern, p);
+  }
+}
+
+static void join_kernels(view *v, const cJSON *code_to_post,
+                         const cJSON *post_to_code) {
+  const cJSON *entry, *item;
+  cJSON_ArrayForEach(entry, code_to_post) {
+    kernel *k = kernel_of(v, tl_str_from(entry->string));
+    cJSON_ArrayForEach(item, entry) {
+      tl_str post = json_str(item);
+      size_t index = k - v->kernels.items.items;
+      int line = node_line(v, false, post);
+      k = &v->kernels.items.items[index];
+      TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
+      add_kernel_pairs(v, k, line, true);
+    }
+  }
+  cJSON_ArrayForEach(entry, post_to_code) {
+    tl_str post = tl_str_from(entry->string);
+    int line = node_line(v, false, post);
+    cJSON_ArrayForEach(item, entry) {
+      kernel *k = kernel_of(v, json_str(item));
+      TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
+      add_kernel_pairs(v, k, line, false);
+    }
+  }
+}
+
+/* ---- JSON output ------------------------------------------------------ */
+
+static tl_kernel_kind kind_by_name(tl_str n) {
+  if (tl_str_starts_with(n, "extern_kernels."))
+    return TL_KERNEL_EXTERN;
+  if (tl_str_starts_with(n, "torch.ops."))
+    return TL_KERNEL_FALLBACK;
+  if (tl_str_starts_with(n, "aoti_torch_"))
+    return TL_KERNEL_SHIM;
+  if (tl_str_starts_with(n, "triton_tem_"))
+    return TL_KERNEL_TEMPLATE;
+  if (tl_str_starts_with(n, "triton_"))
+    return TL_KERNEL_TRITON;
+  if (tl_str_starts_with(n, "cpp_"))
+    return TL_KERNEL_CPP;
+  return TL_KERNEL_UNKNOWN;
+}
+
+static tl_kernel_kind kind_of(const view *v, const kernel *k) {
+  const tl_kernel_def *d = definition_of(v, k->name);
+  if (d)
+    return d->kind;
+  const calls_by *idx = &v->by_name;
+  size_t lo = 0, hi = idx->count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (tl_str_cmp(idx->items[mid].name, k->name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < idx->count && tl_str_eq(idx->items[lo].name, k->name))
+    return idx->items[lo].kind;
+  return kind_by_name(k->name);
+}
+
+static const char *file_name(tl_code_file f) {
+  switch (f) {
+  case TL_CODE_MAIN:
+    return "code";
+  case TL_CODE_KERNELS:
+    return "kernel_code";
+  }
+  return "code";
+}
+
+/* Post names of a kernel, in mapping order, without repeats. */
+static cJSON *posts_json(kernel *k) {
+  cJSON *arr = cJSON_CreateArray();
+  for (size_t i = 0; i < k->posts.count; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) /* lists are short */
+      seen = tl_str_eq(k->posts.items[j].name, k->posts.items[i].name);
+    if (!seen)
+      cJSON_AddItemToArray(arr, str_json(k->posts.items[i].name));
+  }
+  return arr;
+}
+
+static cJSON *kernel_json(const view *v, kernel *k, const cJSON *traces) {
+  cJSON *o = cJSON_CreateObject();
+  add_str(o, "key", k->key);
+  add_str(o, "name", k->name);
+  if (k->handle >= 0)
+    cJSON_AddNumberToObject(o, "handle", (double)k->handle);
+  else
+    cJSON_AddNullToObject(o, "handle");
+  cJSON_AddStringToObject(o, "kind", tl_kernel_kind_name(kind_of(v, k)));
+  cJSON *calls = cJSON_AddArrayToObject(o, "calls");
+  for (size_t i = 0; i < k->calls.count; i++)
+    if (!i || k->calls.items[i] != k->calls.items[i - 1])
+      cJSON_AddItemToArray(calls, cJSON_CreateNumber(k->calls.items[i]));
+  const tl_kernel_def *d = definition_of(v, k->name);
+  if (d) {
+    cJSON *def = cJSON_AddObjectToObject(o, "definition");
+    cJSON_AddStringToObject(def, "file", file_name(d->file));
+    cJSON_AddNumberToObject(def, "first", d->first);
+    cJSON_AddNumberToObject(def, "last", d->last);
+  } else {
+    cJSON_AddNullToObject(o, "definition");
+  }
+  cJSON_AddItemToObject(o, "post_nodes", posts_json(k));
+  cJSON *st = cJSON_AddArrayToObject(o, "stack_traces");
+  char *key = tl_xmalloc(k->key.len + 1);
+  memcpy(key, k->key.ptr, k->key.len);
+  key[k->key.len] = '\0';
+  const cJSON *t = traces ? cJSON_GetObjectItemCaseSensitive(traces, key) : 0;
+  free(key);
+  const cJSON *s;
+  if (cJSON_IsString(t))
+    cJSON_AddItemToArray(st, cJSON_CreateString(t->valuestring));
+  else if (cJSON_IsArray(t))
+    cJSON_ArrayForEach(s, t) if (cJSON_IsString(s))
+        cJSON_AddItemToArray(st, cJSON_CreateString(s->valuestring));
+  return o;
+}
+
+static void add_path(cJSON *o, const char *key, const char *path) {
+  if (path)
+    cJSON_AddStringToObject(o, key, path);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+/* {"name": line} of the resolved names; the unresolved ones, sorted. */
+static void names_json(name_vec *names, cJSON *resolved, cJSON *unresolved) {
+  unique_names(names);
+  for (size_t i = 0; i < names->count; i++) {
+    named_line n = names->items[i];
+    char *key = tl_xmalloc(n.name.len + 1);
+    memcpy(key, n.name.ptr, n.name.len);
+    key[n.name.len] = '\0';
+    if (n.line)
+      cJSON_AddNumberToObject(resolved, key, n.line);
+    else
+      cJSON_AddItemToArray(unresolved, cJSON_CreateString(key));
+    free(key);
+  }
+}
+
+static int kernel_key_cmp(const void *a, const void *b) {
+  return tl_str_cmp(*(const tl_str *)a, *(const tl_str *)b);
+}
+
+static void emit(view *v, cJSON *root, const cJSON *traces) {
+  cJSON *lines = cJSON_AddObjectToObject(root, "lines");
+  cJSON_AddItemToObject(lines, "preToPost", line_map_json(&v->pre_to_post));
+  cJSON_AddItemToObject(lines, "postToPre", line_map_json(&v->post_to_pre));
+  cJSON_AddItemToObject(lines, "codeToPost", line_map_json(&v->code_to_post));
+  cJSON_AddItemToObject(lines, "postToCode", line_map_json(&v->post_to_code));
+  cJSON *klines = cJSON_AddObjectToObject(root, "kernel_lines");
+  cJSON_AddItemToObject(klines, "kernelToPost",
+                        line_map_json(&v->kernel_to_post));
+  cJSON_AddItemToObject(klines, "postToKernel",
+                        line_map_json(&v->post_to_kernel));
+  cJSON *nodes = cJSON_AddObjectToObject(root, "nodes");
+  cJSON *pre = cJSON_AddObjectToObject(nodes, "pre");
+  cJSON *post = cJSON_AddObjectToObject(nodes, "post");
+  cJSON *kernels = cJSON_AddArrayToObject(root, "kernels");
+  cJSON *unres = cJSON_CreateObject();
+  cJSON *un_pre = cJSON_AddArrayToObject(unres, "pre_nodes");
+  cJSON *un_post = cJSON_AddArrayToObject(unres, "post_nodes");
+  cJSON *un_k = cJSON_AddArrayToObject(unres, "kernels");
+  names_json(&v->pre_names, pre, un_pre);
+  names_json(&v->post_names, post, un_post);
+  size_t nk = v->kernels.items.count;
+  tl_str *missing = tl_xmalloc((nk + 1) * sizeof *missing);
+  size_t nm = 0;
+  for (size_t i = 0; i < nk; i++) {
+    kernel *k = &v->kernels.items.items[i];
+    cJSON_AddItemToArray(kernels, kernel_json(v, k, traces));
+    if (!k->calls.count)
+      missing[nm++] = k->key;
+  }
+  qsort(missing, nm, sizeof *missing, kernel_key_cmp);
+  for (size_t i = 0; i < nm; i++)
+    cJSON_AddItemToArray(un_k, str_json(missing[i]));
+  free(missing);
+  cJSON_AddItemToObject(root, "unresolved", unres);
+  cJSON *emb = cJSON_AddArrayToObject(root, "embedded");
+  for (size_t i = 0; i < v->code.embedded_count; i++) {
+    const tl_embedded *e = &v->code.embedded[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", file_name(e->file));
+    cJSON_AddNumberToObject(o, "first", e->first);
+    cJSON_AddNumberToObject(o, "last", e->last);
+    cJSON_AddStringToObject(o, "language", e->language ? e->language : "");
+    cJSON_AddItemToArray(emb, o);
+  }
+  if (v->code.entry_first) {
+    cJSON *entry = cJSON_AddObjectToObject(root, "entry");
+    cJSON_AddNumberToObject(entry, "first", v->code.entry_first);
+    cJSON_AddNumberToObject(entry, "last", v->code.entry_last);
+  } else {
+    cJSON_AddNullToObject(root, "entry");
+  }
+}
+
+static bool has_content(const cJSON *m) {
+  static const char *const keys[] = {"preToPost", "postToPre", "cppCodeToPost",
+                                     "postToCppCode"};
+  for (size_t i = 0; i < 4; i++) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(m, keys[i]);
+    if (cJSON_IsObject(o) && o->child)
+      return true;
+  }
+  return false;
+}
+
+static const cJSON *object_item(const cJSON *m, const char *key) {
+  const cJSON *o = m ? cJSON_GetObjectItemCaseSensitive(m, key) : NULL;
+  return cJSON_IsObject(o) ? o : NULL;
+}
+
+static void analyze(view *v, const tl_prov_inputs *in) {
+  if (in->pre_graph.ptr)
+    tl_fx_analyze(&v->arena, in->pre_graph, &v->pre);
+  if (in->post_graph.ptr)
+    tl_fx_analyze(&v->arena, in->post_graph, &v->post);
+  if (!in->aot && in->code.ptr)
+    tl_pycode_analyze(&v->arena, in->code, &v->code);
+#ifdef HAVE_CPPCODE
+  if (in->aot && in->code.ptr)
+    tl_cppcode_analyze(&v->arena, in->code, &v->code);
+  if (in->aot && in->kernel_code.ptr)
+    tl_cppkernels_analyze(&v->arena, in->kernel_code, &v->code);
+#endif
+  v->by_name = index_calls(&v->arena, &v->code, false);
+  v->by_handle = index_calls(&v->arena, &v->code, true);
+  index_defs(v);
+}
+
+static cJSON *parse_json(tl_str s) {
+  return s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
+}
+
+cJSON *tl_provenance_build(const tl_prov_inputs *in) {
+  view v;
+  memset(&v, 0, sizeof v);
+  tl_arena_init(&v.arena);
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddNumberToObject(root, "schema", 1);
+  add_path(root, "compile_dir", in->compile_dir);
+  add_path(root, "compile_id", in->compile_id);
+  cJSON_AddStringToObject(root, "mode", in->aot ? "aot" : "jit");
+
+  cJSON *mapping = parse_json(in->node_mappings);
+  const char *reason = NULL;
+  if (!in->node_mappings.ptr)
+    reason = "no node mappings in this compilation (record them with "
+             "INDUCTOR_PROVENANCE=1 or TORCH_COMPILE_DEBUG=1)";
+  else if (!cJSON_IsObject(mapping))
+    reason = "the node mappings are not a valid JSON object";
+  else if (!has_content(mapping))
+    reason = "the node mappings are empty";
+#ifndef HAVE_CPPCODE
+  if (!reason && in->aot)
+    reason = "C++ analyzer not built";
+#endif
+  const cJSON *version = cJSON_GetObjectItemCaseSensitive(mapping, "version");
+  v.v2 = cJSON_IsNumber(version) && version->valuedouble >= 2.0;
+  if (cJSON_IsObject(mapping))
+    cJSON_AddNumberToObject(root, "mapping_version", v.v2 ? 2 : 1);
+  else
+    cJSON_AddNullToObject(root, "mapping_version");
+
+  cJSON *art = cJSON_AddObjectToObject(root, "artifacts");
+  add_path(art, "pre_grad_graph", in->pre_path);
+  add_path(art, "post_grad_graph", in->post_path);
+  add_path(art, "code", in->code_path);
+  add_path(art, "kernel_code", in->kernel_code_path);
+  add_path(art, "node_mappings", in->mappings_path);
+  add_path(art, "kernel_stack_traces", in->stack_traces_path);
+  if (reason)
+    cJSON_AddStringToObject(root, "no_links_reason", reason);
+  else
+    cJSON_AddNullToObject(root, "no_links_reason");
+
+  analyze(&v, in);
+  cJSON *traces = parse_json(in->stack_traces);
+  join_graphs(&v, object_item(mapping, "preToPost"), true);
+  join_graphs(&v, object_item(mapping, "postToPre"), false);
+  join_kernels(&v, object_item(mapping, "cppCodeToPost"),
+               object_item(mapping, "postToCppCode"));
+  if (cJSON_IsObject(traces)) { /* kernels known only by their traces */
+    const cJSON *t;
+    cJSON_ArrayForEach(t, traces) kernel_of(&v, tl_str_from(t->string));
+  }
+  emit(&v, root, cJSON_IsObject(traces) ? traces : NULL);
+
+  for (size_t i = 0; i < v.kernels.items.count; i++) {
+    TL_VEC_FREE(v.kernels.items.items[i].posts);
+    TL_VEC_FREE(v.kernels.items.items[i].calls);
+  }
+  TL_VEC_FREE(v.kernels.items);
+  free(v.kernels.slots);
+  TL_VEC_FREE(v.pre_names);
+  TL_VEC_FREE(v.post_names);
+  TL_VEC_FREE(v.pre_to_post);
+  TL_VEC_FREE(v.post_to_pre);
+  TL_VEC_FREE(v.code_to_post);
+  TL_VEC_FREE(v.post_to_code);
+  TL_VEC_FREE(v.kernel_to_post);
+  TL_VEC_FREE(v.post_to_kernel);
+  cJSON_Delete(traces);
+  cJSON_Delete(mapping);
+  tl_arena_free(&v.arena);
+  return root;
+}

@@ -1,0 +1,198 @@
+/* provpage.c: writes the provenance highlighter page of one view (emit).
+ *
+ * The page is a static shell (header, links, data) plus assets/provenance.js,
+ * which builds the three panels in the browser from the embedded data:
+ *   <script type="application/json" id="tlprov-view">  the engine's view JSON
+ *   <script type="application/json" id="tlprov-text-pre"> "…" (or null), and
+ *   likewise -post, -code, -kernel: each artifact text as one JSON string.
+ * Every inline script is listed by SHA-256 in the page's CSP, so nothing else
+ * can run even if some trace text were mis-escaped.
+ */
+#include "provpage.h"
+
+#include <sha2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "html.h"
+#include "resources.h"
+
+TL_RES_DECLARE(prov_js);
+TL_RES_DECLARE(prov_css);
+
+static const char *view_string(const cJSON *view, const char *key) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(view, key);
+  return cJSON_IsString(item) && item->valuestring ? item->valuestring : NULL;
+}
+
+/* Inside <script>, `</script`, `<!--` and `<script` could end the element or
+ * switch the HTML tokenizer into a state where our own end tag is ignored.
+ * They only ever occur inside JS string or regex literals of the bundled
+ * sources, where `\x3C` means the same `<`. */
+static void script_body(tl_buf *out, tl_str js) {
+  size_t start = 0;
+  for (size_t i = 0; i < js.len; i++) {
+    if (js.ptr[i] != '<')
+      continue;
+    const char *rest = js.ptr + i + 1;
+    size_t left = js.len - i - 1;
+    bool hazard = (left >= 3 && memcmp(rest, "!--", 3) == 0) ||
+                  (left >= 6 && strncasecmp(rest, "script", 6) == 0) ||
+                  (left >= 7 && strncasecmp(rest, "/script", 7) == 0);
+    if (!hazard)
+      continue;
+    tl_buf_append(out, js.ptr + start, i - start);
+    tl_buf_puts(out, "\\x3C");
+    start = i + 1;
+  }
+  tl_buf_append(out, js.ptr + start, js.len - start);
+}
+
+static void base64(tl_buf *out, const unsigned char *data, size_t len) {
+  static const char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < len; i += 3) {
+    unsigned v = (unsigned)data[i] << 16;
+    if (i + 1 < len)
+      v |= (unsigned)data[i + 1] << 8;
+    if (i + 2 < len)
+      v |= data[i + 2];
+    tl_buf_putc(out, alphabet[(v >> 18) & 63]);
+    tl_buf_putc(out, alphabet[(v >> 12) & 63]);
+    tl_buf_putc(out, i + 1 < len ? alphabet[(v >> 6) & 63] : '=');
+    tl_buf_putc(out, i + 2 < len ? alphabet[v & 63] : '=');
+  }
+}
+
+/* Appends the CSP source `'sha256-…'` of a script element's exact text. */
+static void csp_hash(tl_buf *out, const tl_buf *script) {
+  SHA2_CTX ctx;
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256Init(&ctx);
+  SHA256Update(&ctx, (const unsigned char *)script->data, script->len);
+  SHA256Final(digest, &ctx);
+  tl_buf_puts(out, " 'sha256-");
+  base64(out, digest, sizeof digest);
+  tl_buf_putc(out, '\'');
+}
+
+/* One artifact text as a JSON string (or null) inside a data <script>. NUL
+ * bytes become U+FFFD (cJSON strings end at NUL); lines are unchanged. */
+static void put_text(tl_buf *out, const char *panel, tl_str text) {
+  tl_buf_printf(out, "<script type=\"application/json\" id=\"tlprov-text-%s\">",
+                panel);
+  if (!text.ptr) {
+    tl_buf_puts(out, "null");
+  } else {
+    tl_buf copy;
+    tl_buf_init(&copy);
+    size_t start = 0;
+    for (size_t i = 0; i < text.len; i++) {
+      if (text.ptr[i] != '\0')
+        continue;
+      tl_buf_append(&copy, text.ptr + start, i - start);
+      tl_buf_puts(&copy, "\xEF\xBF\xBD");
+      start = i + 1;
+    }
+    tl_buf_append(&copy, text.ptr + start, text.len - start);
+    cJSON *str = cJSON_CreateString(copy.data);
+    char *json = str ? cJSON_PrintUnformatted(str) : NULL;
+    tl_buf_free(&copy);
+    if (!json)
+      abort(); /* cJSON fails only when out of memory */
+    tl_html_script_json(out, tl_str_from(json));
+    free(json);
+    cJSON_Delete(str);
+  }
+  tl_buf_puts(out, "</script>\n");
+}
+
+static void put_view(tl_buf *out, const cJSON *view) {
+  tl_buf_puts(out, "<script type=\"application/json\" id=\"tlprov-view\">");
+  char *json = cJSON_IsObject(view) ? cJSON_PrintUnformatted(view) : NULL;
+  if (json) {
+    tl_html_script_json(out, tl_str_from(json));
+    free(json);
+  } else {
+    tl_buf_puts(out, "null");
+  }
+  tl_buf_puts(out, "</script>\n");
+}
+
+static void put_link(tl_buf *out, const char *href, const char *cls,
+                     const char *label) {
+  if (!href || !tl_url_is_safe(tl_str_from(href)))
+    return;
+  tl_buf_printf(out, "<a class=\"%s\" href=\"", cls);
+  tl_html_escape_cstr(out, href);
+  tl_buf_printf(out, "\">%s</a>", label);
+}
+
+static void put_head(tl_buf *out, const char *compile_id,
+                     const char *compile_dir, const tl_buf *hljs,
+                     const tl_buf *app) {
+  tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                   "<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, "
+                   "initial-scale=1\">\n"
+                   "<meta name=\"color-scheme\" content=\"light dark\">\n"
+                   "<meta http-equiv=\"Content-Security-Policy\" "
+                   "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+                   "img-src data:; script-src");
+  csp_hash(out, hljs);
+  csp_hash(out, app);
+  tl_buf_puts(out, "\">\n<title>Provenance ");
+  tl_html_escape_cstr(out, compile_id ? compile_id : "");
+  tl_buf_puts(out, " ");
+  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
+  tl_buf_puts(out, " - tlparse</title>\n<style>\n");
+  tl_buf_append_str(out, TL_RES(hljs_light_css));
+  tl_buf_puts(out, "\n@media (prefers-color-scheme: dark) {\n");
+  tl_buf_append_str(out, TL_RES(hljs_dark_css));
+  tl_buf_puts(out, "\n}\n");
+  tl_buf_append_str(out, TL_RES(prov_css));
+  tl_buf_puts(out, "\n</style>\n</head>\n");
+}
+
+void tl_provpage_render(tl_buf *out, const cJSON *view,
+                        const tl_provpage_texts *texts, const char *index_href,
+                        const char *help_href) {
+  const char *compile_id = view_string(view, "compile_id");
+  const char *compile_dir = view_string(view, "compile_dir");
+  tl_buf hljs, app;
+  tl_buf_init(&hljs);
+  tl_buf_init(&app);
+  script_body(&hljs, TL_RES(hljs_js));
+  script_body(&app, TL_RES(prov_js));
+
+  put_head(out, compile_id, compile_dir, &hljs, &app);
+  tl_buf_puts(out, "<body>\n<header class=\"tp-top\">");
+  put_link(out, index_href, "tp-index", "&larr; index");
+  tl_buf_puts(out, "<h1>Provenance <span class=\"tp-cid\">");
+  tl_html_escape_cstr(out, compile_id ? compile_id : "(no compile id)");
+  tl_buf_puts(out, "</span> <span class=\"tp-dir\">");
+  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
+  tl_buf_puts(out, "</span></h1><div id=\"tp-search-box\"></div>");
+  put_link(out, help_href, "tp-help", "Help");
+  tl_buf_puts(out, "</header>\n<div id=\"tlprov\" class=\"tp-app\">"
+                   "<noscript>This page needs JavaScript to show the "
+                   "panels.</noscript></div>\n");
+
+  put_view(out, view);
+  tl_provpage_texts none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
+  if (!texts)
+    texts = &none;
+  put_text(out, "pre", texts->pre);
+  put_text(out, "post", texts->post);
+  put_text(out, "code", texts->code);
+  put_text(out, "kernel", texts->kernel_code);
+
+  tl_buf_puts(out, "<script>");
+  tl_buf_append(out, hljs.data, hljs.len);
+  tl_buf_puts(out, "</script>\n<script>");
+  tl_buf_append(out, app.data, app.len);
+  tl_buf_puts(out, "</script>\n</body>\n</html>\n");
+  tl_buf_free(&hljs);
+  tl_buf_free(&app);
+}

@@ -1,0 +1,444 @@
+/* pycode.c: JIT Python output code -> kernel definitions, call sites, debug
+ * handles and embedded kernel sources (analyze stage).
+ *
+ *     triton_poi_fused_mul_1 = async_compile.triton('triton_poi_fused_mul_1',
+ * '''
+ *     ...''', device_str='cuda')
+ *     def call(args):
+ *             # [Provenance debug handles] triton_poi_fused_mul_1:2
+ *             stream0 = get_raw_stream(0)
+ *             triton_poi_fused_mul_1.run(primals_4, buf2, 200, stream=stream0)
+ * Extraction is by pycode.scm; the Triton source is re-parsed as Python over
+ * included ranges (pycode_triton.scm tells combo kernels), cpp_pybinding
+ * sources with the cpp grammar. Results point into the text or the arena.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "queries.h"
+#include "ts_query.h"
+
+#define HANDLE_PREFIX "# [Provenance debug handles] "
+
+typedef struct raw_call {
+  tl_str name;
+  tl_kernel_kind kind; /* TL_KERNEL_UNKNOWN: a kernel name to look up */
+  uint32_t start, end; /* bytes of the call expression */
+  int line;
+} raw_call;
+
+typedef struct handle {
+  tl_str key, name; /* `name:handle`, and name = key before its last ':' */
+  uint32_t start, end;
+} handle;
+
+typedef struct span {
+  uint32_t start, end;
+} span;
+
+static tl_str trim(tl_str s) {
+  while (s.len && (s.ptr[s.len - 1] == ' ' || s.ptr[s.len - 1] == '\t' ||
+                   s.ptr[s.len - 1] == '\r'))
+    s.len--;
+  while (s.len && (s.ptr[0] == ' ' || s.ptr[0] == '\t')) {
+    s.ptr++;
+    s.len--;
+  }
+  return s;
+}
+
+/* The kernel name of a key: the text before its last ':' when what follows
+ * is a non-empty run of digits (the debug handle), else the whole key. */
+static tl_str key_name(tl_str key) {
+  size_t i = key.len;
+  while (i > 0 && key.ptr[i - 1] >= '0' && key.ptr[i - 1] <= '9')
+    i--;
+  if (i == key.len || i == 0 || key.ptr[i - 1] != ':')
+    return key;
+  return (tl_str){key.ptr, i - 1};
+}
+
+static int str_cmp_p(const void *a, const void *b) {
+  return tl_str_cmp(*(const tl_str *)a, *(const tl_str *)b);
+}
+
+static int def_cmp_p(const void *a, const void *b) {
+  return tl_str_cmp(((const tl_kernel_def *)a)->name,
+                    ((const tl_kernel_def *)b)->name);
+}
+
+static int call_cmp_p(const void *a, const void *b) {
+  const raw_call *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int handle_cmp_p(const void *a, const void *b) {
+  const handle *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int span_cmp_p(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* Kind of an async_compile method; TL_KERNEL_TRITON is refined later. */
+static tl_kernel_kind method_kind(tl_str method, const char **language) {
+  *language = NULL;
+  if (tl_str_eq_cstr(method, "triton")) {
+    *language = "python";
+    return TL_KERNEL_TRITON;
+  }
+  if (tl_str_eq_cstr(method, "cpp_pybinding") ||
+      tl_str_eq_cstr(method, "cpp")) {
+    *language = "cpp";
+    return TL_KERNEL_CPP;
+  }
+  if (tl_str_eq_cstr(method, "cuda") || tl_str_eq_cstr(method, "rocm")) {
+    *language = "cpp";
+    return TL_KERNEL_TEMPLATE;
+  }
+  if (tl_str_eq_cstr(method, "halide"))
+    *language = "python";
+  return TL_KERNEL_UNKNOWN;
+}
+
+/* The multi-line string argument holding the kernel source, as the range of
+ * its string_content; false when the call has none. */
+static bool source_range(TSNode args, TSRange *out) {
+  uint32_t n = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode arg = ts_node_named_child(args, i);
+    if (strcmp(ts_node_type(arg), "string") != 0)
+      continue;
+    uint32_t m = ts_node_named_child_count(arg);
+    for (uint32_t k = 0; k < m; k++) {
+      TSNode c = ts_node_named_child(arg, k);
+      if (strcmp(ts_node_type(c), "string_content") != 0)
+        continue;
+      TSPoint s = ts_node_start_point(c), e = ts_node_end_point(c);
+      if (e.row == s.row)
+        break; /* a one-line string: the kernel's name */
+      *out = (TSRange){s, e, ts_node_start_byte(c), ts_node_end_byte(c)};
+      return true;
+    }
+  }
+  return false;
+}
+
+/* 1-based first and last line of an embedded source: the lines holding at
+ * least one byte of it other than the newline after the opening `'''`; false
+ * when it has none. */
+static bool embedded_lines(tl_str text, TSRange r, const char *language,
+                           tl_embedded *out) {
+  *out = (tl_embedded){TL_CODE_MAIN, (int)r.start_point.row + 1,
+                       (int)r.end_point.row + 1, language};
+  if (r.start_byte < text.len && text.ptr[r.start_byte] == '\n')
+    out->first += 1;
+  if (r.end_point.column == 0)
+    out->last -= 1;
+  return out->last >= out->first;
+}
+
+/* True when the Triton source in `range` dispatches on the program id. */
+static bool is_combo(tl_str text, TSRange range) {
+  TSTree *tree = tl_ts_parse(tree_sitter_python(), text, &range, 1);
+  if (!tree)
+    return false;
+  tl_ts_query q;
+  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode_triton),
+                   "pycode_triton.scm");
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, &q, ts_tree_root_node(tree), text);
+  bool combo = tl_ts_iter_next(&it);
+  tl_ts_iter_end(&it);
+  tl_ts_query_free(&q);
+  ts_tree_delete(tree);
+  return combo;
+}
+
+/* Parses an embedded C++ source; false when the grammar refused it. */
+static bool parses_as_cpp(tl_str text, TSRange range) {
+  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), text, &range, 1);
+  if (!tree)
+    return false;
+  ts_tree_delete(tree);
+  return true;
+}
+
+/* Kind of a kernel known only by its name (from a handle comment). */
+static tl_kernel_kind kind_from_name(tl_str name) {
+  if (tl_str_starts_with(name, "triton_tem_"))
+    return TL_KERNEL_TEMPLATE;
+  if (tl_str_starts_with(name, "triton_"))
+    return TL_KERNEL_TRITON;
+  if (tl_str_starts_with(name, "cpp_"))
+    return TL_KERNEL_CPP;
+  return TL_KERNEL_UNKNOWN;
+}
+
+/* The innermost function (span) holding byte `pos`; UINT32_MAX at module
+ * level. `fns` is sorted by start, outer before inner. */
+static uint32_t function_of(const span *fns, size_t n, uint32_t pos) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (fns[mid].start <= pos)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  while (lo > 0) {
+    lo--;
+    if (fns[lo].start <= pos && pos < fns[lo].end)
+      return fns[lo].start;
+  }
+  return UINT32_MAX;
+}
+
+typedef TL_VEC(tl_kernel_def) def_vec;
+typedef TL_VEC(raw_call) call_vec;
+typedef TL_VEC(handle) handle_vec;
+typedef TL_VEC(span) span_vec;
+typedef TL_VEC(tl_embedded) embedded_vec;
+
+typedef struct collected {
+  def_vec defs;
+  call_vec calls;
+  handle_vec handles;
+  span_vec functions;
+  embedded_vec embedded;
+  TSNode entry;
+  bool have_entry;
+} collected;
+
+static void add_definition(collected *c, tl_str text, TSNode name, TSNode def,
+                           tl_str method, TSNode args) {
+  const char *language = NULL;
+  tl_kernel_def d = {tl_ts_text(name, text), method_kind(method, &language),
+                     TL_CODE_MAIN, tl_ts_first_line(def), tl_ts_last_line(def)};
+  TSRange range;
+  if (language && source_range(args, &range)) {
+    bool ok = strcmp(language, "cpp") == 0 ? parses_as_cpp(text, range) : true;
+    tl_embedded e;
+    if (ok && embedded_lines(text, range, language, &e))
+      TL_VEC_PUSH(c->embedded, e);
+    if (d.kind == TL_KERNEL_TRITON && is_combo(text, range))
+      d.kind = TL_KERNEL_COMBO;
+  }
+  if (d.kind == TL_KERNEL_TRITON && tl_str_starts_with(d.name, "triton_tem_"))
+    d.kind = TL_KERNEL_TEMPLATE;
+  TL_VEC_PUSH(c->defs, d);
+}
+
+static void collect(collected *c, TSNode root, tl_str text) {
+  tl_ts_query q;
+  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
+                   "pycode.scm");
+  uint32_t k_name = tl_ts_query_capture(&q, "kernel.name");
+  uint32_t k_method = tl_ts_query_capture(&q, "kernel.method");
+  uint32_t k_args = tl_ts_query_capture(&q, "kernel.args");
+  uint32_t k_def = tl_ts_query_capture(&q, "kernel.def");
+  uint32_t c_entry = tl_ts_query_capture(&q, "entry");
+  uint32_t c_call = tl_ts_query_capture(&q, "call");
+  uint32_t c_kernel = tl_ts_query_capture(&q, "call.kernel");
+  uint32_t c_extern = tl_ts_query_capture(&q, "call.extern");
+  uint32_t c_fallback = tl_ts_query_capture(&q, "call.fallback");
+  uint32_t c_handle = tl_ts_query_capture(&q, "handle");
+  uint32_t c_function = tl_ts_query_capture(&q, "function");
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, &q, root, text);
+  while (tl_ts_iter_next(&it)) {
+    uint32_t p = tl_ts_iter_pattern(&it);
+    TSNode a, b, d, e;
+    if (p == 0 && tl_ts_iter_get(&it, k_name, &a) &&
+        tl_ts_iter_get(&it, k_method, &b) && tl_ts_iter_get(&it, k_args, &d) &&
+        tl_ts_iter_get(&it, k_def, &e)) {
+      add_definition(c, text, a, e, tl_ts_text(b, text), d);
+    } else if ((p == 1 || p == 2) && !c->have_entry &&
+               tl_ts_iter_get(&it, c_entry, &c->entry)) {
+      c->have_entry = true;
+    } else if (p >= 3 && p <= 6 && tl_ts_iter_get(&it, c_call, &a)) {
+      raw_call r = {.start = ts_node_start_byte(a),
+                    .end = ts_node_end_byte(a),
+                    .line = tl_ts_first_line(a),
+                    .kind = TL_KERNEL_UNKNOWN};
+      if (p <= 4 && tl_ts_iter_get(&it, c_kernel, &b)) {
+        r.name = tl_ts_text(b, text);
+      } else if (p == 5 && tl_ts_iter_get(&it, c_extern, &b)) {
+        r.name = tl_ts_text(b, text);
+        r.kind = TL_KERNEL_EXTERN;
+      } else if (p == 6 && tl_ts_iter_get(&it, c_fallback, &b)) {
+        r.name = tl_ts_text(b, text);
+        r.kind = TL_KERNEL_FALLBACK;
+      } else {
+        continue;
+      }
+      TL_VEC_PUSH(c->calls, r);
+    } else if (p == 7 && tl_ts_iter_get(&it, c_handle, &a)) {
+      tl_str t = tl_ts_text(a, text);
+      size_t skip = strlen(HANDLE_PREFIX);
+      handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
+                  {0},
+                  ts_node_start_byte(a),
+                  ts_node_end_byte(a)};
+      h.name = key_name(h.key);
+      if (h.key.len)
+        TL_VEC_PUSH(c->handles, h);
+    } else if (p == 8 && tl_ts_iter_get(&it, c_function, &a)) {
+      span s = {ts_node_start_byte(a), ts_node_end_byte(a)};
+      TL_VEC_PUSH(c->functions, s);
+    }
+  }
+  tl_ts_iter_end(&it);
+  tl_ts_query_free(&q);
+}
+
+/* Keeps the calls of known kernels (`k(...)`, `k.run(...)` where k is
+ * defined or named by a handle comment) and all extern / fallback calls. */
+static void resolve_calls(collected *c, tl_arena *arena) {
+  tl_str *handle_names =
+      tl_xmalloc((c->handles.count + 1) * sizeof *handle_names);
+  for (size_t i = 0; i < c->handles.count; i++)
+    handle_names[i] = c->handles.items[i].name;
+  qsort(handle_names, c->handles.count, sizeof *handle_names, str_cmp_p);
+  tl_kernel_def *sorted = tl_xmalloc((c->defs.count + 1) * sizeof *sorted);
+  if (c->defs.count)
+    memcpy(sorted, c->defs.items, c->defs.count * sizeof *sorted);
+  qsort(sorted, c->defs.count, sizeof *sorted, def_cmp_p);
+  size_t kept = 0;
+  for (size_t i = 0; i < c->calls.count; i++) {
+    raw_call r = c->calls.items[i];
+    if (r.kind == TL_KERNEL_UNKNOWN) {
+      tl_kernel_def key = {.name = r.name};
+      const tl_kernel_def *d =
+          bsearch(&key, sorted, c->defs.count, sizeof *sorted, def_cmp_p);
+      if (d)
+        r.kind = d->kind;
+      else if (bsearch(&r.name, handle_names, c->handles.count,
+                       sizeof *handle_names, str_cmp_p))
+        r.kind = kind_from_name(r.name);
+      else
+        continue; /* not a kernel: get_raw_stream(0), empty_strided(...) */
+    }
+    c->calls.items[kept++] = r;
+  }
+  c->calls.count = kept;
+  (void)arena;
+  free(sorted);
+  free(handle_names);
+  qsort(c->calls.items, c->calls.count, sizeof *c->calls.items, call_cmp_p);
+  qsort(c->handles.items, c->handles.count, sizeof *c->handles.items,
+        handle_cmp_p);
+  qsort(c->functions.items, c->functions.count, sizeof *c->functions.items,
+        span_cmp_p);
+}
+
+typedef struct by_name {
+  tl_str name;
+  uint32_t start;
+  size_t index; /* into the calls / handles */
+} by_name;
+
+static int by_name_cmp(const void *a, const void *b) {
+  const by_name *x = a, *y = b;
+  int c = tl_str_cmp(x->name, y->name);
+  if (c)
+    return c;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* First entry of `idx` with this name starting at or after `pos`. */
+static size_t lower_bound(const by_name *idx, size_t n, tl_str name,
+                          uint32_t pos) {
+  by_name key = {name, pos, 0};
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (by_name_cmp(&idx[mid], &key) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Binds each handle comment to the first call of its kernel after it, when
+ * that call is in the same function and comes before the next handle comment
+ * of the same kernel. Lines between (`stream0 = get_raw_stream(0)`,
+ * `k_xnumel = ...`, other comments) are never calls of the kernel. */
+static void bind_handles(collected *c, tl_call_site *sites) {
+  size_t nc = c->calls.count, nh = c->handles.count;
+  by_name *calls = tl_xmalloc((nc + 1) * sizeof *calls);
+  by_name *handles = tl_xmalloc((nh + 1) * sizeof *handles);
+  for (size_t i = 0; i < nc; i++)
+    calls[i] = (by_name){c->calls.items[i].name, c->calls.items[i].start, i};
+  for (size_t i = 0; i < nh; i++)
+    handles[i] =
+        (by_name){c->handles.items[i].name, c->handles.items[i].start, i};
+  qsort(calls, nc, sizeof *calls, by_name_cmp);
+  qsort(handles, nh, sizeof *handles, by_name_cmp);
+  const span *fns = c->functions.items;
+  size_t nf = c->functions.count;
+  for (size_t h = 0; h < nh; h++) {
+    const handle *hd = &c->handles.items[handles[h].index];
+    uint32_t limit = UINT32_MAX;
+    if (h + 1 < nh && tl_str_eq(handles[h + 1].name, hd->name))
+      limit = handles[h + 1].start;
+    size_t i = lower_bound(calls, nc, hd->name, hd->end);
+    if (i >= nc || !tl_str_eq(calls[i].name, hd->name) ||
+        calls[i].start >= limit)
+      continue;
+    tl_call_site *site = &sites[calls[i].index];
+    if (site->handle_key.len == 0 &&
+        function_of(fns, nf, calls[i].start) == function_of(fns, nf, hd->start))
+      site->handle_key = hd->key;
+  }
+  free(calls);
+  free(handles);
+}
+
+void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
+  memset(out, 0, sizeof *out);
+  if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
+    return;
+  TSTree *tree = tl_ts_parse(tree_sitter_python(), text, NULL, 0);
+  if (!tree)
+    return;
+  collected c;
+  memset(&c, 0, sizeof c);
+  collect(&c, ts_tree_root_node(tree), text);
+  resolve_calls(&c, arena);
+
+  out->defs = tl_arena_alloc(arena, (c.defs.count + 1) * sizeof *out->defs);
+  if (c.defs.count)
+    memcpy(out->defs, c.defs.items, c.defs.count * sizeof *out->defs);
+  out->def_count = c.defs.count;
+  out->calls = tl_arena_alloc(arena, (c.calls.count + 1) * sizeof *out->calls);
+  for (size_t i = 0; i < c.calls.count; i++)
+    out->calls[i] = (tl_call_site){c.calls.items[i].name,
+                                   c.calls.items[i].kind,
+                                   c.calls.items[i].line,
+                                   {NULL, 0}};
+  out->call_count = c.calls.count;
+  bind_handles(&c, out->calls);
+  out->embedded =
+      tl_arena_alloc(arena, (c.embedded.count + 1) * sizeof *out->embedded);
+  if (c.embedded.count)
+    memcpy(out->embedded, c.embedded.items,
+           c.embedded.count * sizeof *out->embedded);
+  out->embedded_count = c.embedded.count;
+  if (c.have_entry) {
+    out->entry_first = tl_ts_first_line(c.entry);
+    out->entry_last = tl_ts_last_line(c.entry);
+  }
+  TL_VEC_FREE(c.defs);
+  TL_VEC_FREE(c.calls);
+  TL_VEC_FREE(c.handles);
+  TL_VEC_FREE(c.functions);
+  TL_VEC_FREE(c.embedded);
+  ts_tree_delete(tree);
+}

@@ -1,0 +1,76 @@
+/* ts_query.h: a small layer over tree-sitter queries, shared by the Python
+ * analyzers (fx_graph.c, pycode.c) and the C++ analyzer (cppcode.c).
+ *
+ * A query is compiled once from an embedded `.scm` resource and then run over
+ * a node of a tree; matches are read by capture name. tree-sitter 0.20 leaves
+ * text predicates to the client, so this module evaluates them:
+ *   (#eq? @a "text") (#eq? @a @b) (#not-eq? @a "text")
+ *   (#any-of? @a "x" "y" ...) (#not-any-of? @a "x" ...)
+ *   (#prefix? @a "text") (#not-prefix? @a "text")   ; ours: starts-with
+ * Any other predicate name is a bug in the query and aborts at compile time.
+ * The tl_ts_query owns its TSQuery; the iterator owns its TSQueryCursor and
+ * borrows the query, the tree and the text.
+ */
+#ifndef TL_TS_QUERY_H
+#define TL_TS_QUERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "buf.h"
+
+const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_cpp(void);
+
+typedef struct tl_ts_query {
+  TSQuery *query;
+  const char *name; /* resource name, for the one-line error on a bad query */
+} tl_ts_query;
+
+/* Compiles `source` (an embedded .scm file) for `lang`. A query that does not
+ * compile is a bug of ours: prints one line naming `name` and the offset, and
+ * aborts. */
+void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
+                      const char *name);
+void tl_ts_query_free(tl_ts_query *q);
+/* The id of capture `@name`, or UINT32_MAX when the query has none. */
+uint32_t tl_ts_query_capture(const tl_ts_query *q, const char *name);
+
+/* Iterates the matches of a query under `node` whose predicates hold.
+ *
+ *   tl_ts_iter it;
+ *   tl_ts_iter_begin(&it, &q, root, text);
+ *   while (tl_ts_iter_next(&it)) { TSNode n; if (tl_ts_iter_get(&it, id, &n))
+ * ...} tl_ts_iter_end(&it);
+ */
+typedef struct tl_ts_iter {
+  const tl_ts_query *q;
+  TSQueryCursor *cursor;
+  tl_str text;
+  TSQueryMatch match;
+} tl_ts_iter;
+
+void tl_ts_iter_begin(tl_ts_iter *it, const tl_ts_query *q, TSNode node,
+                      tl_str text);
+bool tl_ts_iter_next(tl_ts_iter *it);
+/* Pattern index of the current match (patterns count from 0 in file order). */
+uint32_t tl_ts_iter_pattern(const tl_ts_iter *it);
+/* First node captured as `capture` in the current match. */
+bool tl_ts_iter_get(const tl_ts_iter *it, uint32_t capture, TSNode *out);
+void tl_ts_iter_end(tl_ts_iter *it);
+
+/* Parses `text` with `lang`, restricted to `ranges` when count > 0 (node
+ * positions stay in the coordinates of `text`). Returns NULL only when
+ * tree-sitter refuses the language or the ranges; the caller deletes the tree
+ * with ts_tree_delete. */
+TSTree *tl_ts_parse(const TSLanguage *lang, tl_str text, const TSRange *ranges,
+                    uint32_t count);
+
+/* The bytes of `node` in `text` (empty when out of range). */
+tl_str tl_ts_text(TSNode node, tl_str text);
+/* 1-based line of the node's first byte / of its last byte. */
+int tl_ts_first_line(TSNode node);
+int tl_ts_last_line(TSNode node);
+
+#endif

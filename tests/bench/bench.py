@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""bench.py: times tlparse on growing inputs (issue 6); tests/bench/run.sh
+builds Release and calls it. Python 3 standard library only.
+
+Per input it runs `tlparse INPUT -i -o OUT --overwrite --no-browser` several
+times and reports wall time (min/median/max), CPU time (user+sys), MB/s and
+peak RSS (ru_maxrss of the child, from wait4). Inputs are generated into the
+work folder at run time: the provenance fixture concatenated N times, and
+traces from tests/tracegen/gen_trace.py. Nothing here asserts a time; the
+checks are that every run succeeds and writes the same, non-empty output.
+
+    bench.py --tlparse build-bench/tlparse --work build-bench/bench [--smoke]
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GEN_TRACE = os.path.join(ROOT, "tests", "tracegen", "gen_trace.py")
+FIXTURE = "inductor_provenance_jit_cuda_log.txt"
+SKIP = 77  # ctest's "skipped" exit code
+
+
+class Input:
+    """One benchmark input: `make(path)` writes it; `runs` timed runs."""
+
+    def __init__(self, name, what, make, runs, needs_fixture=False):
+        self.name, self.what, self.make = name, what, make
+        self.runs, self.needs_fixture = runs, needs_fixture
+
+
+def concat(src, times):
+    def make(path):
+        with open(src, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as out:
+            for _ in range(times):
+                out.write(data)
+    return make
+
+
+def gen(shape, layers, extra=()):
+    def make(path):
+        subprocess.run([sys.executable, GEN_TRACE, "--shape", shape,
+                        "--layers", str(layers), "-o", path] + list(extra),
+                       check=True)
+    return make
+
+
+def inputs(fixture, smoke):
+    """The input list. Smoke mode: tiny sizes, one run each."""
+    fx = lambda n: concat(fixture, n)
+    if smoke:
+        return [
+            Input("fixture-1x", "provenance fixture", fx(1), 1, True),
+            Input("fixture-2x", "fixture concatenated 2 times", fx(2), 1,
+                  True),
+            Input("gen-aot-cuda-100", "gen_trace aot-cuda, 20 layers "
+                  "(100 post-grad nodes, 10 kernels)", gen("aot-cuda", 20), 1),
+            Input("gen-jit-cuda-100", "gen_trace jit-cuda, 20 layers "
+                  "(100 post-grad nodes, 10 kernels)", gen("jit-cuda", 20), 1),
+        ]
+    return [
+        Input("fixture-1x", "provenance fixture (309 KB)", fx(1), 21, True),
+        Input("fixture-4x", "fixture concatenated 4 times", fx(4), 11, True),
+        Input("fixture-16x", "fixture concatenated 16 times", fx(16), 7, True),
+        Input("fixture-200x", "fixture concatenated 200 times (62 MB)",
+              fx(200), 5, True),
+        Input("gen-aot-cuda-12k", "gen_trace aot-cuda, 2,500 layers "
+              "(12,500 post-grad nodes, 1,250 kernels)",
+              gen("aot-cuda", 2500), 3),
+        Input("gen-aot-cuda-50k", "gen_trace aot-cuda, 10,000 layers "
+              "(50,000 post-grad nodes, 5,000 kernels, AOT wrapper)",
+              gen("aot-cuda", 10000), 3),
+        Input("gen-jit-cuda-50k", "gen_trace jit-cuda, 10,000 layers "
+              "(50,000 post-grad nodes, 5,000 Triton kernels)",
+              gen("jit-cuda", 10000), 3),
+    ]
+
+
+def run_once(tlparse, path, out_dir, log_path):
+    """One timed run. Returns (wall s, cpu s, peak RSS KiB, exit code)."""
+    if os.path.exists(out_dir):
+        shutil.rmtree(out_dir)
+    os.sync()  # flush the previous run's output outside the timing
+    with open(log_path, "wb") as log:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([tlparse, path, "-i", "-o", out_dir,
+                              "--overwrite", "--no-browser"],
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
+
+
+def tree_size(top):
+    """(files, bytes, provenance pages) written under `top`."""
+    files = size = pages = 0
+    for d, _, names in os.walk(top):
+        for n in names:
+            files += 1
+            size += os.path.getsize(os.path.join(d, n))
+            if d == top and n.startswith("provenance_tracking_") and \
+                    n.endswith(".html"):
+                pages += 1
+    return files, size, pages
+
+
+def bench_input(inp, tlparse, work, runs):
+    """Makes, runs and checks one input; returns its row (a dict)."""
+    path = os.path.join(work, inp.name + ".log")
+    inp.make(path)
+    mb = os.path.getsize(path) / 1e6
+    with open(path, "rb") as f:  # page cache: every run reads from memory
+        lines = sum(chunk.count(b"\n") for chunk in iter(
+            lambda: f.read(1 << 20), b""))
+    out_dir = os.path.join(work, "out-" + inp.name)
+    walls, cpus, rss, shapes = [], [], [], set()
+    for i in range(runs):
+        log = os.path.join(work, "%s.run%d.txt" % (inp.name, i))
+        wall, cpu, kib, rc = run_once(tlparse, path, out_dir, log)
+        if rc != 0:
+            with open(log, errors="replace") as f:
+                tail = f.read()[-2000:]
+            raise SystemExit("bench: %s: tlparse exited %d:\n%s" % (
+                inp.name, rc, tail))
+        shape = tree_size(out_dir)
+        if not os.path.exists(os.path.join(out_dir, "index.html")) or \
+                shape[2] == 0:
+            raise SystemExit("bench: %s: no index.html or no provenance "
+                             "page in %s" % (inp.name, out_dir))
+        shapes.add(shape)
+        walls.append(wall)
+        cpus.append(cpu)
+        rss.append(kib)
+    if len(shapes) != 1:
+        raise SystemExit("bench: %s: runs wrote different outputs: %s" % (
+            inp.name, sorted(shapes)))
+    shutil.rmtree(out_dir)
+    files, size, pages = shapes.pop()
+    med = statistics.median(walls)
+    row = {"name": inp.name, "what": inp.what, "mb": mb, "lines": lines,
+           "runs": runs, "min": min(walls), "median": med, "max": max(walls),
+           "cpu": statistics.median(cpus), "mbps": mb / med,
+           "rss": max(rss) / 1024.0, "files": files, "out_mb": size / 1e6,
+           "pages": pages}
+    print("  %-18s %8.2f MB %6d runs  wall %s  cpu %.3f s  %7.1f MB/s  "
+          "RSS %6.1f MiB  %d files" % (
+              inp.name, mb, runs, fmt_wall(row), row["cpu"], row["mbps"],
+              row["rss"], files), flush=True)
+    return row
+
+
+def fmt_wall(r):
+    return "%.3f / %.3f / %.3f s" % (r["min"], r["median"], r["max"])
+
+
+def linearity(rows, base, others):
+    """Per-MB median wall and CPU time of `others`, relative to `base`."""
+    by = {r["name"]: r for r in rows}
+    if base not in by:
+        return []
+    b = by[base]
+    out = []
+    for n in [base] + others:
+        if n in by:
+            r = by[n]
+            out.append((n, r["median"] / r["mb"], r["cpu"] / r["mb"],
+                        (r["median"] / r["mb"]) / (b["median"] / b["mb"]),
+                        (r["cpu"] / r["mb"]) / (b["cpu"] / b["mb"])))
+    return out
+
+
+def machine():
+    cpu = platform.processor() or "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) / (1 << 20)
+    except OSError:
+        mem = 0.0
+    return "%s, %d cores, %.0f GiB RAM, %s" % (cpu, os.cpu_count() or 0, mem,
+                                             platform.platform())
+
+
+def report(rows, args, started, load0, load1):
+    L = []
+    L.append("# tlparse benchmark, %s%s" % (started, " (smoke)"
+                                            if args.smoke else ""))
+    L.append("")
+    L.append("- binary: `%s`" % args.tlparse)
+    L.append("- machine: %s" % machine())
+    L.append("- load average before / after: %.2f / %.2f" % (load0, load1))
+    L.append("- command per run: `tlparse INPUT -i -o OUT --overwrite "
+             "--no-browser`; OUT removed and `sync` before each run; the "
+             "input is in the page cache")
+    L.append("- wall: min / median / max over the runs; cpu: median user+sys;"
+             " MB/s: input MB (10^6 bytes) / median wall; RSS: largest "
+             "ru_maxrss")
+    L.append("")
+    L.append("| input | MB | lines | runs | wall min / median / max (s) | "
+             "cpu (s) | MB/s | peak RSS (MiB) | output files / MB |")
+    L.append("|---|---:|---:|---:|---|---:|---:|---:|---:|")
+    for r in rows:
+        L.append("| %s | %.2f | %d | %d | %s | %.3f | %.1f | %.1f | %d / %.1f "
+                 "|" % (r["name"], r["mb"], r["lines"], r["runs"],
+                        fmt_wall(r)[:-2], r["cpu"], r["mbps"], r["rss"],
+                        r["files"], r["out_mb"]))
+    L.append("")
+    for title, base, others in (
+            ("Linearity (concatenations)", "fixture-1x",
+             ["fixture-2x", "fixture-4x", "fixture-16x", "fixture-200x"]),
+            ("Linearity (one large compile)", "gen-aot-cuda-12k",
+             ["gen-aot-cuda-50k"])):
+        lin = linearity(rows, base, others)
+        if len(lin) < 2:
+            continue
+        L.append("%s: per-MB time relative to %s" % (title, base))
+        L.append("")
+        L.append("| input | wall ms/MB | cpu ms/MB | wall ratio | cpu ratio |")
+        L.append("|---|---:|---:|---:|---:|")
+        for n, w, c, wr, cr in lin:
+            L.append("| %s | %.1f | %.1f | %.2f | %.2f |" % (
+                n, w * 1e3, c * 1e3, wr, cr))
+        L.append("")
+    L.append("Inputs:")
+    L.append("")
+    for r in rows:
+        L.append("- %s: %s" % (r["name"], r["what"]))
+    return "\n".join(L) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Benchmark tlparse -i")
+    p.add_argument("--tlparse", required=True, help="the binary to time")
+    p.add_argument("--work", required=True,
+                   help="folder for generated inputs and outputs")
+    p.add_argument("--fixtures", default=os.environ.get(
+        "TL_FIXTURES_DIR", os.path.join(ROOT, "..", "shared", "fixtures",
+                                        "tlparse-inputs")))
+    p.add_argument("--results", help="results file (default: "
+                   "WORK/results-DATE.md)")
+    p.add_argument("--runs", type=int, help="runs per input (overrides)")
+    p.add_argument("--only", action="append", default=[],
+                   help="run only inputs whose name starts with this")
+    p.add_argument("--smoke", action="store_true",
+                   help="tiny inputs, one run each (a test, no timing check)")
+    args = p.parse_args(argv)
+    args.tlparse = os.path.abspath(args.tlparse)
+    if not os.access(args.tlparse, os.X_OK):
+        p.error("not an executable: %s" % args.tlparse)
+    os.makedirs(args.work, exist_ok=True)
+    fixture = os.path.join(args.fixtures, FIXTURE)
+    have_fixture = os.path.isfile(fixture)
+    started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    load0 = os.getloadavg()[0]
+    rows, skipped = [], []
+    print("bench: %s -> %s" % (args.tlparse, args.work), flush=True)
+    for inp in inputs(fixture, args.smoke):
+        if args.only and not any(inp.name.startswith(o) for o in args.only):
+            continue
+        if inp.needs_fixture and not have_fixture:
+            skipped.append(inp.name)
+            print("  %-18s skipped: fixture %s absent" % (inp.name, fixture))
+            continue
+        rows.append(bench_input(inp, args.tlparse, args.work,
+                                args.runs or inp.runs))
+    text = report(rows, args, started, load0, os.getloadavg()[0])
+    results = args.results or os.path.join(
+        args.work, "results-%s.md" % started[:10])
+    with open(results, "w") as f:
+        f.write(text)
+    print()
+    print(text)
+    print("bench: wrote %s" % results)
+    if args.smoke:  # the generated smoke inputs are small; drop them
+        for r in rows:
+            os.remove(os.path.join(args.work, r["name"] + ".log"))
+    if skipped:
+        print("bench: skipped %s (fixtures absent)" % ", ".join(skipped))
+        return SKIP
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+#!/bin/sh
+# run.sh: the benchmark in one command (issue 6). Builds tlparse in Release in
+# build-bench/ (unless --tlparse names a binary), generates the inputs into
+# build-bench/bench/ and times them with tests/bench/bench.py, which prints a
+# table and writes it to build-bench/bench/results-DATE.md.
+#
+#   tests/bench/run.sh                    full run (about 5 minutes)
+#   tests/bench/run.sh --only fixture-200x --runs 3
+#   tests/bench/run.sh --smoke --tlparse build/tlparse --work /tmp/smoke
+#
+# Other options go to bench.py (--results FILE, --fixtures DIR, --runs N).
+set -eu
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tlparse=""
+work=""
+smoke=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --tlparse) tlparse=$2; shift 2 ;;
+  --work) work=$2; shift 2 ;;
+  --smoke) smoke="--smoke"; shift ;;
+  *) break ;;
+  esac
+done
+
+if [ -z "$tlparse" ]; then
+  build="$root/build-bench"
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$build" -j2 --target tlparse >/dev/null
+  tlparse="$build/tlparse"
+  : "${work:=$build/bench}"
+fi
+: "${work:=$root/build-bench/bench}"
+
+python=$(command -v python3 || command -v python)
+exec "$python" "$root/tests/bench/bench.py" --tlparse "$tlparse" \
+  --work "$work" $smoke "$@"

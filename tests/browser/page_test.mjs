@@ -1,0 +1,260 @@
+// page_test.mjs: browser tests of the provenance highlighter page (ctest
+// page_browser). Builds a page for every hand-written case under
+// tests/page/cases/<name>/view.json with tl_make_page, runs the generic
+// contract checks of lib.mjs on each (screenshots light and dark under
+// OUT/shots), then the scenario checks below, whose expected lines were
+// derived by reading the case files.
+//
+//   node page_test.mjs --make-page BIN --cases DIR --out DIR
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  check, checkContract, clickLine, domAgrees, eq, highlighted, launch, openPage,
+  readView, results,
+} from './lib.mjs';
+
+const opt = {};
+for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].slice(2)] = process.argv[i + 1];
+if (!opt['make-page'] || !opt.cases || !opt.out) {
+  console.error('usage: page_test.mjs --make-page BIN --cases DIR --out DIR');
+  process.exit(2);
+}
+mkdirSync(opt.out, { recursive: true });
+const pages = {};
+for (const name of readdirSync(opt.cases).sort()) {
+  pages[name] = join(opt.out, `${name}.html`);
+  execFileSync(opt['make-page'], [join(opt.cases, name, 'view.json'), pages[name]]);
+}
+const NONE = { pre: [], post: [], code: [], kernel: [] };
+const sel = (page) => page.evaluate(() => window.tlprov.selected());
+const text = (page, css) => page.evaluate((css) =>
+  Array.from(document.querySelectorAll(css)).map((e) => e.textContent).join('\n'), css);
+
+async function jitScenarios(browser) {
+  const { page, context, log } = await openPage(browser, pages.jit);
+  // Bold = lines that take part in a mapping.
+  eq('jit: mapped lines are bold (class m), others not',
+    await page.evaluate(() => ['8', '3'].map((l) =>
+      document.querySelector(`.ln[data-panel="pre"][data-line="${l}"]`).classList.contains('m'))),
+    [true, false]);
+  eq('jit: Triton source inside the string is highlighted as Python',
+    await text(page, '.ln[data-panel="code"][data-line="19"] .hljs-keyword'), 'def');
+
+  // Hover previews without scrolling; leaving clears.
+  const before = await page.evaluate(() => document.querySelectorAll('.tp-scroller')[2].scrollTop);
+  await page.hover('.ln[data-panel="pre"][data-line="11"]', { position: { x: 70, y: 9 } });
+  eq('jit: hovering pre:11 previews post 8,13 and code 83', await highlighted(page),
+    { pre: [], post: [8, 13], code: [83], kernel: [] });
+  eq('jit: hover does not scroll the code panel',
+    await page.evaluate(() => document.querySelectorAll('.tp-scroller')[2].scrollTop), before);
+  eq('jit: hover does not pin', (await sel(page)).pinned, false);
+  await page.mouse.move(700, 880);
+  await page.hover('.tp-top h1');
+  eq('jit: leaving the panel clears the preview', await highlighted(page), NONE);
+
+  // Click pins; n walks the targets with a counter; marks in the ruler.
+  await clickLine(page, 'pre', 14);
+  eq('jit: clicking pre:14 highlights post 11,12 and code 86,89', await highlighted(page),
+    { pre: [], post: [11, 12], code: [86, 89], kernel: [] });
+  eq('jit: DOM agrees for pre:14', await domAgrees(page, await highlighted(page)), []);
+  eq('jit: code counter starts at 1/2',
+    await text(page, '.tp-nav[data-panel="code"] .tp-count'), '1/2');
+  eq('jit: code ruler has one mark per target',
+    await page.evaluate(() => document.querySelectorAll('[data-box="code"] .tp-ruler .tp-mark').length), 2);
+  await page.hover('.ln[data-panel="post"][data-line="1"]', { position: { x: 70, y: 9 } });
+  eq('jit: hovering another line keeps the pinned selection', await highlighted(page),
+    { pre: [], post: [11, 12], code: [86, 89], kernel: [] });
+  await page.mouse.move(700, 880);
+  await page.keyboard.press('n');
+  eq('jit: n walks to the second code target',
+    [await text(page, '.tp-nav[data-panel="code"] .tp-count'),
+      await page.evaluate(() => !!document.querySelector('.ln.cur[data-panel="code"][data-line="89"]'))],
+    ['2/2', true]);
+  await page.keyboard.press('p');
+  eq('jit: p walks back', await text(page, '.tp-nav[data-panel="code"] .tp-count'), '1/2');
+  eq('jit: the fragment records the click', await page.evaluate(() => location.hash), '#pre=14');
+
+  // Unmapped line or Esc clears.
+  await clickLine(page, 'code', 2);
+  eq('jit: clicking an unmapped line clears', await highlighted(page), NONE);
+  await clickLine(page, 'post', 13);
+  eq('jit: clicking post:13 highlights pre 11 and code 83', await highlighted(page),
+    { pre: [11], post: [], code: [83], kernel: [] });
+  await page.keyboard.press('Escape');
+  eq('jit: Esc clears highlight and fragment',
+    [await highlighted(page), await page.evaluate(() => location.hash)], [NONE, '']);
+
+  // Go to definition and back.
+  await clickLine(page, 'code', 86);
+  await page.keyboard.press('g');
+  eq('jit: g from call 86 selects the async_compile block at 35', (await sel(page)).lines, [35]);
+  eq('jit: the definition highlights its call, nodes and pre lines', await highlighted(page),
+    { pre: [14], post: [11], code: [86], kernel: [] });
+  eq('jit: definition lines 35..47 carry def, 48 not',
+    await page.evaluate(() => [35, 41, 47, 48].map((l) =>
+      document.querySelector(`.ln[data-panel="code"][data-line="${l}"]`).classList.contains('def'))),
+    [true, true, true, false]);
+  await page.locator('.tp-goto').click();
+  eq('jit: the Back button returns to call 86', (await sel(page)).lines, [86]);
+
+  // Stack traces of the selected kernel, kernel table, coverage.
+  eq('jit: stack trace of the selected kernel is shown',
+    await text(page, '.tp-stacks .tp-frame'), 'model.py:13 in forwardd = a * 3.14');
+  await page.locator('.tp-kernels summary').click();
+  await page.waitForSelector('.tp-ktable tbody tr');
+  eq('jit: kernel table lists every kernel with its user source line',
+    await page.evaluate(() => Array.from(document.querySelectorAll('.tp-ktable tbody tr'))
+      .map((r) => [r.cells[0].textContent, r.cells[1].textContent, r.cells[2].textContent,
+        r.cells[3].textContent, r.cells[5].textContent])),
+    [['extern_kernels.mm:1', 'extern', '77', '1', 'model.py:11 in forwardx = self.fc1(x)'],
+      ['triton_poi_fused_relu_threshold_backward_0:2', 'triton', '83', '2',
+        'model.py:12 in forwardx = self.relu(x)'],
+      ['triton_poi_fused_mul_1:3', 'triton', '86', '1', 'model.py:13 in forwardd = a * 3.14'],
+      ['triton_poi_fused_mul_10:4', 'triton', '89', '1', '\u2013']]);
+  await page.locator('.tp-ktable tbody tr[data-kernel="triton_poi_fused_relu_threshold_backward_0:2"]').click();
+  eq('jit: clicking a kernel row selects that kernel',
+    [await sel(page), await highlighted(page)],
+    [{ panel: 'code', lines: [83], pinned: true,
+      kernels: ['triton_poi_fused_relu_threshold_backward_0:2'] },
+    { pre: [11], post: [8, 13], code: [], kernel: [] }]);
+  check('jit: coverage counts mapped and unresolved names',
+    (await text(page, '.tp-coverage')).includes(
+      'pre-grad nodes 3 linked, 0 unresolved · post-grad nodes 6 linked, 1 unresolved · ' +
+      'kernels 4 linked, 1 unresolved'), await text(page, '.tp-coverage'));
+  await page.locator('.tp-unres summary').click();
+  eq('jit: unresolved names are listed on demand', await text(page, '.tp-unresolved li'),
+    'post-grad nodes: clone_3\nkernels: triton_poi_fused_missing_9:5');
+
+  // Search: names across panels, Enter selects.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.type('mul_1');
+  eq('jit: search lists the exact node first, then the kernels containing it',
+    await text(page, '.tp-results li .tp-mono'),
+    'mul_1\ntriton_poi_fused_mul_1:3\ntriton_poi_fused_mul_10:4');
+  await page.keyboard.press('Enter');
+  eq('jit: Enter selects post node mul_1', [(await sel(page)).lines, await highlighted(page)],
+    [[12], { pre: [14], post: [], code: [89], kernel: [] }]);
+  await page.keyboard.press('/');
+  await page.keyboard.type('triton_poi_fused_mul_1');
+  await page.keyboard.press('Enter');
+  eq('jit: a bare kernel name finds its handle key first, not mul_10',
+    (await sel(page)).kernels, ['triton_poi_fused_mul_1:3']);
+
+  // Dividers resize the panels.
+  const w0 = await page.evaluate(() => document.querySelector('[data-box="pre"]').offsetWidth);
+  const d = await page.locator('.tp-divider').first().boundingBox();
+  await page.mouse.move(d.x + 2, d.y + 100);
+  await page.mouse.down();
+  await page.mouse.move(d.x - 198, d.y + 100, { steps: 4 });
+  await page.mouse.up();
+  const w1 = await page.evaluate(() => document.querySelector('[data-box="pre"]').offsetWidth);
+  check('jit: dragging the first divider 200px left narrows the pre panel by 200px',
+    Math.abs(w0 - w1 - 200) <= 2, `${w0} -> ${w1}`);
+  eq('jit: no script errors in the scenarios', log.errors, []);
+  await context.close();
+
+  // Deep links restore selections.
+  for (const [hash, want, wantSel] of [
+    ['#post=13', { pre: [11], post: [], code: [83], kernel: [] }, ['post', [13]]],
+    ['#kernel=triton_poi_fused_mul_10:4', { pre: [14], post: [12], code: [], kernel: [] }, ['code', [89]]],
+    ['#code=207', NONE, [null, []]],
+  ]) {
+    const deep = await openPage(browser, pages.jit, { hash });
+    const s = await sel(deep.page);
+    eq(`jit: deep link ${hash}`, [await highlighted(deep.page), s.panel, s.lines],
+      [want, ...wantSel]);
+    await deep.context.close();
+  }
+}
+
+async function aotScenarios(browser) {
+  const { page, context } = await openPage(browser, pages.aot_cpu);
+  await clickLine(page, 'pre', 8);
+  eq('aot: pre:8 reaches post 8-10, call 35 and the kernel body at kernel:2',
+    await highlighted(page), { pre: [], post: [8, 9, 10], code: [35], kernel: [2] });
+  eq('aot: the code tab stays shown', await page.evaluate(() =>
+    [!!document.querySelector('.ln[data-panel="code"][data-line="35"]'),
+      !!document.querySelector('.ln[data-panel="kernel"]')]), [true, false]);
+  await clickLine(page, 'code', 35);
+  await page.keyboard.press('g');
+  eq('aot: g opens the kernel-code tab at cpp_fused_gelu_0',
+    [await sel(page), await highlighted(page)],
+    [{ panel: 'kernel', lines: [2], pinned: true, kernels: ['cpp_fused_gelu_0:2'] },
+      { pre: [8], post: [8, 9, 10], code: [35], kernel: [] }]);
+  eq('aot: kernel tab rows show the definition range',
+    await page.evaluate(() => [2, 16].map((l) =>
+      document.querySelector(`.ln[data-panel="kernel"][data-line="${l}"]`).className)),
+    ['ln m def sel', 'ln def']);
+  eq('aot: stack trace without trailing newline is parsed',
+    await text(page, '.tp-stacks .tp-frame'),
+    'model.py:21 in forwardz = torch.nn.functional.gelu(y)');
+  await page.keyboard.press('g');
+  eq('aot: g goes back to the call site in the wrapper tab',
+    [(await sel(page)).panel, (await sel(page)).lines,
+      await page.evaluate(() => !!document.querySelector('.ln[data-panel="code"][data-line="35"]'))],
+    ['code', [35], true]);
+  await context.close();
+  const deep = await openPage(browser, pages.aot_cpu, { hash: '#kcode=5' });
+  eq('aot: #kcode=5 (inside the kernel body) selects that kernel',
+    [(await sel(deep.page)).kernels, await highlighted(deep.page)],
+    [['cpp_fused_gelu_0:2'], { pre: [8], post: [8, 9, 10], code: [35], kernel: [2] }]);
+  await deep.context.close();
+}
+
+async function hostileScenarios(browser) {
+  const { page, context, log } = await openPage(browser, pages.hostile);
+  await clickLine(page, 'code', 9);
+  await page.locator('.tp-unres summary').click();
+  await page.locator('.tp-kernels summary').click();
+  await page.keyboard.press('/');
+  await page.keyboard.type('<img');
+  eq('hostile: names and code render as text', await page.evaluate(() => [
+    document.querySelector('.ln[data-panel="pre"][data-line="3"] .s').textContent,
+    document.title,
+    document.querySelectorAll('img, svg, iframe').length,
+    document.scripts.length]),
+  ['        a_</script><script>window.pwned=1</script>: "f32[2]cpu" = x + 1',
+    'Provenance [0/0]</title><script>window.pwned=10</script> -_0_0_0 - tlparse', 0, 7]);
+  check('hostile: U+2028 stays inside its line',
+    (await text(page, '.ln[data-panel="code"][data-line="3"]')).includes('[\u2028]'));
+  check('hostile: unresolved names are text',
+    (await text(page, '.tp-unresolved')).includes('<img src=x onerror=window.pwned=11>'));
+  await page.waitForTimeout(200);
+  eq('hostile: nothing ran and no dialog opened',
+    [await page.evaluate(() => window.pwned), log.dialogs, log.errors], [undefined, [], []]);
+  await context.close();
+}
+
+async function noMappingScenarios(browser) {
+  const { page, context } = await openPage(browser, pages.no_mapping);
+  const banner = await text(page, '.tp-banner');
+  check('no_mapping: the banner says why and how to record the mapping',
+    banner.includes('no inductor_provenance_tracking_node_mappings artifact') &&
+    banner.includes('INDUCTOR_PROVENANCE=1') && banner.includes('TORCH_COMPILE_DEBUG=1') &&
+    banner.includes('-i'), banner);
+  eq('no_mapping: panels still render; the absent one says so', [
+    await page.evaluate(() => window.tlprov.lineCount('pre')),
+    await text(page, '[data-box="post"] .tp-empty')],
+  [5, 'The trace has no post-grad graph for this compilation.']);
+  await clickLine(page, 'pre', 3);
+  eq('no_mapping: clicking a line highlights nothing', await highlighted(page), NONE);
+  await context.close();
+}
+
+const browser = await launch();
+try {
+  for (const name of Object.keys(pages)) {
+    await checkContract(browser, name, pages[name],
+      readView(join(opt.cases, name, 'view.json')), join(opt.out, 'shots'));
+  }
+  await jitScenarios(browser);
+  await aotScenarios(browser);
+  await hostileScenarios(browser);
+  await noMappingScenarios(browser);
+} finally {
+  await browser.close();
+}
+console.log(`${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed ? 1 : 0);

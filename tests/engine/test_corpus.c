@@ -1,0 +1,197 @@
+/* test_corpus.c: runs the analyzer corpus files under tests/engine/corpus/.
+ *
+ * Each file holds cases `=== name` / input lines / `---` / expected dump; the
+ * analyzer is chosen by the file (fx_graph.txt, pycode.txt). A case passes
+ * when the dump of the analysis equals the expected lines exactly.
+ *   test_corpus                 run every case (ctest)
+ *   test_corpus fx|py FILE      print the dump of FILE (for writing cases)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "check.h"
+
+static void dump_fx(tl_str input, tl_buf *out) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_fx_analyze(&arena, input, &g);
+  for (size_t i = 0; i < g.node_count; i++)
+    tl_buf_printf(out, "%.*s %d\n", (int)g.nodes[i].name.len,
+                  g.nodes[i].name.ptr, g.nodes[i].line);
+  tl_arena_free(&arena);
+}
+
+static const char *file_name(tl_code_file f) {
+  return f == TL_CODE_KERNELS ? "kernel_code" : "code";
+}
+
+static void dump_py(tl_str input, tl_buf *out) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_code_analysis a;
+  tl_pycode_analyze(&arena, input, &a);
+  for (size_t i = 0; i < a.def_count; i++)
+    tl_buf_printf(out, "def %.*s %s %s %d-%d\n", (int)a.defs[i].name.len,
+                  a.defs[i].name.ptr, tl_kernel_kind_name(a.defs[i].kind),
+                  file_name(a.defs[i].file), a.defs[i].first, a.defs[i].last);
+  for (size_t i = 0; i < a.call_count; i++) {
+    tl_buf_printf(out, "call %d %.*s %s", a.calls[i].line,
+                  (int)a.calls[i].name.len, a.calls[i].name.ptr,
+                  tl_kernel_kind_name(a.calls[i].kind));
+    if (a.calls[i].handle_key.len)
+      tl_buf_printf(out, " handle=%.*s", (int)a.calls[i].handle_key.len,
+                    a.calls[i].handle_key.ptr);
+    tl_buf_putc(out, '\n');
+  }
+  for (size_t i = 0; i < a.embedded_count; i++)
+    tl_buf_printf(out, "embedded %s %d-%d %s\n", file_name(a.embedded[i].file),
+                  a.embedded[i].first, a.embedded[i].last,
+                  a.embedded[i].language);
+  if (a.entry_first)
+    tl_buf_printf(out, "entry %d-%d\n", a.entry_first, a.entry_last);
+  tl_arena_free(&arena);
+}
+
+typedef void (*dump_fn)(tl_str input, tl_buf *out);
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  tl_buf b;
+  tl_buf_init(&b);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tl_buf_append(&b, chunk, n);
+  fclose(f);
+  *len = b.len;
+  return tl_buf_detach(&b);
+}
+
+/* The next line of `text` from *pos (without its newline). */
+static bool next_line(const char *text, size_t len, size_t *pos, tl_str *line) {
+  if (*pos >= len)
+    return false;
+  const char *nl = memchr(text + *pos, '\n', len - *pos);
+  size_t end = nl ? (size_t)(nl - text) : len;
+  *line = (tl_str){text + *pos, end - *pos};
+  *pos = nl ? end + 1 : len;
+  return true;
+}
+
+static void trim_trailing_newlines(tl_buf *b) {
+  while (b->len && b->data[b->len - 1] == '\n')
+    b->data[--b->len] = '\0';
+}
+
+/* Runs every case of one corpus file; returns the number of cases. */
+static int run_file(const char *path, dump_fn dump) {
+  size_t len = 0;
+  char *text = read_file(path, &len);
+  CHECK(text != NULL);
+  if (!text)
+    return 0;
+  int cases = 0;
+  size_t pos = 0;
+  tl_str line;
+  tl_str name = {0};
+  bool have_case = false;
+  while (have_case || next_line(text, len, &pos, &line)) {
+    bool header = line.ptr && tl_str_starts_with(line, "=== ");
+    if (!header && !have_case) {
+      line.ptr = NULL;
+      continue;
+    }
+    if (!header)
+      break;
+    name = (tl_str){line.ptr + 4, line.len - 4};
+    tl_buf input, expected, actual;
+    tl_buf_init(&input);
+    tl_buf_init(&expected);
+    tl_buf_init(&actual);
+    bool in_expected = false;
+    have_case = false;
+    line.ptr = NULL;
+    while (next_line(text, len, &pos, &line)) {
+      if (tl_str_starts_with(line, "=== ")) {
+        have_case = true;
+        break;
+      }
+      if (!in_expected && tl_str_eq_cstr(line, "---")) {
+        in_expected = true;
+        continue;
+      }
+      tl_buf *b = in_expected ? &expected : &input;
+      tl_buf_append_str(b, line);
+      tl_buf_putc(b, '\n');
+      line.ptr = NULL;
+    }
+    dump(tl_buf_str(&input), &actual);
+    trim_trailing_newlines(&expected);
+    trim_trailing_newlines(&actual);
+    cases++;
+    if (strcmp(expected.data, actual.data) != 0) {
+      printf("  %s: case \"%.*s\"\n  expected:\n%s\n  actual:\n%s\n", path,
+             (int)name.len, name.ptr, expected.data, actual.data);
+      check_failures_in_test++;
+    }
+    tl_buf_free(&input);
+    tl_buf_free(&expected);
+    tl_buf_free(&actual);
+    if (!have_case)
+      break;
+  }
+  free(text);
+  return cases;
+}
+
+TEST(fx_graph_corpus_cases_all_match) {
+  int n = run_file(TL_SOURCE_DIR "/tests/engine/corpus/fx_graph.txt", dump_fx);
+  CHECK(n >= 10);
+}
+
+TEST(pycode_corpus_cases_all_match) {
+  int n = run_file(TL_SOURCE_DIR "/tests/engine/corpus/pycode.txt", dump_py);
+  CHECK(n >= 10);
+}
+
+TEST(analyzers_accept_empty_and_garbage_input) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_code_analysis a;
+  tl_fx_analyze(&arena, (tl_str){NULL, 0}, &g);
+  CHECK_INT_EQ(g.node_count, 0);
+  tl_str junk = TL_STR_LIT("\x01\xff''' ((( class <<< def forward(:\n\t\t]]");
+  tl_fx_analyze(&arena, junk, &g);
+  tl_pycode_analyze(&arena, junk, &a);
+  CHECK_INT_EQ(a.call_count, 0);
+  tl_pycode_analyze(&arena, (tl_str){NULL, 0}, &a);
+  CHECK_INT_EQ(a.def_count, 0);
+  CHECK_INT_EQ(tl_fx_lookup(&g, TL_STR_LIT("x")), 0);
+  tl_arena_free(&arena);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3) {
+    size_t len = 0;
+    char *text = read_file(argv[2], &len);
+    if (!text)
+      return 2;
+    tl_buf out;
+    tl_buf_init(&out);
+    (strcmp(argv[1], "fx") == 0 ? dump_fx : dump_py)((tl_str){text, len}, &out);
+    fputs(out.data, stdout);
+    tl_buf_free(&out);
+    free(text);
+    return 0;
+  }
+  RUN(fx_graph_corpus_cases_all_match);
+  RUN(pycode_corpus_cases_all_match);
+  RUN(analyzers_accept_empty_and_garbage_input);
+  return check_summary();
+}

@@ -1,0 +1,475 @@
+/* test_provenance.c: the join (tl_provenance_build) on small views written
+ * here, and on the five provenance fixtures against the reviewed JSON in
+ * tests/engine/expected/<fixture>.json (whole document, parsed).
+ *
+ * The fixture payloads are taken from the trace log by a test-only reader
+ * (envelope after "] ", payload = following tab lines, tab stripped). Paths
+ * are the names the Rust tlparse gives those artifacts (expected-files/).
+ *   test_provenance --print FIXTURE   prints the JSON built for a fixture
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "provenance.h"
+
+/* ---- small views -------------------------------------------------------- */
+
+static const char *const PRE =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, L_x_: \"f32[8][1]cuda:0\"):\n"
+    "        l_x_ = L_x_\n"
+    "        x: \"f32[8][1]cuda:0\" = torch.relu(l_x_);  l_x_ = None\n"
+    "        y: \"f32[8][1]cuda:0\" = x * 2;  x = None\n"
+    "        return (y,)\n";
+
+static const char *const POST =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, primals_1: \"f32[8][1]cuda:0\"):\n"
+    "        relu: \"f32[8][1]cuda:0\" = "
+    "torch.ops.aten.relu.default(primals_1)\n"
+    "        mul: \"f32[8][1]cuda:0\" = torch.ops.aten.mul.Tensor(relu, 2);  "
+    "relu = None\n"
+    "        mm: \"f32[8][1]cuda:0\" = torch.ops.aten.mm.default(mul, mul)\n"
+    "        return (mm,)\n";
+
+/* Line 9: k_1 launch bound to :1; line 13: k_10 launch bound to :12;
+ * line 16: extern mm bound to :2; line 18: k_1 again, no handle. */
+static const char *const CODE =
+    "k_1 = async_compile.triton('k_1', '''\n"                /* 1 */
+    "def k_1(in_ptr0):\n"                                    /* 2 */
+    "    pass\n"                                             /* 3 */
+    "''', device_str='cuda')\n"                              /* 4 */
+    "k_10 = async_compile.triton('k_10', '''\n"              /* 5 */
+    "''', device_str='cuda')\n"                              /* 6 */
+    "def call(args):\n"                                      /* 7 */
+    "    # [Provenance debug handles] k_1:1\n"               /* 8 */
+    "    k_1.run(buf0, 8, stream=stream0)\n"                 /* 9 */
+    "    # [Provenance debug handles] k_10:12\n"             /* 10 */
+    "    stream0 = get_raw_stream(0)\n"                      /* 11 */
+    "    k_10_xnumel = 8*s0\n"                               /* 12 */
+    "    k_10.run(buf0, k_10_xnumel, stream=stream0)\n"      /* 13 */
+    "    # [Provenance debug handles] extern_kernels.mm:2\n" /* 14 */
+    "    # [Provenance debug handles] a::b::op:7\n"          /* 15 */
+    "    extern_kernels.mm(buf0, buf0, out=buf1)\n"          /* 16 */
+    "    a_b = 1\n"                                          /* 17 */
+    "    k_1.run(buf1, 8, stream=stream0)\n"                 /* 18 */
+    "    return (buf1,)\n";                                  /* 19 */
+
+static cJSON *build(const char *mapping, const char *traces) {
+  tl_prov_inputs in;
+  memset(&in, 0, sizeof in);
+  in.compile_dir = "-_0_0_0";
+  in.compile_id = "[0/0]";
+  in.pre_graph = tl_str_from(PRE);
+  in.post_graph = tl_str_from(POST);
+  in.code = tl_str_from(CODE);
+  in.node_mappings = tl_str_from(mapping);
+  in.stack_traces = tl_str_from(traces);
+  in.pre_path = "-_0_0_0/before_pre_grad_graph_1.txt";
+  in.post_path = "-_0_0_0/after_post_grad_graph_2.txt";
+  in.code_path = "-_0_0_0/inductor_output_code_x_3.py";
+  in.mappings_path = mapping ? "-_0_0_0/m_4.json" : NULL;
+  return tl_provenance_build(&in);
+}
+
+/* Compares `actual` with the JSON text `expected`; prints both on failure. */
+static bool json_equals(const cJSON *actual, const char *expected) {
+  cJSON *e = cJSON_Parse(expected);
+  bool ok = e && actual && cJSON_Compare(actual, e, true);
+  if (!ok) {
+    char *a = actual ? cJSON_Print(actual) : NULL;
+    printf("  expected: %s\n  actual:   %s\n", expected, a ? a : "(null)");
+    free(a);
+  }
+  cJSON_Delete(e);
+  return ok;
+}
+
+static const cJSON *at(const cJSON *j, const char *a, const char *b) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, a);
+  return b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
+}
+
+TEST(v2_handle_binds_exactly_one_call_and_never_a_longer_handle) {
+  cJSON *j = build(
+      "{\"cppCodeToPost\": {\"k_1:1\": [\"relu\"], \"k_10:12\": [\"mul\"],"
+      " \"extern_kernels.mm:2\": [\"mm\"]},"
+      " \"postToCppCode\": {\"relu\": [\"k_1:1\"], \"mul\": [\"k_10:12\"],"
+      " \"mm\": [\"extern_kernels.mm:2\"]}, \"version\": 2.0}",
+      NULL);
+  CHECK(json_equals(at(j, "lines", "codeToPost"),
+                    "{\"9\": [3], \"13\": [4], \"16\": [5]}"));
+  CHECK(json_equals(at(j, "lines", "postToCode"),
+                    "{\"3\": [9], \"4\": [13], \"5\": [16]}"));
+  CHECK(json_equals(at(j, "mapping_version", NULL), "2"));
+  CHECK(json_equals(at(j, "unresolved", "kernels"), "[]"));
+  cJSON_Delete(j);
+}
+
+TEST(v1_bare_name_takes_every_call_of_that_kernel_only) {
+  cJSON *j = build("{\"cppCodeToPost\": {\"k_1\": [\"relu\", \"mul\"]},"
+                   " \"postToCppCode\": {\"relu\": [\"k_1\"]}}",
+                   NULL);
+  CHECK(json_equals(at(j, "lines", "codeToPost"),
+                    "{\"9\": [3, 4], \"18\": [3, 4]}"));
+  CHECK(json_equals(at(j, "lines", "postToCode"), "{\"3\": [9, 18]}"));
+  CHECK(json_equals(at(j, "mapping_version", NULL), "1"));
+  const cJSON *k = cJSON_GetArrayItem(at(j, "kernels", NULL), 0);
+  CHECK(json_equals(k, "{\"key\": \"k_1\", \"name\": \"k_1\", \"handle\": null,"
+                       " \"kind\": \"triton\", \"calls\": [9, 18],"
+                       " \"definition\": {\"file\": \"code\", \"first\": 1,"
+                       " \"last\": 4}, \"post_nodes\": [\"relu\", \"mul\"],"
+                       " \"stack_traces\": []}"));
+  cJSON_Delete(j);
+}
+
+TEST(graph_line_maps_are_sorted_unions) {
+  cJSON *j =
+      build("{\"preToPost\": {\"x\": [\"relu\", \"mul\"],"
+            " \"y\": [\"mul\", \"relu\", \"relu\"]},"
+            " \"postToPre\": {\"mul\": [\"y\", \"x\"], \"relu\": [\"x\"]}}",
+            NULL);
+  CHECK(json_equals(at(j, "lines", "preToPost"),
+                    "{\"4\": [3, 4], \"5\": [3, 4]}"));
+  CHECK(
+      json_equals(at(j, "lines", "postToPre"), "{\"3\": [4], \"4\": [4, 5]}"));
+  CHECK(json_equals(at(j, "nodes", NULL),
+                    "{\"pre\": {\"x\": 4, \"y\": 5},"
+                    " \"post\": {\"mul\": 4, \"relu\": 3}}"));
+  cJSON_Delete(j);
+}
+
+TEST(names_without_a_line_are_listed_as_unresolved) {
+  cJSON *j = build(
+      "{\"preToPost\": {\"x\": [\"primals_1\", \"_tensor_constant1\"],"
+      " \"gone\": [\"relu\"]},"
+      " \"cppCodeToPost\": {\"k_1:5\": [\"relu\"], \"k_2:3\": [\"zz\"]},"
+      " \"version\": 2.0}",
+      "{\"k_1:1\": [\"  File \\\"m.py\\\", line 3, in f\\n\"], \"k_9:9\": []}");
+  CHECK(json_equals(at(j, "unresolved", NULL),
+                    "{\"pre_nodes\": [\"gone\"],"
+                    " \"post_nodes\": [\"_tensor_constant1\", \"zz\"],"
+                    " \"kernels\": [\"k_1:5\", \"k_2:3\", \"k_9:9\"]}"));
+  /* the placeholder resolves to the `def forward` line */
+  CHECK(json_equals(at(j, "nodes", "post"), "{\"primals_1\": 2, \"relu\": 3}"));
+  const cJSON *ks = at(j, "kernels", NULL);
+  CHECK_INT_EQ(cJSON_GetArraySize(ks), 4);
+  CHECK(json_equals(cJSON_GetArrayItem(ks, 2),
+                    "{\"key\": \"k_1:1\", \"name\": \"k_1\", \"handle\": 1,"
+                    " \"kind\": \"triton\", \"calls\": [9],"
+                    " \"definition\": {\"file\": \"code\", \"first\": 1,"
+                    " \"last\": 4}, \"post_nodes\": [],"
+                    " \"stack_traces\": [\"  File \\\"m.py\\\", line 3, in "
+                    "f\\n\"]}"));
+  cJSON_Delete(j);
+}
+
+TEST(key_with_inner_colons_splits_its_handle_at_the_last_colon) {
+  cJSON *j = build("{\"cppCodeToPost\": {\"a::b::op:7\": [\"mm\"]},"
+                   " \"version\": 2.0}",
+                   NULL);
+  const cJSON *k = cJSON_GetArrayItem(at(j, "kernels", NULL), 0);
+  CHECK(json_equals(at(k, "name", NULL), "\"a::b::op\""));
+  CHECK(json_equals(at(k, "handle", NULL), "7"));
+  CHECK(json_equals(at(k, "kind", NULL), "\"unknown\""));
+  /* its comment is followed by an extern call, which is not `a::b::op` */
+  CHECK(json_equals(at(k, "calls", NULL), "[]"));
+  cJSON_Delete(j);
+}
+
+TEST(view_without_usable_mapping_says_why_and_keeps_artifacts) {
+  cJSON *j = build(NULL, NULL);
+  CHECK(json_equals(at(j, "no_links_reason", NULL),
+                    "\"no node mappings in this compilation (record them with "
+                    "INDUCTOR_PROVENANCE=1 or TORCH_COMPILE_DEBUG=1)\""));
+  CHECK(json_equals(at(j, "mapping_version", NULL), "null"));
+  CHECK(json_equals(at(j, "artifacts", "code"),
+                    "\"-_0_0_0/inductor_output_code_x_3.py\""));
+  CHECK(json_equals(at(j, "embedded", NULL),
+                    "[{\"file\": \"code\", \"first\": 2, \"last\": 3,"
+                    " \"language\": \"python\"}]"));
+  cJSON_Delete(j);
+  j = build("{\"preToPost\": {\"x\": [", NULL);
+  CHECK(json_equals(at(j, "no_links_reason", NULL),
+                    "\"the node mappings are not a valid JSON object\""));
+  cJSON_Delete(j);
+  j = build("{\"version\": 2.0}", NULL);
+  CHECK(json_equals(at(j, "no_links_reason", NULL),
+                    "\"the node mappings are empty\""));
+  CHECK(json_equals(at(j, "lines", NULL),
+                    "{\"preToPost\": {}, \"postToPre\": {}, \"codeToPost\": {},"
+                    " \"postToCode\": {}}"));
+  cJSON_Delete(j);
+}
+
+TEST(kernel_kind_names_cover_every_kind) {
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_TRITON), "triton");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_COMBO), "combo");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_TEMPLATE), "template");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_CPP), "cpp");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_EXTERN), "extern");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_FALLBACK), "fallback");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_SHIM), "shim");
+  CHECK_STR_EQ(tl_kernel_kind_name(TL_KERNEL_UNKNOWN), "unknown");
+}
+
+/* ---- the five fixtures -------------------------------------------------- */
+
+typedef struct fixture {
+  const char *log, *dir, *id;
+  bool aot;
+  const char *pre, *post, *code, *kernel_code, *mappings, *traces;
+} fixture;
+
+#define D0 "-_0_0_0/"
+#define DA "-_-_-_-/"
+static const fixture FIXTURES[] = {
+    {"inductor_provenance_jit_debug_handle_log", "-_0_0_0", "[0/0]", false,
+     D0 "before_pre_grad_graph_1.txt", D0 "after_post_grad_graph_11.txt",
+     D0 "inductor_output_code_clrftghodm4tm4zqkq3os2ku43gh6fxhq2gvsumm3gyvlong"
+        "h3ut_12.py",
+     NULL, D0 "inductor_provenance_tracking_node_mappings_14.json",
+     D0 "inductor_provenance_tracking_kernel_stack_traces_15.json"},
+    {"inductor_provenance_jit_cuda_log", "-_0_0_0", "[0/0]", false,
+     D0 "before_pre_grad_graph_1.txt", D0 "after_post_grad_graph_8.txt",
+     D0 "inductor_output_code_ctyqpz4y5tpspenhvr4e3dup7j5igahhxbwbymrird7ypbda"
+        "cci7_10.py",
+     NULL, D0 "inductor_provenance_tracking_node_mappings_14.json", NULL},
+    {"inductor_provenance_aot_cuda_log", "-_-_-_-", "[-/-]", true,
+     DA "before_pre_grad_graph_0.txt", DA "after_post_grad_graph_6.txt",
+     DA "inductor_aot_wrapper_code_9.txt", DA "inductor_aot_kernel_code_10.txt",
+     DA "inductor_provenance_tracking_node_mappings_12.json", NULL},
+    {"inductor_provenance_aot_log", "-_-_-_-", "[-/-]", true,
+     DA "before_pre_grad_graph_0.txt", DA "after_post_grad_graph_6.txt",
+     DA "inductor_aot_wrapper_code_8.txt", DA "inductor_aot_kernel_code_9.txt",
+     DA "inductor_provenance_tracking_node_mappings_11.json", NULL},
+    {"inductor_provenance_aot_log_old", "-_-_-_-", "[-/-]", true,
+     DA "inductor_pre_grad_graph_0.txt", DA "inductor_post_grad_graph_8.txt",
+     DA "inductor_aot_wrapper_code_12.txt",
+     DA "inductor_aot_kernel_code_13.txt",
+     DA "inductor_provenance_tracking_node_mappings_11.json", NULL},
+};
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  tl_buf b;
+  tl_buf_init(&b);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tl_buf_append(&b, chunk, n);
+  fclose(f);
+  return tl_buf_detach(&b);
+}
+
+/* The artifact name of an envelope: artifact/graph_dump "name", or the kind
+ * key itself (inductor_output_code, inductor_pre_grad_graph, ...). */
+static const char *artifact_name(const cJSON *env) {
+  const cJSON *k = env ? env->child : NULL;
+  if (!k || !k->string)
+    return "";
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(k, "name");
+  if ((!strcmp(k->string, "artifact") || !strcmp(k->string, "graph_dump")) &&
+      cJSON_IsString(name))
+    return name->valuestring;
+  return k->string;
+}
+
+enum { PRE_, POST_, CODE_, KCODE_, MAP_, TRACES_, N_ };
+static const char *const WANTED[N_][2] = {
+    {"before_pre_grad_graph", "inductor_pre_grad_graph"},
+    {"after_post_grad_graph", "inductor_post_grad_graph"},
+    {"inductor_output_code", "inductor_aot_wrapper_code"},
+    {"inductor_aot_kernel_code", NULL},
+    {"inductor_provenance_tracking_node_mappings", NULL},
+    {"inductor_provenance_tracking_kernel_stack_traces", NULL},
+};
+
+/* Fills payload[k] with the last payload of each wanted artifact (each
+ * fixture holds one of each). Payloads are malloc'd. */
+static void extract(char *log, char *payload[N_]) {
+  char *line = log;
+  while (line && *line) {
+    char *nl = strchr(line, '\n');
+    if (nl)
+      *nl = '\0';
+    char *env_text = strstr(line, "] {");
+    char *next = nl ? nl + 1 : NULL;
+    if (!env_text) {
+      line = next;
+      continue;
+    }
+    cJSON *env = cJSON_Parse(env_text + 2);
+    tl_buf p;
+    tl_buf_init(&p);
+    bool first = true;
+    while (next && *next == '\t') {
+      char *e = strchr(next, '\n');
+      if (e)
+        *e = '\0';
+      if (!first)
+        tl_buf_putc(&p, '\n');
+      tl_buf_puts(&p, next + 1);
+      first = false;
+      next = e ? e + 1 : NULL;
+    }
+    const char *name = artifact_name(env);
+    for (int k = 0; k < N_; k++)
+      for (int a = 0; a < 2; a++)
+        if (WANTED[k][a] && !strcmp(name, WANTED[k][a]) &&
+            cJSON_GetObjectItemCaseSensitive(env, "has_payload") &&
+            (a == 0 || !payload[k] || WANTED[k][1] == NULL)) {
+          free(payload[k]);
+          payload[k] = tl_xstrdup(p.data);
+        }
+    tl_buf_free(&p);
+    cJSON_Delete(env);
+    line = next;
+  }
+}
+
+static tl_str opt(const char *s) { return s ? tl_str_from(s) : (tl_str){0}; }
+
+/* Builds a fixture's view; NULL when the fixtures folder is absent. */
+static cJSON *build_fixture(const fixture *f) {
+  const char *dir = check_fixtures_dir();
+  if (!dir)
+    return NULL;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.txt", dir, f->log);
+  char *log = read_file(path);
+  if (!log)
+    return NULL;
+  char *payload[N_] = {0};
+  extract(log, payload);
+  tl_prov_inputs in;
+  memset(&in, 0, sizeof in);
+  in.compile_dir = f->dir;
+  in.compile_id = f->id;
+  in.aot = f->aot;
+  in.pre_graph = opt(payload[PRE_]);
+  in.post_graph = opt(payload[POST_]);
+  in.code = opt(payload[CODE_]);
+  in.kernel_code = opt(payload[KCODE_]);
+  in.node_mappings = opt(payload[MAP_]);
+  in.stack_traces = opt(payload[TRACES_]);
+  in.pre_path = f->pre;
+  in.post_path = f->post;
+  in.code_path = f->code;
+  in.kernel_code_path = f->kernel_code;
+  in.mappings_path = f->mappings;
+  in.stack_traces_path = payload[TRACES_] ? f->traces : NULL;
+  cJSON *j = tl_provenance_build(&in);
+  for (int k = 0; k < N_; k++)
+    free(payload[k]);
+  free(log);
+  return j;
+}
+
+static cJSON *expected_json(const fixture *f) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/engine/expected/%s.json", TL_SOURCE_DIR,
+           f->log);
+  char *text = read_file(path);
+  cJSON *j = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  return j;
+}
+
+#ifndef HAVE_CPPCODE
+/* Without the C++ analyzer an AOT view keeps its graph links only. */
+static void strip_code_side(cJSON *j) {
+  static const char *const code_keys[] = {"kernels", "kernel_lines", "embedded",
+                                          "entry"};
+  for (size_t i = 0; i < 4; i++)
+    cJSON_DeleteItemFromObjectCaseSensitive(j, code_keys[i]);
+  cJSON *lines = cJSON_GetObjectItemCaseSensitive(j, "lines");
+  cJSON_DeleteItemFromObjectCaseSensitive(lines, "codeToPost");
+  cJSON_DeleteItemFromObjectCaseSensitive(lines, "postToCode");
+  cJSON *un = cJSON_GetObjectItemCaseSensitive(j, "unresolved");
+  cJSON_DeleteItemFromObjectCaseSensitive(un, "kernels");
+  cJSON_DeleteItemFromObjectCaseSensitive(j, "no_links_reason");
+}
+#endif
+
+static int fixtures_run;
+
+static void check_fixture(const fixture *f) {
+  cJSON *actual = build_fixture(f);
+  if (!actual)
+    return;
+  fixtures_run++;
+  cJSON *expected = expected_json(f);
+  CHECK(expected != NULL);
+#ifndef HAVE_CPPCODE
+  if (f->aot) {
+    CHECK(json_equals(at(actual, "no_links_reason", NULL),
+                      "\"C++ analyzer not built\""));
+    strip_code_side(actual);
+    strip_code_side(expected);
+  }
+#endif
+  if (expected && !cJSON_Compare(actual, expected, true)) {
+    char *a = cJSON_Print(actual);
+    printf("  %s: the built JSON differs from expected/%s.json:\n%s\n", f->log,
+           f->log, a);
+    free(a);
+    check_failures_in_test++;
+  }
+  cJSON_Delete(expected);
+  cJSON_Delete(actual);
+}
+
+TEST(jit_debug_handle_fixture_view_matches_expected_json) {
+  check_fixture(&FIXTURES[0]);
+}
+TEST(jit_cuda_fixture_view_matches_expected_json) {
+  check_fixture(&FIXTURES[1]);
+}
+TEST(aot_cuda_fixture_view_matches_expected_json) {
+  check_fixture(&FIXTURES[2]);
+}
+TEST(aot_fixture_view_matches_expected_json) { check_fixture(&FIXTURES[3]); }
+TEST(aot_log_old_fixture_view_matches_expected_json) {
+  check_fixture(&FIXTURES[4]);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--print")) {
+    for (size_t i = 0; i < sizeof FIXTURES / sizeof *FIXTURES; i++) {
+      if (strcmp(FIXTURES[i].log, argv[2]) != 0)
+        continue;
+      cJSON *j = build_fixture(&FIXTURES[i]);
+      char *s = j ? cJSON_Print(j) : NULL;
+      puts(s ? s : "(fixtures absent)");
+      free(s);
+      cJSON_Delete(j);
+      return 0;
+    }
+    return 2;
+  }
+  RUN(v2_handle_binds_exactly_one_call_and_never_a_longer_handle);
+  RUN(v1_bare_name_takes_every_call_of_that_kernel_only);
+  RUN(graph_line_maps_are_sorted_unions);
+  RUN(names_without_a_line_are_listed_as_unresolved);
+  RUN(key_with_inner_colons_splits_its_handle_at_the_last_colon);
+  RUN(view_without_usable_mapping_says_why_and_keeps_artifacts);
+  RUN(kernel_kind_names_cover_every_kind);
+  RUN(jit_debug_handle_fixture_view_matches_expected_json);
+  RUN(jit_cuda_fixture_view_matches_expected_json);
+  RUN(aot_cuda_fixture_view_matches_expected_json);
+  RUN(aot_fixture_view_matches_expected_json);
+  RUN(aot_log_old_fixture_view_matches_expected_json);
+  if (!fixtures_run) {
+    printf("skipped fixtures: %s not found\n", TL_FIXTURES_DIR);
+    if (check_failed_tests == 0)
+      return (void)check_summary(), 77;
+  }
+  return check_summary();
+}

@@ -1,0 +1,34 @@
+/* fuzz_fx.c: the FX graph analyzer (tl_fx_analyze) on any text.
+ *
+ * Invariants: node names are sorted and unique, each lies inside the text
+ * or the arena (touched for ASan), each line is within the text, and
+ * tl_fx_lookup finds every node at its own line.
+ */
+#include "analysis.h"
+#include "fuzz.h"
+
+static volatile unsigned sink;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  tl_str text = {(const char *)data, size};
+  int lines = fuzz_line_count(text);
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  memset(&g, 0x5a, sizeof g); /* the analyzer must fill every field */
+  tl_fx_analyze(&arena, text, &g);
+  FUZZ_CHECK(g.node_count == 0 || g.nodes);
+  unsigned sum = 0;
+  for (size_t i = 0; i < g.node_count; i++) {
+    const tl_fx_node *n = &g.nodes[i];
+    sum += fuzz_touch(n->name);
+    FUZZ_CHECK(n->line >= 1 && n->line <= lines);
+    if (i > 0)
+      FUZZ_CHECK(tl_str_cmp(g.nodes[i - 1].name, n->name) < 0);
+    FUZZ_CHECK(tl_fx_lookup(&g, n->name) == n->line);
+  }
+  FUZZ_CHECK(tl_fx_lookup(&g, TL_STR_LIT("\x01no such node")) == 0);
+  sink = sum;
+  tl_arena_free(&arena);
+  return 0;
+}

@@ -1,0 +1,5 @@
+# AOT ID: ['1_inference']
+import torch
+
+def call(args):
+    return args

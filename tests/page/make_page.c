@@ -1,0 +1,91 @@
+/* make_page: writes the provenance page of one view JSON, as the lead's
+ * `tlparse -i` will (test and benchmark tool, not installed).
+ *
+ *   tl_make_page VIEW.json OUT.html [INDEX_HREF [HELP_HREF]]
+ *
+ * The artifact paths in the view ("artifacts": {"pre_grad_graph": PATH, ...})
+ * are relative to the folder holding VIEW.json, as in tl_out/.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provpage.h"
+
+static bool read_file(const char *path, tl_buf *out) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return false;
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tl_buf_append(out, chunk, n);
+  fclose(f);
+  return true;
+}
+
+/* Reads the artifact named by view.artifacts[key] into `buf`; returns the
+ * text, or {NULL, 0} when the view names none or it cannot be read. */
+static tl_str load(const cJSON *view, const char *dir, const char *key,
+                   tl_buf *buf) {
+  const cJSON *arts = cJSON_GetObjectItemCaseSensitive(view, "artifacts");
+  const cJSON *path = cJSON_GetObjectItemCaseSensitive(arts, key);
+  if (!cJSON_IsString(path))
+    return (tl_str){NULL, 0};
+  tl_buf full;
+  tl_buf_init(&full);
+  tl_buf_printf(&full, "%s/%s", dir, path->valuestring);
+  bool ok = read_file(full.data, buf);
+  if (!ok)
+    fprintf(stderr, "make_page: cannot read %s\n", full.data);
+  tl_buf_free(&full);
+  return ok ? tl_buf_str(buf) : (tl_str){NULL, 0};
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: tl_make_page VIEW.json OUT.html [INDEX [HELP]]\n");
+    return 2;
+  }
+  tl_buf json, pre, post, code, kernel, page;
+  tl_buf_init(&json);
+  tl_buf_init(&pre);
+  tl_buf_init(&post);
+  tl_buf_init(&code);
+  tl_buf_init(&kernel);
+  tl_buf_init(&page);
+  if (!read_file(argv[1], &json)) {
+    fprintf(stderr, "make_page: cannot read %s\n", argv[1]);
+    return 1;
+  }
+  cJSON *view = cJSON_Parse(json.data);
+  char *dir = tl_xstrdup(argv[1]);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    strcpy(dir, ".");
+  tl_provpage_texts texts = {
+      load(view, dir, "pre_grad_graph", &pre),
+      load(view, dir, "post_grad_graph", &post),
+      load(view, dir, "code", &code),
+      load(view, dir, "kernel_code", &kernel),
+  };
+  tl_provpage_render(&page, view, &texts, argc > 3 ? argv[3] : "index.html",
+                     argc > 4 ? argv[4] : NULL);
+  FILE *f = fopen(argv[2], "wb");
+  bool ok = f && fwrite(page.data, 1, page.len, f) == page.len;
+  if (f && fclose(f) != 0)
+    ok = false;
+  if (!ok)
+    fprintf(stderr, "make_page: cannot write %s\n", argv[2]);
+  cJSON_Delete(view);
+  free(dir);
+  tl_buf_free(&json);
+  tl_buf_free(&pre);
+  tl_buf_free(&post);
+  tl_buf_free(&code);
+  tl_buf_free(&kernel);
+  tl_buf_free(&page);
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,181 @@
+/* provpage_test: the page shell written by tl_provpage_render (src/provpage.c)
+ * keeps trace text inert: escaped in HTML, unable to close or confuse its
+ * <script> elements, and only our own scripts allowed by the CSP. What the
+ * page does in a browser is tested by tests/browser/page_test.mjs. */
+#include <cjson/cJSON.h>
+#include <strings.h>
+
+#include "check.h"
+#include "provpage.h"
+
+#define HOSTILE "</script><script>window.pwned=1</script><!--<img src=x>"
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+static size_t count_nocase(const char *hay, const char *needle) {
+  size_t n = 0, len = strlen(needle);
+  for (const char *p = hay; *p; p++)
+    if (strncasecmp(p, needle, len) == 0)
+      n++;
+  return n;
+}
+
+/* The text between `<script ... id="ID">` and the next `</script>`. */
+static char *script_data(const char *page, const char *id) {
+  char open[128];
+  snprintf(open, sizeof open, "id=\"%s\">", id);
+  const char *start = strstr(page, open);
+  if (!start)
+    return NULL;
+  start += strlen(open);
+  const char *end = strstr(start, "</script>");
+  if (!end)
+    return NULL;
+  char *out = malloc((size_t)(end - start) + 1);
+  memcpy(out, start, (size_t)(end - start));
+  out[end - start] = '\0';
+  return out;
+}
+
+static char *render(cJSON *view, const tl_provpage_texts *texts,
+                    const char *index_href, const char *help_href) {
+  tl_buf out;
+  tl_buf_init(&out);
+  tl_provpage_render(&out, view, texts, index_href, help_href);
+  return tl_buf_detach(&out);
+}
+
+static cJSON *hostile_view(void) {
+  cJSON *view = cJSON_CreateObject();
+  cJSON_AddStringToObject(view, "compile_id", HOSTILE);
+  cJSON_AddStringToObject(view, "compile_dir", "-_0_0_0");
+  cJSON *kernels = cJSON_AddArrayToObject(view, "kernels");
+  cJSON *k = cJSON_CreateObject();
+  cJSON_AddStringToObject(k, "key", HOSTILE ":1");
+  cJSON_AddItemToArray(kernels, k);
+  return view;
+}
+
+TEST(page_has_exactly_seven_script_elements_with_hostile_names_and_code) {
+  cJSON *view = hostile_view();
+  tl_provpage_texts texts = {TL_STR_LIT(HOSTILE "\n"), TL_STR_LIT("x\n"),
+                             TL_STR_LIT("<script>alert(1)</script>\n"),
+                             {NULL, 0}};
+  char *page = render(view, &texts, "index.html", NULL);
+  /* view, four texts, highlight.js, provenance.js */
+  CHECK_INT_EQ(count_nocase(page, "<script"), 7);
+  CHECK_INT_EQ(count_nocase(page, "</script"), 7);
+  CHECK_INT_EQ(count(page, "<!--"), 0);
+  CHECK(strstr(page, "window.pwned") != NULL); /* present, but as data */
+  CHECK(strstr(page, "<img") == NULL);
+  free(page);
+  cJSON_Delete(view);
+}
+
+TEST(page_escapes_compile_id_in_title_and_header) {
+  cJSON *view = hostile_view();
+  char *page = render(view, NULL, NULL, NULL);
+  CHECK(strstr(page, "<title>Provenance &lt;/script&gt;&lt;script&gt;window."
+                     "pwned=1&lt;/script&gt;&lt;!--&lt;img src=x&gt; -_0_0_0"
+                     " - tlparse</title>") != NULL);
+  CHECK(strstr(page, "<span class=\"tp-cid\">&lt;/script&gt;") != NULL);
+  free(page);
+  cJSON_Delete(view);
+}
+
+TEST(page_view_json_round_trips_through_its_script_element) {
+  cJSON *view = hostile_view();
+  char *page = render(view, NULL, NULL, NULL);
+  char *data = script_data(page, "tlprov-view");
+  CHECK(data != NULL);
+  cJSON *back = data ? cJSON_Parse(data) : NULL;
+  CHECK(back != NULL);
+  CHECK(cJSON_Compare(view, back, true));
+  CHECK(data && strstr(data, "\\u003c/script\\u003e") != NULL);
+  cJSON_Delete(back);
+  free(data);
+  free(page);
+  cJSON_Delete(view);
+}
+
+TEST(page_text_keeps_every_line_and_escapes_nul_and_line_separators) {
+  /* "a\0b" (NUL), U+2028 and U+2029 inside a line, CRLF kept. */
+  static const char text[] = "a\0b\nc\xE2\x80\xA8" "d\xE2\x80\xA9" "e\r\n</script>\n";
+  tl_provpage_texts texts = {{NULL, 0}, {NULL, 0}, {text, sizeof text - 1},
+                             {NULL, 0}};
+  char *page = render(NULL, &texts, NULL, NULL);
+  char *data = script_data(page, "tlprov-text-code");
+  CHECK_STR_EQ(data, "\"a\xEF\xBF\xBD" "b\\nc\\u2028d\\u2029e\\r\\n"
+                     "\\u003c/script\\u003e\\n\"");
+  cJSON *back = data ? cJSON_Parse(data) : NULL;
+  CHECK(cJSON_IsString(back));
+  CHECK_STR_EQ(back ? back->valuestring : NULL,
+               "a\xEF\xBF\xBD" "b\nc\xE2\x80\xA8" "d\xE2\x80\xA9" "e\r\n"
+               "</script>\n");
+  cJSON_Delete(back);
+  free(data);
+  free(page);
+}
+
+TEST(page_without_view_or_texts_embeds_nulls) {
+  char *page = render(NULL, NULL, NULL, NULL);
+  char *view = script_data(page, "tlprov-view");
+  char *pre = script_data(page, "tlprov-text-pre");
+  char *kernel = script_data(page, "tlprov-text-kernel");
+  CHECK_STR_EQ(view, "null");
+  CHECK_STR_EQ(pre, "null");
+  CHECK_STR_EQ(kernel, "null");
+  CHECK(strstr(page, "<title>Provenance   - tlparse</title>") != NULL);
+  free(view);
+  free(pre);
+  free(kernel);
+  free(page);
+}
+
+TEST(page_links_safe_hrefs_and_drops_script_urls) {
+  char *page = render(NULL, NULL, "index.html", "javascript:alert(1)");
+  CHECK(strstr(page, "<a class=\"tp-index\" href=\"index.html\">") != NULL);
+  CHECK(strstr(page, "href=\"javascript:") == NULL);
+  CHECK(strstr(page, "tp-help") == NULL);
+  free(page);
+  page = render(NULL, NULL, "a\"b.html", "help.html#provenance");
+  CHECK(strstr(page, "href=\"a&quot;b.html\"") != NULL);
+  CHECK(strstr(page, "<a class=\"tp-help\" href=\"help.html#provenance\">"
+                     "Help</a>") != NULL);
+  free(page);
+}
+
+TEST(page_csp_allows_only_two_hashed_scripts_and_no_network) {
+  char *page = render(NULL, NULL, NULL, NULL);
+  const char *csp = strstr(page, "content=\"default-src 'none'; style-src "
+                                 "'unsafe-inline'; img-src data:; script-src "
+                                 "'sha256-");
+  CHECK(csp != NULL);
+  const char *end = csp ? strchr(csp + 9, '"') : NULL;
+  CHECK(end != NULL);
+  if (csp && end) {
+    char policy[512] = {0};
+    size_t len = (size_t)(end - csp);
+    memcpy(policy, csp, len < sizeof policy - 1 ? len : sizeof policy - 1);
+    CHECK_INT_EQ(count(policy, "'sha256-"), 2);
+    CHECK(strstr(policy, "unsafe-eval") == NULL);
+    CHECK(strstr(policy, "script-src 'unsafe-inline'") == NULL);
+  }
+  free(page);
+}
+
+int main(void) {
+  RUN(page_has_exactly_seven_script_elements_with_hostile_names_and_code);
+  RUN(page_escapes_compile_id_in_title_and_header);
+  RUN(page_view_json_round_trips_through_its_script_element);
+  RUN(page_text_keeps_every_line_and_escapes_nul_and_line_separators);
+  RUN(page_without_view_or_texts_embeds_nulls);
+  RUN(page_links_safe_hrefs_and_drops_script_urls);
+  RUN(page_csp_allows_only_two_hashed_scripts_and_no_network);
+  return check_summary();
+}
