@@ -142,10 +142,17 @@ const char *tl_string_table_get(const tl_string_table *t, int64_t index) {
   return t->items[index];
 }
 
-static void string_table_set(tl_string_table *t, int64_t index,
-                             const char *s) {
-  if (index < 0 || index > 100000000)
-    return;
+/* Interned indices count up from 0, one `str` entry each. The table may
+ * grow to at most twice the entries seen plus a margin, so a hostile index
+ * (`{"str": ["x", 99999999]}`) cannot make one line allocate gigabytes.
+ * Returns false for an index out of that range. */
+static bool string_table_set(tl_string_table *t, size_t *entries,
+                             double index_value, const char *s) {
+  if (!(index_value >= 0 && index_value <= 2.0 * (double)*entries + 1024) ||
+      index_value != (double)(int64_t)index_value)
+    return false;
+  int64_t index = (int64_t)index_value;
+  (*entries)++;
   if ((uint64_t)index >= t->count) {
     size_t count = (size_t)index + 1;
     t->items = tl_xrealloc(t->items, count * sizeof(char *));
@@ -154,6 +161,7 @@ static void string_table_set(tl_string_table *t, int64_t index,
   }
   free(t->items[index]);
   t->items[index] = tl_xstrdup(s);
+  return true;
 }
 
 static void string_table_free(tl_string_table *t) {
@@ -188,6 +196,7 @@ typedef struct reader_state {
   tl_record_fn on_record;
   void *ctx;
   tl_string_table strings;
+  size_t string_entries; /* `str` entries stored so far */
   bool have_rank;
   double expected_rank;
 } reader_state;
@@ -214,9 +223,13 @@ static void dispatch(reader_state *st, cJSON *env, size_t line, tl_buf *payload,
   if (strcmp(kind->string, "str") == 0) {
     const cJSON *s = cJSON_GetArrayItem(kind, 0);
     const cJSON *i = cJSON_GetArrayItem(kind, 1);
-    if (cJSON_IsString(s) && cJSON_IsNumber(i))
-      string_table_set(&st->strings, (int64_t)i->valuedouble, s->valuestring);
-    else
+    if (cJSON_IsString(s) && cJSON_IsNumber(i)) {
+      if (!string_table_set(&st->strings, &st->string_entries, i->valuedouble,
+                            s->valuestring))
+        tl_diag_add(st->diag, TL_DIAG_ENVELOPE, line,
+                    "\"str\" index %.0f is not the next index (not kept)",
+                    i->valuedouble);
+    } else
       tl_diag_add(st->diag, TL_DIAG_ENVELOPE, line,
                   "\"str\" entry is not [string, index]");
     return;
@@ -249,7 +262,7 @@ static void dispatch(reader_state *st, cJSON *env, size_t line, tl_buf *payload,
     rec.has_payload = true;
     rec.payload = tl_buf_str(payload);
     rec.md5 = cJSON_IsString(md5) ? md5->valuestring : NULL;
-    char digest[MD5_DIGEST_STRING_LENGTH];
+    char *digest = rec.digest;
     MD5Data((const uint8_t *)payload->data, payload->len, digest);
     rec.md5_ok = rec.md5 && is_md5_hex(rec.md5) &&
                  strncasecmp(digest, rec.md5, 32) == 0;
@@ -325,6 +338,17 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     const char *parse_end = NULL;
     cJSON *env = cJSON_ParseWithLengthOpts(
         line.data + off, line.len - (size_t)off, &parse_end, false);
+    /* Like the Rust tool (serde_json), characters after the envelope's
+     * object make the line bad JSON (two envelopes run together, say). */
+    if (env && parse_end) {
+      while (parse_end < line.data + line.len &&
+             (*parse_end == ' ' || *parse_end == '\t' || *parse_end == '\r'))
+        parse_end++;
+      if (parse_end < line.data + line.len) {
+        cJSON_Delete(env);
+        env = NULL;
+      }
+    }
     size_t error_column =
         env || !parse_end ? 0 : (size_t)(parse_end - line.data) + 1;
     /* Collect the payload lines (also for a broken envelope, which skips

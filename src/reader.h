@@ -39,6 +39,7 @@ typedef struct tl_record {
   tl_str payload;    /* tab-stripped lines joined by \n; valid in callback */
   const char *md5;   /* has_payload's value, or NULL */
   bool md5_ok;       /* md5 matched (false when no payload) */
+  char digest[33];   /* md5 of the payload as read (hex), "" when none */
   bool truncated;    /* the file ended inside this record */
   const tl_string_table *strings;
 } tl_record;

@@ -123,14 +123,18 @@ static const char *path_of(const tl_artifact *a) {
   return a ? a->text_path : NULL;
 }
 
+/* One view to analyze and write. Views whose artifacts are byte-identical to
+ * an earlier view's (the same compilation logged again, as in concatenated or
+ * repeated runs) reuse that view's analysis: `original` is the index of the
+ * first such view, or the job's own index. */
 typedef struct view_job {
   const char *out_dir;
   tl_view *view;
   bool aot;
-  /* results, written by the worker */
-  char *json_text;
-  tl_buf page;
-  char error[512];
+  size_t original;
+  bool has_copies;   /* keep `json` for the copies */
+  cJSON *json;       /* kept only while copies need it */
+  char error[512];   /* first problem, reported by the main thread */
 } view_job;
 
 static tl_str read_text(const char *out_dir, const tl_artifact *a, tl_buf *buf,
@@ -145,8 +149,47 @@ static tl_str read_text(const char *out_dir, const tl_artifact *a, tl_buf *buf,
   return ok ? tl_buf_str(buf) : (tl_str){NULL, 0};
 }
 
-/* Analyzes one view and renders its page; touches no shared state. */
-static void run_view_job(view_job *job) {
+static void set_string(cJSON *obj, const char *key, const char *value) {
+  cJSON *item = value ? cJSON_CreateString(value) : cJSON_CreateNull();
+  if (cJSON_GetObjectItemCaseSensitive(obj, key))
+    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+  else
+    cJSON_AddItemToObject(obj, key, item);
+}
+
+/* A copy's JSON: the original's analysis with this view's names. */
+static cJSON *copy_view_json(const cJSON *original, const tl_view *v) {
+  cJSON *json = cJSON_Duplicate(original, true);
+  set_string(json, "compile_dir", v->dir->dir_name);
+  set_string(json, "compile_id", v->dir->display);
+  cJSON *art = cJSON_GetObjectItemCaseSensitive(json, "artifacts");
+  if (cJSON_IsObject(art)) {
+    set_string(art, "pre_grad_graph", path_of(v->pre));
+    set_string(art, "post_grad_graph", path_of(v->post));
+    set_string(art, "code", path_of(v->code));
+    set_string(art, "kernel_code", path_of(v->kernel_code));
+    set_string(art, "node_mappings", path_of(v->mappings));
+    set_string(art, "kernel_stack_traces", path_of(v->stack_traces));
+  }
+  return json;
+}
+
+static void write_output(view_job *job, const char *suffix, const char *data,
+                         size_t len) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s%s", job->out_dir, job->view->name, suffix);
+  char error[512];
+  if (!tl_fs_write_file(path.data, data, len, error, sizeof error) &&
+      !job->error[0])
+    snprintf(job->error, sizeof job->error, "%s", error);
+  tl_buf_free(&path);
+}
+
+/* Analyzes (or copies) one view, renders its page and writes both files;
+ * touches no shared state but its own job and, read-only, its original's
+ * JSON. */
+static void run_view_job(view_job *job, view_job *jobs) {
   tl_view *v = job->view;
   tl_buf pre, post, code, kernels, mappings, stacks;
   tl_buf_init(&pre);
@@ -165,24 +208,40 @@ static void run_view_job(view_job *job) {
   in.post_graph = read_text(job->out_dir, v->post, &post, err, es);
   in.code = read_text(job->out_dir, v->code, &code, err, es);
   in.kernel_code = read_text(job->out_dir, v->kernel_code, &kernels, err, es);
-  in.node_mappings = read_text(job->out_dir, v->mappings, &mappings, err, es);
-  in.stack_traces = read_text(job->out_dir, v->stack_traces, &stacks, err, es);
-  in.pre_path = path_of(v->pre);
-  in.post_path = path_of(v->post);
-  in.code_path = path_of(v->code);
-  in.kernel_code_path = path_of(v->kernel_code);
-  in.mappings_path = path_of(v->mappings);
-  in.stack_traces_path = path_of(v->stack_traces);
-  cJSON *json = tl_provenance_build(&in);
-  job->json_text = cJSON_Print(json);
-  tl_buf_init(&job->page);
+  bool copy = job->original != (size_t)(job - jobs);
+  cJSON *json;
+  if (copy) {
+    json = copy_view_json(jobs[job->original].json, v);
+  } else {
+    in.node_mappings = read_text(job->out_dir, v->mappings, &mappings, err, es);
+    in.stack_traces =
+        read_text(job->out_dir, v->stack_traces, &stacks, err, es);
+    in.pre_path = path_of(v->pre);
+    in.post_path = path_of(v->post);
+    in.code_path = path_of(v->code);
+    in.kernel_code_path = path_of(v->kernel_code);
+    in.mappings_path = path_of(v->mappings);
+    in.stack_traces_path = path_of(v->stack_traces);
+    json = tl_provenance_build(&in);
+  }
+  char *text = cJSON_Print(json);
+  if (text)
+    write_output(job, ".json", text, strlen(text));
+  free(text);
 #ifdef HAVE_tl_page
+  tl_buf page;
+  tl_buf_init(&page);
   tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
                              in.kernel_code};
-  tl_provpage_render(&job->page, json, &texts, "index.html",
+  tl_provpage_render(&page, json, &texts, "index.html",
                      "help.html#highlighter");
+  write_output(job, ".html", page.data, page.len);
+  tl_buf_free(&page);
 #endif
-  cJSON_Delete(json);
+  if (job->has_copies)
+    job->json = json;
+  else
+    cJSON_Delete(json);
   tl_buf_free(&pre);
   tl_buf_free(&post);
   tl_buf_free(&code);
@@ -193,6 +252,7 @@ static void run_view_job(view_job *job) {
 
 typedef struct job_queue {
   view_job *jobs;
+  size_t *order; /* indices to run, in turn */
   size_t count;
   size_t next;
   pthread_mutex_t lock;
@@ -206,20 +266,13 @@ static void *view_worker(void *arg) {
     pthread_mutex_unlock(&q->lock);
     if (i >= q->count)
       return NULL;
-    run_view_job(&q->jobs[i]);
+    run_view_job(&q->jobs[q->order[i]], q->jobs);
   }
 }
 
-/* Analyzes the views on `threads` threads, then writes them in order. */
-static void write_views(tl_store *store, tl_view *views, size_t count,
-                        int threads, tl_diag *diag) {
-  view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
-  for (size_t i = 0; i < count; i++) {
-    jobs[i].out_dir = store->out_dir;
-    jobs[i].view = &views[i];
-    jobs[i].aot = views[i].code && views[i].code->role == TL_ROLE_AOT_WRAPPER;
-  }
-  job_queue q = {jobs, count, 0, PTHREAD_MUTEX_INITIALIZER};
+static void run_jobs(view_job *jobs, size_t *order, size_t count,
+                     int threads) {
+  job_queue q = {jobs, order, count, 0, PTHREAD_MUTEX_INITIALIZER};
   int extra = threads > 1 && count > 1 ? threads - 1 : 0;
   pthread_t tids[16];
   if (extra > 16)
@@ -231,25 +284,76 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
   view_worker(&q);
   for (int t = 0; t < started; t++)
     pthread_join(tids[t], NULL);
-  for (size_t i = 0; i < count; i++) {
-    view_job *job = &jobs[i];
-    if (job->error[0])
-      tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,
-                  job->error);
-    tl_buf name;
-    tl_buf_init(&name);
-    tl_buf_printf(&name, "%s.json", views[i].name);
-    if (job->json_text)
-      tl_store_write(store, name.data, job->json_text, strlen(job->json_text));
-#ifdef HAVE_tl_page
-    tl_buf_clear(&name);
-    tl_buf_printf(&name, "%s.html", views[i].name);
-    tl_store_write(store, name.data, job->page.data, job->page.len);
-#endif
-    tl_buf_free(&name);
-    free(job->json_text);
-    tl_buf_free(&job->page);
+}
+
+/* The identity of a view's content: the md5s of its artifacts. */
+static void view_key(const view_job *job, char *key, size_t size) {
+  const tl_view *v = job->view;
+  const tl_artifact *parts[] = {v->pre,         v->post,     v->code,
+                                v->kernel_code, v->mappings, v->stack_traces};
+  size_t n = 0;
+  key[n++] = job->aot ? 'a' : 'j';
+  for (size_t i = 0; i < sizeof parts / sizeof *parts && n + 34 < size; i++) {
+    const char *md5 = parts[i] ? parts[i]->md5 : "";
+    size_t len = strlen(md5);
+    memcpy(key + n, md5, len);
+    n += len;
+    key[n++] = '|';
   }
+  key[n] = '\0';
+}
+
+static char (*sort_keys)[256];
+static int by_key(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  int c = strcmp(sort_keys[i], sort_keys[j]);
+  return c ? c : (i < j ? -1 : i > j);
+}
+
+/* Analyzes the views on `threads` threads: first every distinct view, then
+ * the copies of repeated ones; each worker writes its view's files. */
+static void write_views(tl_store *store, tl_view *views, size_t count,
+                        int threads, tl_diag *diag) {
+  view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
+  char(*keys)[256] = tl_xcalloc(count ? count : 1, sizeof *keys);
+  size_t *order = tl_xcalloc(count ? count : 1, sizeof *order);
+  for (size_t i = 0; i < count; i++) {
+    jobs[i].out_dir = store->out_dir;
+    jobs[i].view = &views[i];
+    jobs[i].aot = views[i].code && views[i].code->role == TL_ROLE_AOT_WRAPPER;
+    jobs[i].original = i;
+    view_key(&jobs[i], keys[i], sizeof keys[i]);
+    order[i] = i;
+  }
+  /* Sorting is not thread-safe through sort_keys, but this runs before any
+   * worker starts. */
+  sort_keys = keys;
+  qsort(order, count, sizeof *order, by_key);
+  sort_keys = NULL;
+  for (size_t k = 1; k < count; k++) {
+    size_t prev = order[k - 1], cur = order[k];
+    if (strcmp(keys[prev], keys[cur]) == 0) {
+      jobs[cur].original = jobs[prev].original;
+      jobs[jobs[cur].original].has_copies = true;
+    }
+  }
+  size_t distinct = 0, copies = 0;
+  for (size_t i = 0; i < count; i++)
+    if (jobs[i].original == i)
+      order[distinct++] = i;
+  run_jobs(jobs, order, distinct, threads);
+  for (size_t i = 0; i < count; i++)
+    if (jobs[i].original != i)
+      order[copies++] = i;
+  run_jobs(jobs, order, copies, threads);
+  for (size_t i = 0; i < count; i++) {
+    if (jobs[i].error[0])
+      tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,
+                  jobs[i].error);
+    cJSON_Delete(jobs[i].json);
+  }
+  free(order);
+  free(keys);
   free(jobs);
 }
 #endif
@@ -284,7 +388,19 @@ static void artifact_list(tl_buf *html, const tl_compile_dir *dir) {
   tl_buf_puts(html, "</ul>\n");
 }
 
+#if defined(HAVE_tl_engine) && defined(HAVE_tl_page)
+enum { VIEWS_BUILT = 1 };
+#else
+enum { VIEWS_BUILT = 0 };
+#endif
+
 static void view_links(tl_buf *html, tl_view *views, size_t count) {
+  if (!VIEWS_BUILT) {
+    if (count)
+      tl_buf_puts(html, "<li>This tlparse was built without the provenance "
+                        "engine and page.</li>\n");
+    return;
+  }
   for (size_t i = 0; i < count; i++) {
     tl_buf_puts(html, "<li><a href=\"");
     tl_url_path(html, views[i].name);

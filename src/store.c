@@ -165,7 +165,8 @@ static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
 /* Writes the payload as `<stem>_N.<ext>` and records it. */
 static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
                                   const char *stem, const char *ext,
-                                  tl_str data, tl_role role, size_t line) {
+                                  tl_str data, const char *digest,
+                                  tl_role role, size_t line) {
   tl_buf name;
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
@@ -174,6 +175,7 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   tl_artifact *a = add_artifact(store, dir, name.data, number, role, line);
   tl_store_write(store, a->path, data.ptr, data.len);
   a->text_path = tl_xstrdup(a->path);
+  memcpy(a->md5, digest, sizeof a->md5);
   tl_buf_free(&name);
   return a;
 }
@@ -406,7 +408,7 @@ static void store_artifact(tl_store *store, tl_compile_dir *dir,
                 "artifact \"%s\" has unknown encoding %s (kept as text)", name,
                 encoding ? encoding : "(none)");
   tl_artifact *a =
-      write_counted(store, dir, name, ext, rec->payload, role, rec->line);
+      write_counted(store, dir, name, ext, rec->payload, rec->digest, role, rec->line);
   if (strcmp(name, "inductor_provenance_tracking_kernel_stack_traces") == 0 &&
       rec->has_payload) {
     tl_buf html;
@@ -436,7 +438,7 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
     }
   }
   if (store->options.plain_text) {
-    write_counted(store, dir, stem.data, "txt", rec->payload,
+    write_counted(store, dir, stem.data, "txt", rec->payload, rec->digest,
                   TL_ROLE_OUTPUT_CODE, rec->line);
     tl_buf_free(&stem);
     return;
@@ -450,6 +452,7 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
   write_page(store, dir, stem.data, number, "", &html, rec->line);
   tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
   a->role = TL_ROLE_OUTPUT_CODE;
+  memcpy(a->md5, rec->digest, sizeof a->md5);
   size_t n = strlen(dir->dir_name) + text_name.len + 2;
   a->text_path = tl_xmalloc(n);
   snprintf(a->text_path, n, "%s/%s", dir->dir_name, text_name.data);
@@ -483,7 +486,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   tl_buf html;
   switch (out) {
   case OUT_TEXT:
-    write_counted(store, dir, rec->kind, "txt", rec->payload,
+    write_counted(store, dir, rec->kind, "txt", rec->payload, rec->digest,
                   rec->has_payload ? row->role : TL_ROLE_NONE, rec->line);
     return;
   case OUT_NAMED_TEXT: {
@@ -491,7 +494,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     tl_buf stem;
     tl_buf_init(&stem);
     tl_buf_printf(&stem, "%s_%s", rec->kind, name ? name : "");
-    write_counted(store, dir, stem.data, "txt", rec->payload, TL_ROLE_NONE,
+    write_counted(store, dir, stem.data, "txt", rec->payload, rec->digest, TL_ROLE_NONE,
                   rec->line);
     tl_buf_free(&stem);
     return;
@@ -509,7 +512,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
         write_unconsumed_payload(store, rec);
       return;
     }
-    write_counted(store, dir, name, "txt", rec->payload,
+    write_counted(store, dir, name, "txt", rec->payload, rec->digest,
                   rec->has_payload ? role_of_name(name) : TL_ROLE_NONE,
                   rec->line);
     return;
@@ -566,7 +569,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     return;
   case OUT_DUMP_FILE: {
     const char *name = object_string(rec->kind_value, "name");
-    write_counted(store, dir, name ? name : "dump_file", "txt", rec->payload,
+    write_counted(store, dir, name ? name : "dump_file", "txt", rec->payload, rec->digest,
                   TL_ROLE_NONE, rec->line);
     return;
   }

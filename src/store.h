@@ -37,7 +37,8 @@ typedef struct tl_artifact {
   char *url;       /* link entries: the URL (already checked safe) or NULL */
   int number;      /* the running counter; -1 for none */
   tl_role role;
-  size_t line; /* trace line of the entry */
+  size_t line;    /* trace line of the entry */
+  char md5[33];   /* md5 of the payload (hex), "" when none */
 } tl_artifact;
 
 typedef struct tl_compile_dir {
