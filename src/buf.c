@@ -39,6 +39,12 @@ char *tl_xstrdup(const char *s) {
   return p;
 }
 
+void tl_sort(void *items, size_t count, size_t size,
+             int (*cmp)(const void *, const void *)) {
+  if (count > 1)
+    qsort(items, count, size, cmp);
+}
+
 tl_str tl_str_from(const char *cstr) {
   return (tl_str){cstr, cstr ? strlen(cstr) : 0};
 }

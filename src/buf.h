@@ -89,6 +89,10 @@ static inline tl_str tl_arena_str(tl_arena *a, tl_str s) {
     (v).count = (v).cap = 0;                                                   \
   } while (0)
 
+/* qsort that accepts an empty (even NULL) array. */
+void tl_sort(void *items, size_t count, size_t size,
+             int (*cmp)(const void *, const void *));
+
 void *tl_xmalloc(size_t size);
 void *tl_xcalloc(size_t count, size_t size);
 void *tl_xrealloc(void *ptr, size_t size);

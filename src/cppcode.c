@@ -25,8 +25,8 @@ static const struct {
   const char *prefix;
   tl_kernel_kind kind;
 } name_kinds[] = {
-    {"aoti_torch_", TL_KERNEL_SHIM},      {"cpp_", TL_KERNEL_CPP},
-    {"triton_tem_", TL_KERNEL_TEMPLATE},  {"triton_for_", TL_KERNEL_COMBO},
+    {"aoti_torch_", TL_KERNEL_SHIM},     {"cpp_", TL_KERNEL_CPP},
+    {"triton_tem_", TL_KERNEL_TEMPLATE}, {"triton_for_", TL_KERNEL_COMBO},
     {"triton_", TL_KERNEL_TRITON},
 };
 
@@ -226,7 +226,8 @@ static void scan_launcher_comment(state *s, const tl_ts_query *q,
   TSPoint from = ts_node_start_point(comment), to = ts_node_end_point(comment);
   if (to.column < 2)
     return;
-  TSRange inner = {{from.row, from.column + 2}, {to.row, to.column - 2},
+  TSRange inner = {{from.row, from.column + 2},
+                   {to.row, to.column - 2},
                    ts_node_start_byte(comment) + 2,
                    ts_node_end_byte(comment) - 2};
   TSTree *tree = tl_ts_parse(tree_sitter_python(), s->text, &inner, 1);
@@ -248,7 +249,8 @@ static void scan_launcher_comment(state *s, const tl_ts_query *q,
         !node_is(close, "string_end"))
       continue;
     TSPoint a = ts_node_end_point(open), b = ts_node_start_point(close);
-    uint32_t a_byte = ts_node_end_byte(open), b_byte = ts_node_start_byte(close);
+    uint32_t a_byte = ts_node_end_byte(open),
+             b_byte = ts_node_start_byte(close);
     /* Lines of the source itself: skip the rest of the opening line when it
      * is empty, and the closing line when only indentation precedes '''. */
     int first = (int)a.row + 1 + (s->text.ptr[a_byte] == '\n' ? 1 : 0);
@@ -259,8 +261,7 @@ static void scan_launcher_comment(state *s, const tl_ts_query *q,
     }
     TSRange body = {a, b, a_byte, b_byte};
     def *d = find_def(s, tl_ts_text(name, s->text));
-    if (d && is_triton_family(d->def.kind) &&
-        triton_is_combo(q, s->text, body))
+    if (d && is_triton_family(d->def.kind) && triton_is_combo(q, s->text, body))
       d->def.kind = TL_KERNEL_COMBO;
   }
   tl_ts_iter_end(&it);
@@ -268,6 +269,17 @@ static void scan_launcher_comment(state *s, const tl_ts_query *q,
 }
 
 /* ---- collecting --------------------------------------------------------- */
+
+/* Is function definition `fn` declared `static`? */
+static bool is_static(TSNode fn, tl_str text) {
+  for (uint32_t i = 0; i < ts_node_child_count(fn); i++) {
+    TSNode c = ts_node_child(fn, i);
+    if (node_is(c, "storage_class_specifier") &&
+        tl_str_eq_cstr(tl_ts_text(c, text), "static"))
+      return true;
+  }
+  return false;
+}
 
 typedef struct wrapper_ids {
   uint32_t entry_name, entry_body, launcher_name, launcher_def;
@@ -295,12 +307,13 @@ static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
              tl_ts_iter_get(it, id->launcher_name, &a)) {
     tl_str name = tl_ts_text(a, s->text);
     name.ptr += 5, name.len -= 5; /* after `call_` */
-    if (name.len == 0 || find_def(s, name))
+    tl_kernel_kind kind = kind_of_name(name);
+    if (name.len == 0 || find_def(s, name) ||
+        !(is_triton_family(kind) || is_static(b, s->text)))
       return;
     TSNode outer = ts_node_parent(b);
     if (!node_is(outer, "template_declaration"))
       outer = b;
-    tl_kernel_kind kind = kind_of_name(name);
     def d = {{name, is_triton_family(kind) ? kind : TL_KERNEL_TRITON,
               TL_CODE_MAIN, tl_ts_first_line(outer), tl_ts_last_line(b)},
              ts_node_start_byte(outer)};
@@ -334,13 +347,6 @@ static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
       TL_VEC_PUSH(s->handles, h);
     }
   }
-}
-
-/* qsort that accepts an empty (NULL) array. */
-static void sort(void *items, size_t count, size_t size,
-                 int (*cmp)(const void *, const void *)) {
-  if (count > 1)
-    qsort(items, count, size, cmp);
 }
 
 static int cmp_raw(const void *pa, const void *pb) {
@@ -445,8 +451,7 @@ static void bind_handle(state *s, size_t index) {
     else
       hi = mid;
   }
-  for (size_t i = lo; i < s->raws.count && s->raws.items[i].byte < limit;
-       i++) {
+  for (size_t i = lo; i < s->raws.count && s->raws.items[i].byte < limit; i++) {
     const raw_call *r = &s->raws.items[i];
     if (!calls_pure(s, r, h->pure))
       continue;
@@ -462,7 +467,7 @@ static void bind_handle(state *s, size_t index) {
       kind = r->form == FORM_SHIM ? TL_KERNEL_SHIM : TL_KERNEL_TRITON;
     site add = {{h->pure, kind, r->line, h->key}, r->byte};
     TL_VEC_PUSH(s->sites, add);
-    sort(s->sites.items, s->sites.count, sizeof add, cmp_site);
+    tl_sort(s->sites.items, s->sites.count, sizeof add, cmp_site);
     return;
   }
 }
@@ -470,11 +475,11 @@ static void bind_handle(state *s, size_t index) {
 /* ---- results ------------------------------------------------------------ */
 
 static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
-  sort(s->defs.items, s->defs.count, sizeof(def), cmp_def);
-  sort(s->embedded.items, s->embedded.count, sizeof(embedded),
-       cmp_embedded);
+  tl_sort(s->defs.items, s->defs.count, sizeof(def), cmp_def);
+  tl_sort(s->embedded.items, s->embedded.count, sizeof(embedded), cmp_embedded);
   out->def_count = s->defs.count;
-  out->defs = tl_arena_alloc(arena, sizeof(tl_kernel_def) * (s->defs.count + 1));
+  out->defs =
+      tl_arena_alloc(arena, sizeof(tl_kernel_def) * (s->defs.count + 1));
   for (size_t i = 0; i < s->defs.count; i++)
     out->defs[i] = s->defs.items[i].def;
   out->call_count = s->sites.count;
@@ -499,11 +504,9 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
     write_out(&s, arena, out);
     return;
   }
-  tl_ts_query q, tq;
+  tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
                    "cpp_wrapper.scm");
-  tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
-                   "cpp_triton.scm");
   wrapper_ids id = {
       tl_ts_query_capture(&q, "entry.name"),
       tl_ts_query_capture(&q, "entry.body"),
@@ -534,12 +537,18 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
     collect_match(&s, &it, &id, &comments);
   }
   tl_ts_iter_end(&it);
-  for (size_t i = 0; i < comments.count; i++)
-    scan_launcher_comment(&s, &tq, comments.items[i]);
+  if (comments.count) { /* the python query only where launchers are */
+    tl_ts_query tq;
+    tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
+                     "cpp_triton.scm");
+    for (size_t i = 0; i < comments.count; i++)
+      scan_launcher_comment(&s, &tq, comments.items[i]);
+    tl_ts_query_free(&tq);
+  }
   TL_VEC_FREE(comments);
 
   /* One raw call per call expression, the most specific form kept. */
-  sort(s.raws.items, s.raws.count, sizeof(raw_call), cmp_raw);
+  tl_sort(s.raws.items, s.raws.count, sizeof(raw_call), cmp_raw);
   size_t kept = 0;
   for (size_t i = 0; i < s.raws.count; i++)
     if (kept == 0 || s.raws.items[kept - 1].byte != s.raws.items[i].byte)
@@ -560,7 +569,6 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   write_out(&s, arena, out);
   state_free(&s);
   tl_ts_query_free(&q);
-  tl_ts_query_free(&tq);
   ts_tree_delete(tree);
 }
 
@@ -609,9 +617,9 @@ void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
     memcpy(defs, inout->defs, sizeof(tl_kernel_def) * count);
   for (size_t i = 0; i < found.count; i++) {
     size_t j = 0;
-    while (j < count && !(defs[j].file == TL_CODE_MAIN &&
-                          defs[j].kind == TL_KERNEL_CPP &&
-                          tl_str_eq(defs[j].name, found.items[i].name)))
+    while (j < count &&
+           !(defs[j].file == TL_CODE_MAIN && defs[j].kind == TL_KERNEL_CPP &&
+             tl_str_eq(defs[j].name, found.items[i].name)))
       j++;
     defs[j == count ? count++ : j] = found.items[i];
   }

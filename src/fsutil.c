@@ -38,13 +38,11 @@ bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
 
 bool tl_fs_write_file(const char *path, const void *data, size_t len,
                       char *error, size_t error_size) {
-  size_t plen = strlen(path);
-  char *tmp = tl_xmalloc(plen + 32);
-  snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+  /* O_NOFOLLOW: a symlink planted at an output name is never written
+   * through. Atomicity comes from the staging folder (see main.c). */
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
   if (fd < 0) {
     snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
-    free(tmp);
     return false;
   }
   const char *p = data;
@@ -57,20 +55,15 @@ bool tl_fs_write_file(const char *path, const void *data, size_t len,
       snprintf(error, error_size, "cannot write %s: %s", path,
                strerror(errno));
       close(fd);
-      unlink(tmp);
-      free(tmp);
       return false;
     }
     p += w;
     left -= (size_t)w;
   }
-  if (close(fd) != 0 || rename(tmp, path) != 0) {
+  if (close(fd) != 0) {
     snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
     return false;
   }
-  free(tmp);
   return true;
 }
 
@@ -103,7 +96,7 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 bool tl_fs_remove_tree(const char *path, char *error, size_t error_size) {
   struct stat st;
   if (lstat(path, &st) != 0)
-    return errno == ENOENT ? true : (snprintf(error, error_size,
+    return errno == ENOENT || errno == ENOTDIR ? true : (snprintf(error, error_size,
                                               "cannot remove %s: %s", path,
                                               strerror(errno)),
                                      false);
@@ -162,7 +155,14 @@ char *tl_fs_latest_file(const char *dir) {
   return best;
 }
 
+/* Names are also cut to 200 bytes: with the `_<N>.<ext>` suffix they stay
+ * under NAME_MAX (255), so a long name from a trace cannot make its write
+ * fail (the running number keeps cut names distinct). */
+enum { SAFE_NAME_MAX = 200 };
+
 void tl_fs_safe_name(tl_buf *out, tl_str name) {
+  if (name.len > SAFE_NAME_MAX)
+    name.len = SAFE_NAME_MAX;
   for (size_t i = 0; i < name.len; i++) {
     unsigned char c = (unsigned char)name.ptr[i];
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -1,7 +1,8 @@
 /* fsutil.h: the file-system side of the emit stage.
  *
- * Output files are written to a temporary name in the same folder and then
- * renamed, so an interrupted run never leaves a page that looks complete.
+ * A run writes into a staging folder beside the output folder and renames it
+ * into place at the end (main.c), so an interrupted run never leaves a report
+ * that looks complete, and an old report stays whole until the new one is.
  * Removing an old output folder never follows a symbolic link out of it.
  * Every function returns false on failure with a message in `error`.
  */

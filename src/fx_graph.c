@@ -182,7 +182,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     collect(&defs, text, caps.items, caps.count, fwd_params[chosen],
             fwd_body[chosen]);
   if (defs.count) {
-    qsort(defs.items, defs.count, sizeof *defs.items, def_cmp);
+    tl_sort(defs.items, defs.count, sizeof *defs.items, def_cmp);
     out->nodes = tl_arena_alloc(arena, defs.count * sizeof *out->nodes);
     for (size_t i = 0; i < defs.count; i++) {
       if (out->node_count &&

@@ -4,6 +4,7 @@
  * --strict-compile-id the input failures they name (docs/cli.md).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,9 @@
 #include "reader.h"
 #include "report.h"
 #include "store.h"
+#ifdef HAVE_tl_engine
+#include "ts_query.h"
+#endif
 
 static const char USAGE[] =
     "usage: tlparse PATH [-o DIR] [--latest] [--overwrite] [--no-browser]\n"
@@ -176,23 +180,41 @@ static bool resolve_input(const cli *c, char **input) {
   return true;
 }
 
-static bool prepare_output(const cli *c) {
+/* Refuses an existing output folder without --overwrite, then creates the
+ * staging folder `<out>.tlparse-<pid>` beside it, where the run writes. */
+static bool prepare_output(const cli *c, char **staging) {
   char error[512];
-  if (tl_fs_exists(c->out_dir)) {
-    if (!c->overwrite) {
-      fprintf(stderr,
-              "tlparse: output folder %s already exists; pass --overwrite to "
-              "replace it (nothing was deleted)\n",
-              c->out_dir);
-      return false;
-    }
-    if (!tl_fs_remove_tree(c->out_dir, error, sizeof error)) {
-      fprintf(stderr, "tlparse: %s\n", error);
-      return false;
-    }
+  if (tl_fs_exists(c->out_dir) && !c->overwrite) {
+    fprintf(stderr,
+            "tlparse: output folder %s already exists; pass --overwrite to "
+            "replace it (nothing was deleted)\n",
+            c->out_dir);
+    return false;
   }
-  if (!tl_fs_mkdirs(c->out_dir, error, sizeof error)) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_puts(&path, c->out_dir);
+  while (path.len > 1 && path.data[path.len - 1] == '/')
+    path.data[--path.len] = '\0';
+  tl_buf_printf(&path, ".tlparse-%ld", (long)getpid());
+  *staging = tl_buf_detach(&path);
+  if (!tl_fs_remove_tree(*staging, error, sizeof error) ||
+      !tl_fs_mkdirs(*staging, error, sizeof error)) {
     fprintf(stderr, "tlparse: %s\n", error);
+    return false;
+  }
+  return true;
+}
+
+/* Puts the finished report in place: removes the old output folder (never
+ * following a symlink out of it) and renames the staging folder. */
+static bool publish_output(const cli *c, const char *staging, char *error,
+                           size_t error_size) {
+  if (!tl_fs_remove_tree(c->out_dir, error, error_size))
+    return false;
+  if (rename(staging, c->out_dir) != 0) {
+    snprintf(error, error_size, "cannot rename %s to %s: %s", staging,
+             c->out_dir, strerror(errno));
     return false;
   }
   return true;
@@ -206,7 +228,9 @@ int main(int argc, char **argv) {
   char *input = NULL;
   if (!resolve_input(&c, &input))
     return 1;
-  if (!prepare_output(&c)) {
+  char *staging = NULL;
+  if (!prepare_output(&c, &staging)) {
+    free(staging);
     free(input);
     return 1;
   }
@@ -217,12 +241,12 @@ int main(int argc, char **argv) {
   tl_store store;
   tl_store_options store_options = {c.plain_text, c.provenance,
                                     c.strict_compile_id};
-  bool ok = tl_store_open(&store, c.out_dir, &store_options, &diag);
+  bool ok = tl_store_open(&store, staging, &store_options, &diag);
   char error[512] = "";
   if (ok) {
     tl_buf raw_path;
     tl_buf_init(&raw_path);
-    tl_buf_printf(&raw_path, "%s/raw.log", c.out_dir);
+    tl_buf_printf(&raw_path, "%s/raw.log", staging);
     FILE *raw = fopen(raw_path.data, "wb");
     tl_buf_free(&raw_path);
     progress prog = {false};
@@ -237,7 +261,7 @@ int main(int argc, char **argv) {
     ok = tl_reader_run(input, &reader_options, &diag, tl_store_record, &store,
                        error, sizeof error);
     if (raw && fclose(raw) != 0 && ok) {
-      snprintf(error, sizeof error, "cannot write %s/raw.log", c.out_dir);
+      snprintf(error, sizeof error, "cannot write %s/raw.log", staging);
       ok = false;
     }
   } else {
@@ -254,9 +278,13 @@ int main(int argc, char **argv) {
     snprintf(error, sizeof error, "%s", store.error);
     ok = false;
   }
+  if (ok)
+    ok = publish_output(&c, staging, error, sizeof error);
   tl_diag_print_summary(&diag);
   int exit_code = 0;
   if (!ok) {
+    char ignored[512];
+    tl_fs_remove_tree(staging, ignored, sizeof ignored);
     fprintf(stderr, "tlparse: %s\n", error);
     exit_code = 1;
   } else {
@@ -284,6 +312,10 @@ int main(int argc, char **argv) {
   }
   tl_store_free(&store);
   tl_diag_free(&diag);
+#ifdef HAVE_tl_engine
+  tl_ts_query_cache_free();
+#endif
+  free(staging);
   free(input);
   return exit_code;
 }

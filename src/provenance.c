@@ -156,7 +156,7 @@ static void add_str(cJSON *obj, const char *key, tl_str s) {
 static cJSON *line_map_json(pair_vec *v) {
   cJSON *obj = cJSON_CreateObject();
   if (v->count)
-    qsort(v->items, v->count, sizeof *v->items, pair_cmp);
+    tl_sort(v->items, v->count, sizeof *v->items, pair_cmp);
   cJSON *arr = NULL;
   for (size_t i = 0; i < v->count; i++) {
     pair p = v->items[i];
@@ -176,7 +176,7 @@ static cJSON *line_map_json(pair_vec *v) {
 static void unique_names(name_vec *v) {
   if (!v->count)
     return;
-  qsort(v->items, v->count, sizeof *v->items, named_cmp);
+  tl_sort(v->items, v->count, sizeof *v->items, named_cmp);
   size_t kept = 1;
   for (size_t i = 1; i < v->count; i++)
     if (!tl_str_eq(v->items[i].name, v->items[kept - 1].name))
@@ -214,7 +214,7 @@ static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
       out.items[out.count++] =
           (named_line){k, c->calls[i].line, c->calls[i].kind};
   }
-  qsort(out.items, out.count, sizeof *out.items, named_cmp);
+  tl_sort(out.items, out.count, sizeof *out.items, named_cmp);
   return out;
 }
 
@@ -256,7 +256,7 @@ static kernel *kernel_of(view *v, tl_str key) {
   else
     lines_of(&v->by_name, k->name, k);
   if (k->calls.count)
-    qsort(k->calls.items, k->calls.count, sizeof(int), int_cmp);
+    tl_sort(k->calls.items, k->calls.count, sizeof(int), int_cmp);
   return k;
 }
 
@@ -276,7 +276,7 @@ static void index_defs(view *v) {
       tl_arena_alloc(&v->arena, (v->code.def_count + 1) * sizeof *v->defs);
   for (size_t i = 0; i < v->code.def_count; i++)
     v->defs[i] = &v->code.defs[i];
-  qsort(v->defs, v->code.def_count, sizeof *v->defs, def_ptr_cmp);
+  tl_sort(v->defs, v->code.def_count, sizeof *v->defs, def_ptr_cmp);
 }
 
 /* The kernel's definition: its body in the kernel code, else the first
@@ -506,7 +506,7 @@ static void emit(view *v, cJSON *root, const cJSON *traces) {
     if (!k->calls.count)
       missing[nm++] = k->key;
   }
-  qsort(missing, nm, sizeof *missing, kernel_key_cmp);
+  tl_sort(missing, nm, sizeof *missing, kernel_key_cmp);
   for (size_t i = 0; i < nm; i++)
     cJSON_AddItemToArray(un_k, str_json(missing[i]));
   free(missing);

@@ -304,11 +304,11 @@ static void resolve_calls(collected *c, tl_arena *arena) {
       tl_xmalloc((c->handles.count + 1) * sizeof *handle_names);
   for (size_t i = 0; i < c->handles.count; i++)
     handle_names[i] = c->handles.items[i].name;
-  qsort(handle_names, c->handles.count, sizeof *handle_names, str_cmp_p);
+  tl_sort(handle_names, c->handles.count, sizeof *handle_names, str_cmp_p);
   tl_kernel_def *sorted = tl_xmalloc((c->defs.count + 1) * sizeof *sorted);
   if (c->defs.count)
     memcpy(sorted, c->defs.items, c->defs.count * sizeof *sorted);
-  qsort(sorted, c->defs.count, sizeof *sorted, def_cmp_p);
+  tl_sort(sorted, c->defs.count, sizeof *sorted, def_cmp_p);
   size_t kept = 0;
   for (size_t i = 0; i < c->calls.count; i++) {
     raw_call r = c->calls.items[i];
@@ -330,10 +330,10 @@ static void resolve_calls(collected *c, tl_arena *arena) {
   (void)arena;
   free(sorted);
   free(handle_names);
-  qsort(c->calls.items, c->calls.count, sizeof *c->calls.items, call_cmp_p);
-  qsort(c->handles.items, c->handles.count, sizeof *c->handles.items,
+  tl_sort(c->calls.items, c->calls.count, sizeof *c->calls.items, call_cmp_p);
+  tl_sort(c->handles.items, c->handles.count, sizeof *c->handles.items,
         handle_cmp_p);
-  qsort(c->functions.items, c->functions.count, sizeof *c->functions.items,
+  tl_sort(c->functions.items, c->functions.count, sizeof *c->functions.items,
         span_cmp_p);
 }
 
@@ -379,8 +379,8 @@ static void bind_handles(collected *c, tl_call_site *sites) {
   for (size_t i = 0; i < nh; i++)
     handles[i] =
         (by_name){c->handles.items[i].name, c->handles.items[i].start, i};
-  qsort(calls, nc, sizeof *calls, by_name_cmp);
-  qsort(handles, nh, sizeof *handles, by_name_cmp);
+  tl_sort(calls, nc, sizeof *calls, by_name_cmp);
+  tl_sort(handles, nh, sizeof *handles, by_name_cmp);
   const span *fns = c->functions.items;
   size_t nf = c->functions.count;
   for (size_t h = 0; h < nh; h++) {

@@ -328,7 +328,7 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
   /* Sorting is not thread-safe through sort_keys, but this runs before any
    * worker starts. */
   sort_keys = keys;
-  qsort(order, count, sizeof *order, by_key);
+  tl_sort(order, count, sizeof *order, by_key);
   sort_keys = NULL;
   for (size_t k = 1; k < count; k++) {
     size_t prev = order[k - 1], cur = order[k];

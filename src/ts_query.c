@@ -2,15 +2,64 @@
  * iterate matches by capture name (see ts_query.h). */
 #include "ts_query.h"
 
+#include <assert.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Compiled queries, kept for the whole run: compiling the C++ wrapper query
+ * alone takes tens of milliseconds, and every view runs the same few
+ * queries. A TSQuery is only read while matching, so threads share it. */
+enum { QUERY_CACHE_SIZE = 32 };
+static struct {
+  const char *source;
+  const TSLanguage *lang;
+  TSQuery *query;
+} query_cache[QUERY_CACHE_SIZE];
+static size_t query_cache_count;
+static pthread_mutex_t query_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static TSQuery *compile_query(const TSLanguage *lang, tl_str source,
+                              const char *name);
+
 void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
                       const char *name) {
+  q->name = name;
+  pthread_mutex_lock(&query_cache_lock);
+  for (size_t i = 0; i < query_cache_count; i++) {
+    if (query_cache[i].source == source.ptr && query_cache[i].lang == lang) {
+      q->query = query_cache[i].query;
+      pthread_mutex_unlock(&query_cache_lock);
+      return;
+    }
+  }
+  q->query = compile_query(lang, source, name);
+  if (query_cache_count < QUERY_CACHE_SIZE) {
+    query_cache[query_cache_count].source = source.ptr;
+    query_cache[query_cache_count].lang = lang;
+    query_cache[query_cache_count].query = q->query;
+    query_cache_count++;
+  } else {
+    assert(!"query cache is full: raise QUERY_CACHE_SIZE");
+  }
+  pthread_mutex_unlock(&query_cache_lock);
+}
+
+void tl_ts_query_cache_free(void) {
+  pthread_mutex_lock(&query_cache_lock);
+  for (size_t i = 0; i < query_cache_count; i++)
+    ts_query_delete(query_cache[i].query);
+  query_cache_count = 0;
+  pthread_mutex_unlock(&query_cache_lock);
+}
+
+static TSQuery *compile_query(const TSLanguage *lang, tl_str source,
+                              const char *name) {
   uint32_t offset = 0;
   TSQueryError error = TSQueryErrorNone;
-  q->name = name;
+  tl_ts_query query = {NULL, name};
+  tl_ts_query *q = &query;
   q->query =
       ts_query_new(lang, source.ptr, (uint32_t)source.len, &offset, &error);
   if (!q->query) {
@@ -45,12 +94,11 @@ void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
       at_start = steps[i].type == TSQueryPredicateStepTypeDone;
     }
   }
+  return q->query;
 }
 
 void tl_ts_query_free(tl_ts_query *q) {
-  if (q->query)
-    ts_query_delete(q->query);
-  q->query = NULL;
+  q->query = NULL; /* the compiled query stays in the cache */
 }
 
 uint32_t tl_ts_query_capture(const tl_ts_query *q, const char *name) {

@@ -8,8 +8,8 @@
  *   (#any-of? @a "x" "y" ...) (#not-any-of? @a "x" ...)
  *   (#prefix? @a "text") (#not-prefix? @a "text")   ; ours: starts-with
  * Any other predicate name is a bug in the query and aborts at compile time.
- * The tl_ts_query owns its TSQuery; the iterator owns its TSQueryCursor and
- * borrows the query, the tree and the text.
+ * Compiled TSQuerys are cached for the whole run and shared by threads; the
+ * iterator owns its TSQueryCursor and borrows the query, tree and text.
  */
 #ifndef TL_TS_QUERY_H
 #define TL_TS_QUERY_H
@@ -33,7 +33,10 @@ typedef struct tl_ts_query {
  * aborts. */
 void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
                       const char *name);
+/* Compiled queries are cached for the run (shared by all threads); free only
+ * forgets this handle. tl_ts_query_cache_free releases the cache at exit. */
 void tl_ts_query_free(tl_ts_query *q);
+void tl_ts_query_cache_free(void);
 /* The id of capture `@name`, or UINT32_MAX when the query has none. */
 uint32_t tl_ts_query_capture(const tl_ts_query *q, const char *name);
 

@@ -12,12 +12,11 @@
   (#any-of? @entry.name "run_impl" "_const_run_impl"))
 
 ; A Triton launcher: `static inline void call_triton_k(...) {...}`, maybe
-; inside `template <...>`; the kernel name is the identifier after `call_`.
+; inside `template <...>`; the kernel name is the identifier after `call_`
+; (cppcode.c keeps static ones and those of a Triton kernel name).
 (function_definition
-  (storage_class_specifier) @launcher.static
   declarator: (function_declarator
     declarator: (identifier) @launcher.name)
-  (#eq? @launcher.static "static")
   (#prefix? @launcher.name "call_")) @launcher.def
 
 ; The comment inside a launcher body that holds its Triton source:

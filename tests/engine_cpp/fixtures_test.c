@@ -21,15 +21,10 @@ static bool fixture_payload(const char *log, const char *artifact,
   char *text = read_file(path, &len);
   if (!text)
     return false;
-  const char *p = text, *end = text + len;
-  bool found = false;
-  while (p < end && !found) {
-    const char *line_end = next_line(p, end);
-    const char *hit = strstr(p, needle);
-    found = hit && hit < line_end;
-    p = line_end;
-  }
-  while (found && p < end && *p == '\t') {
+  const char *end = text + len, *hit = strstr(text, needle);
+  bool found = hit != NULL;
+  const char *p = found ? next_line(hit, end) : end;
+  while (p < end && *p == '\t') {
     const char *line_end = next_line(p, end);
     tl_buf_append(out, p + 1, (size_t)(line_end - p - 1));
     p = line_end;
