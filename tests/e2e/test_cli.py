@@ -311,6 +311,39 @@ class Environment(Case):
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot create folder", r.stderr)
 
+    def test_progress_bar_shows_on_a_terminal_for_large_input(self):
+        import pty
+        line = ('V0101 00:00:00.000000 1 a.py:1] {"chromium_event": {}, '
+                '"has_payload": "%s"}\n\t{}\n' % tracelog.md5("{}"))
+        log = self.write("big.log",
+                         (line * (17 * 1024 * 1024 // len(line) + 1))
+                         .encode())
+        size = os.path.getsize(log)
+        out = os.path.join(self.tmp, "o")
+        master, slave = pty.openpty()
+        p = subprocess.Popen([TLPARSE, log, "--no-browser", "-o", out],
+                             stdout=subprocess.DEVNULL, stderr=slave,
+                             env=dict(os.environ, CI="1"))
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        self.assertEqual(p.wait(), 0)
+        os.close(master)
+        # The terminal turns "\n" into "\r\n"; the bar redraws with "\r".
+        last = shown.decode().replace("\r\n", "\n").split("\r")[-1].strip()
+        self.assertEqual(last, "[%s] %.1f/%.1f MB" % ("#" * 40, size / 1e6,
+                                                       size / 1e6))
+        # Not a terminal: no bar.
+        r = run([log, "--no-browser", "-o", out, "--overwrite"])
+        self.assertEqual(r.stderr, "")
+
     def test_version_and_help(self):
         r = run(["--version"])
         self.assertEqual(r.returncode, 0)
