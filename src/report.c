@@ -409,10 +409,30 @@ static void view_links(tl_buf *html, tl_view *views, size_t count) {
     tl_buf_puts(html, "</a> <a class=\"raw\" href=\"");
     tl_url_path(html, views[i].name);
     tl_buf_puts(html, ".json\">json</a>");
-    if (!views[i].mappings)
+    const tl_view *v = &views[i];
+    if (!v->mappings && !v->pre && !v->post && !v->code)
+      tl_buf_puts(html,
+                  " <span class=\"note\">(no provenance artifacts)</span>");
+    else if (!v->mappings)
       tl_buf_puts(html, " <span class=\"note\">(no node mappings)</span>");
     tl_buf_puts(html, "</li>\n");
   }
+}
+
+/* A help section from docs/help, folded under a one-line summary. */
+static void inline_help(tl_buf *html, const char *summary,
+                        const char *section_id) {
+#ifdef HAVE_tl_docs
+  tl_buf_puts(html, "<details class=\"help\"><summary>");
+  tl_html_escape_cstr(html, summary);
+  tl_buf_puts(html, "</summary>\n");
+  tl_help_render_section(html, section_id);
+  tl_buf_puts(html, "</details>\n");
+#else
+  (void)html;
+  (void)summary;
+  (void)section_id;
+#endif
 }
 
 static void diagnostics_section(tl_buf *html, const tl_diag *diag) {
@@ -444,6 +464,7 @@ static void diagnostics_section(tl_buf *html, const tl_diag *diag) {
     }
     tl_buf_puts(html, "</table>\n");
   }
+  inline_help(html, "What the diagnostics mean", "diagnostics");
   tl_buf_puts(html, "</section>\n");
 }
 
@@ -477,10 +498,10 @@ static void write_index(tl_store *store, const tl_report_options *options,
     tl_buf_puts(&html, "</ul>\n</section>\n");
   }
   tl_buf_puts(&html, "<section id=\"compiles\">\n<h2>Compile ids</h2>\n"
-                     "<p>In log order; <a href=\"help.html#compile-ids\">what "
-                     "an id like [0/1_1] means</a>, <a "
-                     "href=\"help.html#artifacts\">what the artifacts "
-                     "are</a>.</p>\n");
+                     "<p>In log order, each with its artifacts and their "
+                     "running numbers.</p>\n");
+  inline_help(&html, "What a compile id like [0/1_1] means", "compile-ids");
+  inline_help(&html, "What the artifacts are", "artifacts");
   for (size_t i = 0; i < store->dirs.count; i++) {
     const tl_compile_dir *dir = store->dirs.items[i];
     tl_buf_puts(&html, "<div class=\"compile\" id=\"");
@@ -510,9 +531,6 @@ static void write_index(tl_store *store, const tl_report_options *options,
     tl_buf_puts(&html, "</div>\n");
   }
   tl_buf_puts(&html, "</section>\n");
-#ifdef HAVE_tl_docs
-  tl_help_render_section(&html, "diagnostics");
-#endif
   tl_html_page_end(&html);
   tl_store_write(store, "index.html", html.data, html.len);
   tl_buf_free(&html);

@@ -193,7 +193,8 @@ static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
 }
 
 static void page_heading(tl_buf *html, const char *what, tl_compile_dir *dir) {
-  tl_buf_puts(html, "<nav><a href=\"../index.html\">index</a></nav>\n<h1>");
+  tl_buf_puts(html, "<nav><a href=\"../index.html\">index</a> · <a "
+                    "href=\"../help.html#artifacts\">help</a></nav>\n<h1>");
   tl_html_escape_cstr(html, what);
   tl_buf_puts(html, " <span class=\"cid\">");
   tl_html_escape_cstr(html, dir->display);
