@@ -1,0 +1,67 @@
+"""Browser checks on real pages: runs tlparse -i on each provenance fixture
+(and each example trace) and hands every written page with its view JSON to
+tests/browser/check_pages.mjs, which clicks every kernel call site in
+headless Chromium and compares the highlight with the JSON. Screenshots go
+to the folder given as the first argument. Exit 77 (skipped) when chromium
+is missing."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import tracelog  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TLPARSE = os.environ.get("TLPARSE", "tlparse")
+FIXTURES = ["inductor_provenance_jit_cuda_log.txt",
+            "inductor_provenance_jit_debug_handle_log.txt",
+            "inductor_provenance_aot_cuda_log.txt",
+            "inductor_provenance_aot_log.txt",
+            "inductor_provenance_aot_log_old.txt"]
+EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo"]
+
+
+def main():
+    work = sys.argv[1]
+    if not os.path.exists("/usr/bin/chromium"):
+        print("chromium is not installed: browser checks skipped")
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    traces = [(os.path.join(ROOT, "examples", e, "trace.log"), "example-" + e)
+              for e in EXAMPLES]
+    if os.path.isdir(tracelog.FIXTURES):
+        traces += [(tracelog.fixture(f), f.split(".")[0]) for f in FIXTURES]
+    else:
+        print("shared fixtures folder is absent: checking the examples only")
+    failed = 0
+    for trace, name in traces:
+        out = os.path.join(work, name)
+        subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
+                       check=True, env=dict(os.environ, CI="1"),
+                       stdout=subprocess.DEVNULL)
+        pairs = []
+        for page in sorted(os.listdir(out)):
+            if not (page.startswith("provenance_tracking_") and
+                    page.endswith(".html")):
+                continue
+            view = os.path.join(out, page[:-len(".html")] + ".json")
+            with open(view) as f:
+                artifacts = json.load(f)["artifacts"]
+            # Folders that hold only chromium events have empty views.
+            if any(artifacts.values()):
+                pairs += [os.path.join(out, page), view]
+        print("== %s: %d pages" % (name, len(pairs) // 2), flush=True)
+        r = subprocess.run(
+            ["node", os.path.join(ROOT, "tests", "browser",
+                                  "check_pages.mjs"),
+             "--out", os.path.join(work, "shots", name)] + pairs)
+        failed += r.returncode != 0
+    print("%d traces passed, %d failed" % (len(traces) - failed, failed))
+    return 1 if failed else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
