@@ -50,6 +50,9 @@ typedef enum tl_code_file {
   TL_CODE_KERNELS /* the AOT kernel-code artifact ("kernel_code") */
 } tl_code_file;
 
+/* "code" or "kernel_code", as the provenance JSON names the files. */
+const char *tl_code_file_name(tl_code_file file);
+
 /* Where a kernel is defined: the async_compile block, the call_triton_*
  * launcher, or the cpp_fused_* body. */
 typedef struct tl_kernel_def {

@@ -5,7 +5,7 @@
 # The C++ analyzer lives in src/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
 
-add_library(tl_ts_query STATIC src/ts_query.c)
+add_library(tl_ts_query STATIC src/ts_query.c src/analysis.c)
 target_link_libraries(tl_ts_query PUBLIC tl_base tl_grammars
   PkgConfig::TREE_SITTER)
 tl_warnings(tl_ts_query)

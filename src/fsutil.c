@@ -85,6 +85,19 @@ bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
   return ok;
 }
 
+char *tl_fs_read_all(const char *path, size_t *len) {
+  tl_buf b;
+  tl_buf_init(&b);
+  char error[512];
+  if (!tl_fs_read_file(path, &b, error, sizeof error)) {
+    tl_buf_free(&b);
+    return NULL;
+  }
+  if (len)
+    *len = b.len;
+  return tl_buf_detach(&b);
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int flag,
                         struct FTW *ftw) {
   (void)sb;

@@ -19,6 +19,9 @@ bool tl_fs_write_file(const char *path, const void *data, size_t len,
                       char *error, size_t error_size);
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
                      size_t error_size);
+/* The whole file, NUL-terminated and malloc'd, its length in *len; NULL when
+ * it cannot be read. */
+char *tl_fs_read_all(const char *path, size_t *len);
 /* Removes `path` and everything under it; symlinks are removed, never
  * followed. A missing path is not an error. */
 bool tl_fs_remove_tree(const char *path, char *error, size_t error_size);

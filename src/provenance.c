@@ -15,28 +15,6 @@
 #include "analysis.h"
 #include "provenance.h"
 
-const char *tl_kernel_kind_name(tl_kernel_kind kind) {
-  switch (kind) {
-  case TL_KERNEL_TRITON:
-    return "triton";
-  case TL_KERNEL_COMBO:
-    return "combo";
-  case TL_KERNEL_TEMPLATE:
-    return "template";
-  case TL_KERNEL_CPP:
-    return "cpp";
-  case TL_KERNEL_EXTERN:
-    return "extern";
-  case TL_KERNEL_FALLBACK:
-    return "fallback";
-  case TL_KERNEL_SHIM:
-    return "shim";
-  case TL_KERNEL_UNKNOWN:
-    return "unknown";
-  }
-  return "unknown";
-}
-
 /* ---- small collections ------------------------------------------------ */
 
 typedef struct pair {
@@ -388,16 +366,6 @@ static tl_kernel_kind kind_of(const view *v, const kernel *k) {
   return kind_by_name(k->name);
 }
 
-static const char *file_name(tl_code_file f) {
-  switch (f) {
-  case TL_CODE_MAIN:
-    return "code";
-  case TL_CODE_KERNELS:
-    return "kernel_code";
-  }
-  return "code";
-}
-
 /* Post names of a kernel, in mapping order, without repeats. */
 static cJSON *posts_json(kernel *k) {
   cJSON *arr = cJSON_CreateArray();
@@ -427,7 +395,7 @@ static cJSON *kernel_json(const view *v, kernel *k, const cJSON *traces) {
   const tl_kernel_def *d = definition_of(v, k->name);
   if (d) {
     cJSON *def = cJSON_AddObjectToObject(o, "definition");
-    cJSON_AddStringToObject(def, "file", file_name(d->file));
+    cJSON_AddStringToObject(def, "file", tl_code_file_name(d->file));
     cJSON_AddNumberToObject(def, "first", d->first);
     cJSON_AddNumberToObject(def, "last", d->last);
   } else {
@@ -515,7 +483,7 @@ static void emit(view *v, cJSON *root, const cJSON *traces) {
   for (size_t i = 0; i < v->code.embedded_count; i++) {
     const tl_embedded *e = &v->code.embedded[i];
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "file", file_name(e->file));
+    cJSON_AddStringToObject(o, "file", tl_code_file_name(e->file));
     cJSON_AddNumberToObject(o, "first", e->first);
     cJSON_AddNumberToObject(o, "last", e->last);
     cJSON_AddStringToObject(o, "language", e->language ? e->language : "");

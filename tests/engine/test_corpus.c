@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "check.h"
+#include "fsutil.h"
 
 static void dump_fx(tl_str input, tl_buf *out) {
   tl_arena arena;
@@ -24,10 +25,6 @@ static void dump_fx(tl_str input, tl_buf *out) {
   tl_arena_free(&arena);
 }
 
-static const char *file_name(tl_code_file f) {
-  return f == TL_CODE_KERNELS ? "kernel_code" : "code";
-}
-
 static void dump_py(tl_str input, tl_buf *out) {
   tl_arena arena;
   tl_arena_init(&arena);
@@ -36,7 +33,7 @@ static void dump_py(tl_str input, tl_buf *out) {
   for (size_t i = 0; i < a.def_count; i++)
     tl_buf_printf(out, "def %.*s %s %s %d-%d\n", (int)a.defs[i].name.len,
                   a.defs[i].name.ptr, tl_kernel_kind_name(a.defs[i].kind),
-                  file_name(a.defs[i].file), a.defs[i].first, a.defs[i].last);
+                  tl_code_file_name(a.defs[i].file), a.defs[i].first, a.defs[i].last);
   for (size_t i = 0; i < a.call_count; i++) {
     tl_buf_printf(out, "call %d %.*s %s", a.calls[i].line,
                   (int)a.calls[i].name.len, a.calls[i].name.ptr,
@@ -47,7 +44,7 @@ static void dump_py(tl_str input, tl_buf *out) {
     tl_buf_putc(out, '\n');
   }
   for (size_t i = 0; i < a.embedded_count; i++)
-    tl_buf_printf(out, "embedded %s %d-%d %s\n", file_name(a.embedded[i].file),
+    tl_buf_printf(out, "embedded %s %d-%d %s\n", tl_code_file_name(a.embedded[i].file),
                   a.embedded[i].first, a.embedded[i].last,
                   a.embedded[i].language);
   if (a.entry_first)
@@ -56,21 +53,6 @@ static void dump_py(tl_str input, tl_buf *out) {
 }
 
 typedef void (*dump_fn)(tl_str input, tl_buf *out);
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  tl_buf b;
-  tl_buf_init(&b);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tl_buf_append(&b, chunk, n);
-  fclose(f);
-  *len = b.len;
-  return tl_buf_detach(&b);
-}
 
 /* The next line of `text` from *pos (without its newline). */
 static bool next_line(const char *text, size_t len, size_t *pos, tl_str *line) {
@@ -91,7 +73,7 @@ static void trim_trailing_newlines(tl_buf *b) {
 /* Runs every case of one corpus file; returns the number of cases. */
 static int run_file(const char *path, dump_fn dump) {
   size_t len = 0;
-  char *text = read_file(path, &len);
+  char *text = tl_fs_read_all(path, &len);
   CHECK(text != NULL);
   if (!text)
     return 0;
@@ -179,7 +161,7 @@ TEST(analyzers_accept_empty_and_garbage_input) {
 int main(int argc, char **argv) {
   if (argc == 3) {
     size_t len = 0;
-    char *text = read_file(argv[2], &len);
+    char *text = tl_fs_read_all(argv[2], &len);
     if (!text)
       return 2;
     tl_buf out;

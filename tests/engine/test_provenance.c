@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "check.h"
+#include "fsutil.h"
 #include "provenance.h"
 
 /* ---- small views -------------------------------------------------------- */
@@ -254,20 +255,6 @@ static const fixture FIXTURES[] = {
      DA "inductor_provenance_tracking_node_mappings_11.json", NULL},
 };
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  tl_buf b;
-  tl_buf_init(&b);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tl_buf_append(&b, chunk, n);
-  fclose(f);
-  return tl_buf_detach(&b);
-}
-
 /* The artifact name of an envelope: artifact/graph_dump "name", or the kind
  * key itself (inductor_output_code, inductor_pre_grad_graph, ...). */
 static const char *artifact_name(const cJSON *env) {
@@ -341,9 +328,11 @@ static cJSON *build_fixture(const fixture *f) {
   const char *dir = check_fixtures_dir();
   if (!dir)
     return NULL;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.txt", dir, f->log);
-  char *log = read_file(path);
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s.txt", dir, f->log);
+  char *log = tl_fs_read_all(path.data, NULL);
+  tl_buf_free(&path);
   if (!log)
     return NULL;
   char *payload[N_] = {0};
@@ -376,7 +365,7 @@ static cJSON *expected_json(const fixture *f) {
   char path[4096];
   snprintf(path, sizeof path, "%s/tests/engine/expected/%s.json", TL_SOURCE_DIR,
            f->log);
-  char *text = read_file(path);
+  char *text = tl_fs_read_all(path, NULL);
   cJSON *j = text ? cJSON_Parse(text) : NULL;
   free(text);
   return j;

@@ -42,7 +42,7 @@ static void run_case_file(const char *file) {
   snprintf(path, sizeof path, "%s/tests/engine_cpp/cases/%s", TL_SOURCE_DIR,
            file);
   size_t len = 0;
-  char *text = read_file(path, &len);
+  char *text = tl_fs_read_all(path, &len);
   CHECK(text != NULL);
   if (!text)
     return;

@@ -9,74 +9,28 @@
 
 #include "analysis.h"
 #include "check.h"
-
-static const char *kind_name(tl_kernel_kind kind) {
-  switch (kind) {
-  case TL_KERNEL_TRITON:
-    return "triton";
-  case TL_KERNEL_COMBO:
-    return "combo";
-  case TL_KERNEL_TEMPLATE:
-    return "template";
-  case TL_KERNEL_CPP:
-    return "cpp";
-  case TL_KERNEL_EXTERN:
-    return "extern";
-  case TL_KERNEL_FALLBACK:
-    return "fallback";
-  case TL_KERNEL_SHIM:
-    return "shim";
-  case TL_KERNEL_UNKNOWN:
-    return "unknown";
-  }
-  return "?";
-}
-
-static const char *file_name(tl_code_file file) {
-  switch (file) {
-  case TL_CODE_MAIN:
-    return "code";
-  case TL_CODE_KERNELS:
-    return "kernel_code";
-  }
-  return "?";
-}
+#include "fsutil.h"
 
 /* The dump the case files spell out, one fact per line. */
 static void dump(const tl_code_analysis *r, tl_buf *out) {
   tl_buf_printf(out, "entry %d-%d\n", r->entry_first, r->entry_last);
   for (size_t i = 0; i < r->def_count; i++)
     tl_buf_printf(out, "def %.*s %s %s %d-%d\n", (int)r->defs[i].name.len,
-                  r->defs[i].name.ptr, kind_name(r->defs[i].kind),
-                  file_name(r->defs[i].file), r->defs[i].first,
+                  r->defs[i].name.ptr, tl_kernel_kind_name(r->defs[i].kind),
+                  tl_code_file_name(r->defs[i].file), r->defs[i].first,
                   r->defs[i].last);
   for (size_t i = 0; i < r->embedded_count; i++)
     tl_buf_printf(out, "embedded %s %s %d-%d\n", r->embedded[i].language,
-                  file_name(r->embedded[i].file), r->embedded[i].first,
+                  tl_code_file_name(r->embedded[i].file), r->embedded[i].first,
                   r->embedded[i].last);
   for (size_t i = 0; i < r->call_count; i++) {
     const tl_call_site *c = &r->calls[i];
     tl_buf_printf(out, "call %d %.*s %s", c->line, (int)c->name.len,
-                  c->name.ptr, kind_name(c->kind));
+                  c->name.ptr, tl_kernel_kind_name(c->kind));
     if (c->handle_key.len)
       tl_buf_printf(out, " %.*s", (int)c->handle_key.len, c->handle_key.ptr);
     tl_buf_putc(out, '\n');
   }
-}
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  tl_buf b;
-  tl_buf_init(&b);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tl_buf_append(&b, chunk, n);
-  fclose(f);
-  *len = b.len;
-  return tl_buf_detach(&b);
 }
 
 /* Runs both analyses and returns the dump in `out`. */

@@ -18,7 +18,7 @@ static bool fixture_payload(const char *log, const char *artifact,
   snprintf(needle, sizeof needle, "{\"graph_dump\": {\"name\": \"%s\"",
            artifact);
   size_t len = 0;
-  char *text = read_file(path, &len);
+  char *text = tl_fs_read_all(path, &len);
   if (!text)
     return false;
   const char *end = text + len, *hit = strstr(text, needle);
