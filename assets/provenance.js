@@ -15,7 +15,7 @@
     code: 'Generated code', kernel: 'Kernel code'};
   var HASH_KEY = {pre: 'pre', post: 'post', code: 'code', kernel: 'kcode'};
   var CHUNK = 200;    /* lines highlighted by one highlight.js call */
-  var OVERSCAN = 30;  /* rows rendered above and below the viewport */
+  var OVERSCAN = 12;  /* rows rendered above and below the viewport */
   var HOW_TO = 'To record the mapping, run the program with ' +
     'INDUCTOR_PROVENANCE=1 (or TORCH_COMPILE_DEBUG=1), then run ' +
     'tlparse with -i (--inductor-provenance).';
@@ -62,7 +62,7 @@
     M[p] = {name: p, lines: lines, n: n, maxLen: maxLen,
       lang: (p === 'pre' || p === 'post' || !aot) ? 'python' : 'cpp',
       segs: [], html: new Array(n + 1), done: new Uint8Array(n + 1),
-      mapped: new Uint8Array(n + 1), defs: [], names: new Map()};
+      mapped: new Uint8Array(n + 1), defs: [], defKeys: new Map()};
   });
   function inPanel(p, line) { return posInt(line) && line <= M[p].n; }
 
@@ -79,36 +79,48 @@
     M[p].segs = segs.filter(function (s, i) { return i === 0 || s.first > segs[i - 1].last; });
   });
 
+  /* A line map of the view ({"11": [4, 7]}), read in place: lookups check
+   * the targets, nothing is copied at load. */
   function lineMap(obj, from, to) {
-    var m = new Map();
-    if (!isObj(obj)) return m;
-    Object.keys(obj).forEach(function (k) {
-      var line = Number(k);
-      if (!inPanel(from, line)) return;
-      var targets = arr(obj[k]).filter(function (t) { return inPanel(to, t); });
-      if (!targets.length) return;
-      m.set(line, targets);
-      M[from].mapped[line] = 1;
-    });
-    return m;
+    var raw = isObj(obj) ? obj : {}, n = M[from].n, nTo = M[to].n;
+    function ok(t) { return posInt(t) && t <= nTo; }
+    function get(line) {
+      if (!(line > 0 && line <= n)) return undefined;
+      var t = raw[line];
+      if (!Array.isArray(t)) return undefined;
+      for (var i = 0; i < t.length; i++) {
+        if (!ok(t[i])) { t = t.filter(ok); break; }
+      }
+      return t.length ? t : undefined;
+    }
+    return {get: get, has: function (line) { return get(line) !== undefined; }};
   }
   var lines = isObj(view.lines) ? view.lines : {};
   var preToPost = lineMap(lines.preToPost, 'pre', 'post');
   var postToPre = lineMap(lines.postToPre, 'post', 'pre');
   var codeToPost = lineMap(lines.codeToPost, 'code', 'post');
   var postToCode = lineMap(lines.postToCode, 'post', 'code');
+  /* AOT CPU: post-grad lines <-> first lines of cpp_fused_* bodies in the
+   * kernel-code file. */
+  var klines = isObj(view.kernel_lines) ? view.kernel_lines : {};
+  var kernelToPost = lineMap(klines.kernelToPost, 'kernel', 'post');
+  var postToKernel = lineMap(klines.postToKernel, 'post', 'kernel');
 
+  /* Node name -> line and line -> names, built on first use. */
   var nodes = isObj(view.nodes) ? view.nodes : {};
-  var nodeLine = {pre: new Map(), post: new Map()};
-  ['pre', 'post'].forEach(function (p) {
-    var obj = isObj(nodes[p]) ? nodes[p] : {};
-    Object.keys(obj).forEach(function (name) {
-      if (!inPanel(p, obj[name])) return;
-      nodeLine[p].set(name, obj[name]);
-      var at = M[p].names.get(obj[name]);
-      if (at) at.push(name); else M[p].names.set(obj[name], [name]);
-    });
-  });
+  var nodeMaps = {};
+  function nodeMap(p) {
+    if (nodeMaps[p]) return nodeMaps[p];
+    var obj = isObj(nodes[p]) ? nodes[p] : {}, byName = new Map(), byLine = new Map();
+    for (var name in obj) {
+      var line = obj[name];
+      if (!inPanel(p, line)) continue;
+      byName.set(name, line);
+      var at = byLine.get(line);
+      if (at) at.push(name); else byLine.set(line, [name]);
+    }
+    return (nodeMaps[p] = {byName: byName, byLine: byLine});
+  }
 
   /* Kernels, their call sites and definitions. */
   var K = [];
@@ -135,19 +147,27 @@
       M.code.mapped[c] = 1;
     });
     if (def) {
-      var m = M[def.panel], found = null;
-      for (var j = 0; j < m.defs.length; j++) {
-        if (m.defs[j].first === def.first && m.defs[j].last === def.last) found = m.defs[j];
-      }
+      var m = M[def.panel], dkey = def.first + ':' + def.last, found = m.defKeys.get(dkey);
       if (found) found.ks.push(i);
-      else m.defs.push({first: def.first, last: def.last, ks: [i]});
+      else {
+        found = {first: def.first, last: def.last, ks: [i]};
+        m.defs.push(found);
+        m.defKeys.set(dkey, found);
+      }
       m.mapped[def.first] = 1;
     }
   });
   ['code', 'kernel'].forEach(function (p) {
     M[p].defs.sort(function (a, b) { return a.first - b.first || b.last - a.last; });
   });
-  postToCode.forEach(function (v, k) { M.post.mapped[k] = 1; });
+  /* Whether a line takes part in a mapping (shown bold). */
+  function isMapped(p, i) {
+    if (M[p].mapped[i]) return true;
+    if (p === 'pre') return preToPost.has(i);
+    if (p === 'post') return postToPre.has(i) || postToCode.has(i) || postToKernel.has(i);
+    if (p === 'code') return codeToPost.has(i);
+    return kernelToPost.has(i);
+  }
 
   /* The innermost definition containing `line`, or null. */
   function defAt(p, line) {
@@ -179,7 +199,7 @@
       ks.forEach(function (k) {
         add(r.hl.code, K[k].calls);
         K[k].post.forEach(function (name) {
-          var l = nodeLine.post.get(name);
+          var l = nodeMap('post').byName.get(name);
           if (l) r.hl.post.add(l);
         });
       });
@@ -191,10 +211,14 @@
       r.src.lines = K[sel.kernel].calls.slice();
     } else if (sel.panel === 'pre') {
       add(r.hl.post, preToPost.get(line));
-      r.hl.post.forEach(function (p) { add(r.hl.code, postToCode.get(p)); });
+      r.hl.post.forEach(function (p) {
+        add(r.hl.code, postToCode.get(p));
+        add(r.hl.kernel, postToKernel.get(p));
+      });
     } else if (sel.panel === 'post') {
       add(r.hl.pre, postToPre.get(line));
       add(r.hl.code, postToCode.get(line));
+      add(r.hl.kernel, postToKernel.get(line));
     } else if (sel.panel === 'code') {
       if (codeToPost.has(line)) {
         add(r.hl.post, codeToPost.get(line));
@@ -206,6 +230,11 @@
       }
     } else if (sel.panel === 'kernel' && (d = defAt('kernel', line))) {
       withKernels(d.ks);
+      add(r.hl.post, kernelToPost.get(d.first));
+      fromPost();
+    } else if (sel.panel === 'kernel' && kernelToPost.has(line)) {
+      add(r.hl.post, kernelToPost.get(line));
+      fromPost();
     }
     if (sel.kernel === undefined) r.src.lines = [line];
     if (!r.ks.length) {
@@ -303,6 +332,31 @@
   function ensureHighlighted(m, a, b) {
     for (var i = a; i <= b; i++) if (!m.done[i]) highlightChunk(m, chunkOf(m, i));
   }
+  function allDone(m, a, b) {
+    for (var i = a; i <= b; i++) if (!m.done[i]) return false;
+    return true;
+  }
+  /* After the first paint, newly shown lines appear as plain text at once and
+   * get their colours right after the frame, so scrolling and pinning never
+   * wait for highlight.js. */
+  var pendingViews = new Set(), highlightQueued = false;
+  function scheduleHighlight(v) {
+    pendingViews.add(v);
+    if (highlightQueued) return;
+    highlightQueued = true;
+    requestAnimationFrame(function () {
+      setTimeout(function () {
+        highlightQueued = false;
+        var views = Array.from(pendingViews);
+        pendingViews.clear();
+        views.forEach(function (w) {
+          if (!w.shown() || w.last < w.first) return;
+          ensureHighlighted(w.m, w.first, w.last);
+          w.render(true);
+        });
+      }, 0);
+    });
+  }
 
   /* ---- state ------------------------------------------------------------ */
   var S = {pinned: null, result: null, jumps: [], hoverView: null};
@@ -320,8 +374,12 @@
   if (reason || !isObj(view.lines) && Object.keys(view).length) {
     banner = el('div', 'tp-banner');
     banner.appendChild(el('strong', null, 'No provenance links. '));
-    banner.appendChild(el('span', null, (reason || 'The view has no line maps.') + ' '));
-    banner.appendChild(el('span', 'tp-howto', HOW_TO));
+    var because = reason || 'The view has no line maps';
+    if (!/[.!?)]$/.test(because)) because += '.';
+    banner.appendChild(el('span', null, because + ' '));
+    /* The engine's reason may already name the variables to set. */
+    banner.appendChild(el('span', 'tp-howto', because.indexOf('INDUCTOR_PROVENANCE') >= 0
+      ? 'Then run tlparse with -i (--inductor-provenance).' : HOW_TO));
     app.appendChild(banner);
   } else if (!Object.keys(view).length) {
     banner = el('div', 'tp-banner', 'This page has no provenance view data. ' + HOW_TO);
@@ -336,7 +394,9 @@
     if (!path) return el('span', 'tp-pfile', M[p].lines ? '' : '(absent)');
     var a = el('a', 'tp-pfile', path.split('/').pop());
     a.title = path;
-    if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(path) && path.charAt(0) !== '/') a.href = path;
+    if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(path) && path.charAt(0) !== '/') {
+      a.href = path.split('/').map(encodeURIComponent).join('/');
+    }
     return a;
   }
 
@@ -381,8 +441,19 @@
     }
     this.prevBtn.addEventListener('click', function () { self.step(-1); });
     this.nextBtn.addEventListener('click', function () { self.step(1); });
+    /* Sizes and scroll offset are cached (kept by a ResizeObserver and the
+     * scroll event), so updates never force a synchronous layout. */
+    this.top = 0; this.h = 0; this.rh = 0;
+    if (typeof ResizeObserver !== 'undefined') {
+      new ResizeObserver(function () {
+        self.measure();
+        self.render(false);
+        self.updateRuler(S.result || EMPTY);
+      }).observe(this.body);
+    }
     var pending = false;
     this.scroller.addEventListener('scroll', function () {
+      self.top = self.scroller.scrollTop;
       if (pending) return;
       pending = true;
       requestAnimationFrame(function () { pending = false; self.render(false); });
@@ -391,6 +462,9 @@
       S.hoverView = self;
       var row = e.target.closest ? e.target.closest('.ln') : null;
       if (!row || S.pinned) return;
+      /* A mouseover at the last mousemove's position comes from rows
+       * changing under a resting pointer (scrolling), not from the user. */
+      if (e.clientX === S.mouseX && e.clientY === S.mouseY) return;
       var line = Number(row.dataset.line);
       if (S.result && S.result.sel.panel === p && S.result.sel.line === line) return;
       preview(p, line);
@@ -414,16 +488,35 @@
       self.reveal(line, true);
     });
   }
+  View.prototype.measure = function () {
+    this.h = this.scroller.clientHeight;
+    this.rh = this.ruler.clientHeight;
+    this.top = this.scroller.scrollTop;
+  };
   View.prototype.shown = function () {
     return !!this.m.lines && !this.body.hidden;
   };
   View.prototype.render = function (force) {
     if (!this.shown()) return;
-    var m = this.m, sc = this.scroller, h = sc.clientHeight || 600;
-    var a = Math.max(1, Math.floor(sc.scrollTop / LH) + 1 - OVERSCAN);
-    var b = Math.min(m.n, Math.ceil((sc.scrollTop + h) / LH) + OVERSCAN);
+    var m = this.m, h = this.h || 600;
+    var a = Math.max(1, Math.floor(this.top / LH) + 1 - OVERSCAN);
+    var b = Math.min(m.n, Math.ceil((this.top + h) / LH) + OVERSCAN);
     if (!force && a === this.first && b === this.last) return;
-    ensureHighlighted(m, a, b);
+    if (!S.started) ensureHighlighted(m, a, b);
+    else if (!allDone(m, a, b)) scheduleHighlight(this);
+    if (a === this.first && b === this.last) {
+      /* Same lines: update in place, so the row under a resting mouse
+       * pointer stays the same element (no synthetic mouseover). */
+      var self = this;
+      this.rowEls.forEach(function (row, i) {
+        if (m.html[i] != null && !row.hasAttribute('data-hljs')) {
+          row.lastChild.innerHTML = m.html[i];
+          row.setAttribute('data-hljs', '');
+        }
+        row.className = self.classFor(i);
+      });
+      return;
+    }
     var frag = document.createDocumentFragment(), map = new Map();
     for (var i = a; i <= b; i++) {
       var row = document.createElement('div');
@@ -435,8 +528,10 @@
       g.textContent = i;
       var s = document.createElement('span');
       s.className = 's';
-      if (m.html[i] != null) s.innerHTML = m.html[i];
-      else s.textContent = stripCR(m.lines[i - 1]);
+      if (m.html[i] != null) {
+        s.innerHTML = m.html[i];
+        row.setAttribute('data-hljs', '');
+      } else s.textContent = stripCR(m.lines[i - 1]);
       row.appendChild(g); row.appendChild(s);
       frag.appendChild(row);
       map.set(i, row);
@@ -447,7 +542,7 @@
   };
   View.prototype.classFor = function (i) {
     var r = S.result || EMPTY, p = this.p, c = 'ln';
-    if (this.m.mapped[i]) c += ' m';
+    if (isMapped(p, i)) c += ' m';
     var defs = r.defs[p];
     if (defs) for (var j = 0; j < defs.length; j++) {
       if (i >= defs[j].first && i <= defs[j].last) { c += ' def'; break; }
@@ -475,7 +570,7 @@
   };
   View.prototype.updateRuler = function (r) {
     var marks = document.createDocumentFragment(), n = this.m.n;
-    var h = this.ruler.clientHeight || 400, seen = new Set(), self = this;
+    var h = this.rh || 400, seen = new Set(), self = this;
     function mark(line, cls) {
       var y = Math.floor((line - 1) / Math.max(1, n) * (h - 3));
       if (seen.has(y + cls)) return;
@@ -492,18 +587,31 @@
     this.ruler.replaceChildren(marks);
   };
   View.prototype.isVisible = function (line) {
-    var sc = this.scroller, top = (line - 1) * LH;
-    return top >= sc.scrollTop && top + LH <= sc.scrollTop + sc.clientHeight;
+    var top = (line - 1) * LH;
+    return top >= this.top && top + LH <= this.top + this.h;
   };
   View.prototype.reveal = function (line, force) {
     if (!this.m.lines || !inPanel(this.p, line)) return;
     if (this.p === 'kernel' || this.p === 'code') showTab(this.p);
     if (force || !this.isVisible(line)) {
-      var sc = this.scroller;
-      sc.scrollTop = Math.max(0, (line - 1) * LH - Math.floor(sc.clientHeight / 3));
+      var max = Math.max(0, this.m.n * LH - this.h);
+      this.top = Math.min(max, Math.max(0, (line - 1) * LH - Math.floor(this.h / 3)));
+      queueScroll(this);
     }
     this.render(true);
   };
+  /* Scroll offsets are written after every panel has rendered (one layout
+   * for all panels instead of one per panel). */
+  var scrollQueue = new Set();
+  function queueScroll(v) {
+    if (!scrollQueue.size) {
+      Promise.resolve().then(function () {
+        scrollQueue.forEach(function (w) { w.scroller.scrollTop = w.top; });
+        scrollQueue.clear();
+      });
+    }
+    scrollQueue.add(v);
+  }
   View.prototype.step = function (delta) {
     var n = this.targets.length;
     if (!n) return;
@@ -542,7 +650,9 @@
     tabs[p] = t;
     codeBox.head.appendChild(t);
   });
-  codeBox.head.appendChild(artifactLink('code'));
+  var tabFiles = {code: artifactLink('code'), kernel: artifactLink('kernel')};
+  codeBox.head.appendChild(tabFiles.code);
+  codeBox.head.appendChild(tabFiles.kernel);
   V.code = new View('code', codeBox.box, codeBox.head);
   V.kernel = new View('kernel', codeBox.box, codeBox.head);
   boxes.push(codeBox.box);
@@ -556,11 +666,15 @@
   function showTab(p) {
     var other = p === 'code' ? 'kernel' : 'code';
     if (!V[p] || (p === 'kernel' && !hasKernelTab)) return;
+    var wasHidden = V[p].body.hidden;
     V[p].body.hidden = false;
     V[other].body.hidden = true;
+    if (wasHidden || !V[p].h) V[p].measure();
     V[p].nav.hidden = V[p].targets.length === 0;
     V[other].nav.hidden = true;
     Object.keys(tabs).forEach(function (k) { tabs[k].classList.toggle('active', k === p); });
+    tabFiles[p].hidden = false;
+    tabFiles[other].hidden = true;
     V[p].render(true);
     V[p].updateRuler(S.result || EMPTY);
   }
@@ -628,7 +742,7 @@
     return d;
   }
   function describeLine(p, line) {
-    var names = M[p].names.get(line);
+    var names = p === 'pre' || p === 'post' ? nodeMap(p).byLine.get(line) : null;
     var s = TITLE[p].toLowerCase() + ' line ' + line;
     return names ? s + ': ' + names.join(', ') : s;
   }
@@ -714,14 +828,23 @@
     krows.forEach(function (row, i) { row.classList.toggle('active', ks.has(i)); });
   }
 
+  function countKeys(obj) { return isObj(obj) ? Object.keys(obj).length : 0; }
+  /* The coverage line is filled after the first paint (counting the nodes of
+   * a big view takes a few tens of ms). */
   function buildCoverage() {
     var d = el('div', 'tp-coverage');
+    d.textContent = '\u00a0';
+    setTimeout(function () { fillCoverage(d); }, 0);
+    return d;
+  }
+  function fillCoverage(d) {
+    d.textContent = '';
     var un = isObj(view.unresolved) ? view.unresolved : {};
     var linkedKernels = 0;
     arr(view.kernels).forEach(function (k) { if (isObj(k) && arr(k.calls).length) linkedKernels++; });
     var parts = [
-      ['pre-grad nodes', isObj(nodes.pre) ? Object.keys(nodes.pre).length : 0, arr(un.pre_nodes)],
-      ['post-grad nodes', isObj(nodes.post) ? Object.keys(nodes.post).length : 0, arr(un.post_nodes)],
+      ['pre-grad nodes', countKeys(nodes.pre), arr(un.pre_nodes)],
+      ['post-grad nodes', countKeys(nodes.post), arr(un.post_nodes)],
       ['kernels', linkedKernels, arr(un.kernels)]];
     var legend = el('span', 'tp-legend');
     legend.appendChild(el('span', 'ln-sel', 'selected'));
@@ -747,7 +870,6 @@
       d.appendChild(document.createTextNode(' '));
       d.appendChild(det);
     }
-    return d;
   }
 
   /* ---- actions ------------------------------------------------------------ */
@@ -773,6 +895,7 @@
     var r = compute(sel);
     if (r.empty) { clear(); return false; }
     S.pinned = sel;
+    S.activeView = null;
     apply(r, true);
     PANELS.forEach(function (p) {
       var v = V[p];
@@ -868,7 +991,7 @@
   function buildIndex() {
     index = [];
     ['pre', 'post'].forEach(function (p) {
-      nodeLine[p].forEach(function (line, name) {
+      nodeMap(p).byName.forEach(function (line, name) {
         index.push({label: name, lc: name.toLowerCase(), kind: p, line: line});
       });
     });
@@ -982,6 +1105,10 @@
     else if ((e.key === 'p' || e.key === 'N') && (v = activeView())) v.step(-1);
     else if (e.key === 'g') goToDefinition();
   });
+  document.addEventListener('mousemove', function (e) {
+    S.mouseX = e.clientX;
+    S.mouseY = e.clientY;
+  }, true);
   document.addEventListener('click', function (e) {
     if (e.target === document.body || e.target === document.documentElement ||
         e.target === panelsEl) clear();
@@ -991,10 +1118,14 @@
   });
 
   /* ---- start -------------------------------------------------------------- */
+  PANELS.forEach(function (p) { V[p].measure(); });
   showTab('code');
   ['pre', 'post'].forEach(function (p) { V[p].render(true); });
   apply(EMPTY, false);
   applyHash();
+  S.started = true;
+  /* Build the name tables before the first hover needs them. */
+  setTimeout(function () { nodeMap('pre'); nodeMap('post'); }, 0);
 
   function highlighted() {
     var r = S.result || EMPTY, out = {};
@@ -1031,4 +1162,5 @@
     lineCount: function (panel) { return M[panel] ? M[panel].n : 0; },
     readyMs: performance.now() - t0
   };
+  if (performance.mark) performance.mark('tlprov-ready');
 })();

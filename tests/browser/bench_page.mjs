@@ -9,7 +9,10 @@
 // definition block with embedded source + a call site), a view JSON linking
 // them, the page (tl_make_page), then opens it in headless chromium RUNS times:
 //   open      navigation start -> end of provenance.js (performance.now()),
-//             and goto() -> window.tlprov defined, as seen by the driver
+//             goto() -> window.tlprov defined, as seen by the driver, and the
+//             renderer main thread's CPU time in ParseHTML (Chrome trace thread
+//             duration; it includes running the inline scripts), which does
+//             not grow when other processes compete for the cores
 //   hover     one preview update: mouseover dispatched on a rendered line ->
 //             classes applied and style/layout flushed (200 lines, all panels)
 //   pin       click-pin of a call site: highlight, scroll the other panels to
@@ -18,6 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { launch, openPage } from './lib.mjs';
 
 const opt = { lines: '100000', runs: '5' };
@@ -104,10 +108,38 @@ function stats(xs) {
   return { median: pick(0.5), p95: pick(0.95), max: s[s.length - 1] };
 }
 const f = (x) => x.toFixed(1);
+// Main-thread CPU from the first request to the 'tlprov-ready' mark.
+async function traceOpen(browser) {
+  const ctx = await browser.newContext({ viewport: { width: 1500, height: 900 } });
+  const page = await ctx.newPage();
+  const client = await ctx.newCDPSession(page);
+  const events = [];
+  client.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const done = new Promise((res) => client.once('Tracing.tracingComplete', res));
+  await client.send('Tracing.start', { transferMode: 'ReportEvents', traceConfig: {
+    includedCategories: ['devtools.timeline', 'blink.user_timing', '__metadata'] } });
+  await page.goto(pathToFileURL(html).href);
+  await page.waitForFunction(() => window.tlprov !== undefined);
+  await client.send('Tracing.end');
+  await done;
+  await ctx.close();
+  const main = new Set(events.filter((e) => e.name === 'thread_name' &&
+    e.args.name === 'CrRendererMain').map((e) => e.pid + ':' + e.tid));
+  const mark = events.find((e) => e.name === 'tlprov-ready');
+  const onMain = events.filter((e) => main.has(e.pid + ':' + e.tid) && e.ph === 'X' &&
+    mark && e.ts <= mark.ts).sort((a, b) => a.ts - b.ts);
+  let parse = 0, script = 0;
+  for (const e of onMain) {
+    if (e.name === 'ParseHTML') parse += e.tdur || 0;
+    if (e.name === 'EvaluateScript') script += e.tdur || 0;
+  }
+  return { parse: parse / 1000, script: script / 1000 };
+}
 const browser = await launch();
 const runs = [];
 try {
   for (let r = 0; r < RUNS; r++) {
+    const cpu = await traceOpen(browser);
     const t0 = performance.now();
     const { page, context, log } = await openPage(browser, html);
     const gotoMs = performance.now() - t0;
@@ -120,7 +152,7 @@ try {
         const rows = document.querySelectorAll('.ln[data-panel]');
         const row = rows[(i * 37) % rows.length];
         const t1 = performance.now();
-        row.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+        row.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, clientX: i + 1, clientY: 1 }));
         void document.body.offsetHeight; // flush style and layout
         hover.push(performance.now() - t1);
       }
@@ -132,6 +164,7 @@ try {
         await frame();
         const t1 = performance.now();
         window.tlprov.select('code', line);
+        await Promise.resolve(); // the queued scroll writes
         void document.body.offsetHeight;
         pin.push(performance.now() - t1);
       }
@@ -149,7 +182,7 @@ try {
       return { scriptEnd: readyAt, domInteractive: nav.domInteractive,
         script: window.tlprov.readyMs, hover, pin, scroll };
     });
-    runs.push({ gotoMs, ...m, errors: log.errors.length });
+    runs.push({ gotoMs, ...m, cpu, errors: log.errors.length });
     await context.close();
   }
 } finally {
@@ -161,6 +194,7 @@ console.log(`page: ${N} lines per panel, ${K} kernels, ${size.toFixed(1)} MB; ` 
 for (const r of runs) {
   console.log(`open: goto->ready ${f(r.gotoMs)} ms, nav->ready ${f(r.scriptEnd)} ms ` +
     `(HTML parsed at ${f(r.domInteractive)} ms, provenance.js ${f(r.script)} ms); ` +
+    `main-thread CPU: ParseHTML ${f(r.cpu.parse)} ms incl. scripts ${f(r.cpu.script)} ms; ` +
     `hover ${JSON.stringify(stats(r.hover), (k, v) => typeof v === 'number' ? +v.toFixed(2) : v)}; ` +
     `pin ${JSON.stringify(stats(r.pin), (k, v) => typeof v === 'number' ? +v.toFixed(2) : v)}; ` +
     `scroll ${JSON.stringify(stats(r.scroll), (k, v) => typeof v === 'number' ? +v.toFixed(2) : v)}; ` +

@@ -8,8 +8,9 @@
 // with the one derived from the view JSON (and the DOM classes), follows
 // deep links, searches, goes to definition and back, clears with Esc, and
 // checks that nothing ran, no dialog opened and no request left the page.
-// Screenshots (light and dark) go to SHOTS_DIR. Exit 77 = chromium missing.
-import { basename } from 'node:path';
+// Screenshots (light and dark) go to SHOTS_DIR as <output folder>-<page>-light.png
+// and -dark.png. Exit 77 = chromium or playwright-core missing.
+import { basename, dirname, resolve } from 'node:path';
 import { checkContract, launch, readView, results } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -26,7 +27,8 @@ if (!pairs.length || pairs.length % 2) {
 const browser = await launch();
 try {
   for (let i = 0; i < pairs.length; i += 2) {
-    const name = basename(pairs[i], '.html');
+    // The output folder's name too: every tl_out has provenance_tracking_-_0_0_0.
+    const name = basename(dirname(resolve(pairs[i]))) + '-' + basename(pairs[i], '.html');
     await checkContract(browser, name, pairs[i], readView(pairs[i + 1]), out);
   }
 } finally {

@@ -63,7 +63,8 @@ static cJSON *hostile_view(void) {
 
 TEST(page_has_exactly_seven_script_elements_with_hostile_names_and_code) {
   cJSON *view = hostile_view();
-  tl_provpage_texts texts = {TL_STR_LIT(HOSTILE "\n"), TL_STR_LIT("x\n"),
+  tl_provpage_texts texts = {TL_STR_LIT(HOSTILE "\n"),
+                             TL_STR_LIT("x\n"),
                              TL_STR_LIT("<script>alert(1)</script>\n"),
                              {NULL, 0}};
   char *page = render(view, &texts, "index.html", NULL);
@@ -105,18 +106,23 @@ TEST(page_view_json_round_trips_through_its_script_element) {
 
 TEST(page_text_keeps_every_line_and_escapes_nul_and_line_separators) {
   /* "a\0b" (NUL), U+2028 and U+2029 inside a line, CRLF kept. */
-  static const char text[] = "a\0b\nc\xE2\x80\xA8" "d\xE2\x80\xA9" "e\r\n</script>\n";
-  tl_provpage_texts texts = {{NULL, 0}, {NULL, 0}, {text, sizeof text - 1},
-                             {NULL, 0}};
+  static const char text[] = "a\0b\nc\xE2\x80\xA8"
+                             "d\xE2\x80\xA9"
+                             "e\r\n</script>\n";
+  tl_provpage_texts texts = {
+      {NULL, 0}, {NULL, 0}, {text, sizeof text - 1}, {NULL, 0}};
   char *page = render(NULL, &texts, NULL, NULL);
   char *data = script_data(page, "tlprov-text-code");
-  CHECK_STR_EQ(data, "\"a\xEF\xBF\xBD" "b\\nc\\u2028d\\u2029e\\r\\n"
+  CHECK_STR_EQ(data, "\"a\xEF\xBF\xBD"
+                     "b\\nc\\u2028d\\u2029e\\r\\n"
                      "\\u003c/script\\u003e\\n\"");
   cJSON *back = data ? cJSON_Parse(data) : NULL;
   CHECK(cJSON_IsString(back));
-  CHECK_STR_EQ(back ? back->valuestring : NULL,
-               "a\xEF\xBF\xBD" "b\nc\xE2\x80\xA8" "d\xE2\x80\xA9" "e\r\n"
-               "</script>\n");
+  CHECK_STR_EQ(back ? back->valuestring : NULL, "a\xEF\xBF\xBD"
+                                                "b\nc\xE2\x80\xA8"
+                                                "d\xE2\x80\xA9"
+                                                "e\r\n"
+                                                "</script>\n");
   cJSON_Delete(back);
   free(data);
   free(page);
