@@ -109,19 +109,46 @@ bool tl_store_write(tl_store *store, const char *relative_path,
   return ok;
 }
 
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* The folder of a compile id, found through an open-addressing table of the
+ * folder names (a trace may hold thousands of compile ids). */
 static tl_compile_dir *dir_for(tl_store *store, const tl_compile_id *id) {
   char name[96];
   tl_compile_id_dir_name(id, name, sizeof name);
   if (store->last_dir && strcmp(store->last_dir->dir_name, name) == 0)
     return store->last_dir;
-  for (size_t i = 0; i < store->dirs.count; i++) {
-    if (strcmp(store->dirs.items[i]->dir_name, name) == 0)
-      return store->last_dir = store->dirs.items[i];
+  size_t mask = store->dir_table_size - 1;
+  size_t slot = store->dir_table_size ? hash_name(name) & mask : 0;
+  while (store->dir_table_size && store->dir_table[slot]) {
+    if (strcmp(store->dir_table[slot]->dir_name, name) == 0)
+      return store->last_dir = store->dir_table[slot];
+    slot = (slot + 1) & mask;
   }
   tl_compile_dir *dir = tl_xcalloc(1, sizeof *dir);
   memcpy(dir->dir_name, name, sizeof name);
   tl_compile_id_display(id, dir->display, sizeof dir->display);
   TL_VEC_PUSH(store->dirs, dir);
+  if (2 * store->dirs.count > store->dir_table_size) {
+    /* Grow to keep the table at most half full, and re-insert. */
+    size_t size = store->dir_table_size ? 2 * store->dir_table_size : 64;
+    free(store->dir_table);
+    store->dir_table = tl_xcalloc(size, sizeof *store->dir_table);
+    store->dir_table_size = size;
+    for (size_t i = 0; i < store->dirs.count; i++) {
+      size_t k = hash_name(store->dirs.items[i]->dir_name) & (size - 1);
+      while (store->dir_table[k])
+        k = (k + 1) & (size - 1);
+      store->dir_table[k] = store->dirs.items[i];
+    }
+  } else {
+    store->dir_table[slot] = dir;
+  }
   return store->last_dir = dir;
 }
 
@@ -677,4 +704,6 @@ void tl_store_free(tl_store *store) {
     free(dir);
   }
   TL_VEC_FREE(store->dirs);
+  free(store->dir_table);
+  store->dir_table = NULL;
 }

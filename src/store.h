@@ -66,6 +66,8 @@ typedef struct tl_store {
   int counter;
   TL_VEC(tl_compile_dir *) dirs; /* in order of first appearance */
   tl_compile_dir *last_dir;
+  tl_compile_dir **dir_table; /* open addressing by folder name */
+  size_t dir_table_size;      /* a power of two, or 0 */
   FILE *raw_jsonl;
   FILE *chromium_events;
   size_t chromium_event_count;
