@@ -5,6 +5,8 @@
 #include <string.h>
 
 void tl_html_escape(tl_buf *out, tl_str text) {
+  if (text.len == 0) /* ptr may be NULL: no arithmetic on it */
+    return;
   size_t start = 0;
   for (size_t i = 0; i < text.len; i++) {
     const char *rep = NULL;
@@ -29,6 +31,8 @@ void tl_html_escape_cstr(tl_buf *out, const char *text) {
 }
 
 void tl_html_script_json(tl_buf *out, tl_str json) {
+  if (json.len == 0) /* ptr may be NULL: no arithmetic on it */
+    return;
   size_t start = 0;
   for (size_t i = 0; i < json.len; i++) {
     unsigned char c = (unsigned char)json.ptr[i];
@@ -102,6 +106,10 @@ void tl_json_string(tl_buf *out, tl_str text) {
   static const char hex[] = "0123456789abcdef";
   tl_buf_reserve(out, text.len + 2);
   tl_buf_putc(out, '"');
+  if (text.len == 0) { /* ptr may be NULL: no arithmetic on it */
+    tl_buf_putc(out, '"');
+    return;
+  }
   size_t start = 0;
   for (size_t i = 0; i < text.len; i++) {
     unsigned char c = (unsigned char)text.ptr[i];

@@ -289,9 +289,35 @@ static void remember_metrics(tl_compile_dir *dir, const cJSON *metrics) {
     dir->restart_reasons = cJSON_PrintUnformatted(restarts);
 }
 
+/* Parses `text` as one JSON value with nothing but whitespace after it
+ * (cJSON alone stops at the end of the first value); NULL otherwise. */
+static cJSON *parse_whole_json(tl_str text) {
+  const char *end = NULL;
+  cJSON *json = cJSON_ParseWithLengthOpts(text.ptr, text.len, &end, false);
+  if (!json)
+    return NULL;
+  for (const char *p = end; p < text.ptr + text.len; p++) {
+    if (!strchr(" \t\r\n", *p) || *p == '\0') {
+      cJSON_Delete(json);
+      return NULL;
+    }
+  }
+  return json;
+}
+
+/* A whole number from JSON, or `fallback` when it is not one that fits. */
+static long long json_int(const cJSON *item, long long fallback) {
+  if (!cJSON_IsNumber(item))
+    return fallback;
+  double v = item->valuedouble;
+  if (!(v >= -9.0e15 && v <= 9.0e15) || v != (double)(long long)v)
+    return fallback;
+  return (long long)v;
+}
+
 /* A JSON payload rendered as an indented, escaped block. */
 static void json_block(tl_buf *html, tl_str payload) {
-  cJSON *json = cJSON_ParseWithLength(payload.ptr, payload.len);
+  cJSON *json = parse_whole_json(payload);
   char *pretty = json ? cJSON_Print(json) : NULL;
   tl_buf_puts(html, "<pre>");
   if (pretty)
@@ -316,7 +342,7 @@ static void stack_traces_page(tl_buf *html, tl_compile_dir *dir,
                               tl_str payload) {
   tl_html_page_begin(html, "Kernel stack traces", "../");
   page_heading(html, "Kernel stack traces", dir);
-  cJSON *json = cJSON_ParseWithLength(payload.ptr, payload.len);
+  cJSON *json = parse_whole_json(payload);
   if (!cJSON_IsObject(json)) {
     tl_buf_puts(html, "<p>The payload is not a JSON object:</p>\n");
     json_block(html, payload);
@@ -356,16 +382,15 @@ static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
   const char *name = object_string(frame, "name");
   const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "filename");
   const cJSON *line = cJSON_GetObjectItemCaseSensitive(frame, "line");
-  const char *file_name = cJSON_IsNumber(file)
-                              ? tl_string_table_get(rec->strings,
-                                                    (int64_t)file->valuedouble)
-                              : cJSON_IsString(file) ? file->valuestring
-                                                     : NULL;
+  const char *file_name =
+      cJSON_IsNumber(file)
+          ? tl_string_table_get(rec->strings, json_int(file, -1))
+      : cJSON_IsString(file) ? file->valuestring
+                             : NULL;
   tl_buf s;
   tl_buf_init(&s);
-  tl_buf_printf(&s, "%s (%s:%d)", name ? name : "?",
-                file_name ? file_name : "?",
-                cJSON_IsNumber(line) ? (int)line->valuedouble : 0);
+  tl_buf_printf(&s, "%s (%s:%lld)", name ? name : "?",
+                file_name ? file_name : "?", json_int(line, 0));
   dir->frame_summary = tl_buf_detach(&s);
 }
 
@@ -579,7 +604,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   case OUT_CHROMIUM:
     if (store->chromium_events && rec->payload.ptr) {
       fputs(store->chromium_event_count ? ",\n" : "\n", store->chromium_events);
-      cJSON *event = cJSON_ParseWithLength(rec->payload.ptr, rec->payload.len);
+      cJSON *event = parse_whole_json(rec->payload);
       if (event)
         fwrite(rec->payload.ptr, 1, rec->payload.len, store->chromium_events);
       else {

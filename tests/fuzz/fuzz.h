@@ -24,8 +24,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define FUZZ_CHECK(cond)                                                       \
   do {                                                                         \
     if (!(cond)) {                                                             \
-      fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond,           \
-              __FILE__, __LINE__);                                             \
+      fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__,  \
+              __LINE__);                                                       \
       abort();                                                                 \
     }                                                                          \
   } while (0)

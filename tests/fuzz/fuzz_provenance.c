@@ -144,15 +144,14 @@ static void join(const texts *t, bool is_aot, tl_str mappings, tl_str stacks) {
                  in.pre_graph, in.post_graph);
   check_line_map(cJSON_GetObjectItemCaseSensitive(lines, "postToPre"),
                  in.post_graph, in.pre_graph);
-  check_line_map(cJSON_GetObjectItemCaseSensitive(lines, "codeToPost"),
-                 in.code, in.post_graph);
+  check_line_map(cJSON_GetObjectItemCaseSensitive(lines, "codeToPost"), in.code,
+                 in.post_graph);
   check_line_map(cJSON_GetObjectItemCaseSensitive(lines, "postToCode"),
                  in.post_graph, in.code);
 #ifdef HAVE_tl_page
   tl_buf page;
   tl_buf_init(&page);
-  tl_provpage_texts pt = {in.pre_graph, in.post_graph, in.code,
-                          in.kernel_code};
+  tl_provpage_texts pt = {in.pre_graph, in.post_graph, in.code, in.kernel_code};
   tl_provpage_render(&page, view, &pt, "index.html", "help.html#highlighter");
   page_check(tl_buf_str(&page), 7, "provenance page");
   tl_buf_free(&page);

@@ -25,7 +25,7 @@ static void on_record(void *ctx, const tl_record *r) {
   FUZZ_CHECK(r->line > s->last_line);
   s->last_line = r->line;
   s->records++;
-  FUZZ_CHECK(r->kind && r->kind[0] != '\0');
+  FUZZ_CHECK(r->kind); /* may be "": `{"": 0}` is an unknown kind */
   FUZZ_CHECK(r->envelope && r->kind_value);
   FUZZ_CHECK(!r->md5_ok || r->has_payload);
   FUZZ_CHECK(!r->truncated || r->has_payload);
@@ -92,8 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int k = 0; k < TL_DIAG_KIND_COUNT; k++)
     for (int i = 0; i < TL_DIAG_EXAMPLES; i++)
       if (diag.examples[k][i].message)
-        FUZZ_CHECK(diag.examples[k][i].line <= (size_t)fuzz_line_count(
-                       (tl_str){(const char *)data, size}));
+        FUZZ_CHECK(diag.examples[k][i].line <=
+                   (size_t)fuzz_line_count((tl_str){(const char *)data, size}));
   tl_diag_free(&diag);
   sink = s.sum;
   return 0;

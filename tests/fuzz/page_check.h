@@ -14,17 +14,20 @@
 #include "fuzz.h"
 
 static const char *const PAGE_TAGS[] = {
-    "!doctype", "a",     "b",     "blockquote", "body",  "br",    "caption",
-    "code",     "dd",    "div",   "dl",         "dt",    "em",    "h1",
-    "h2",       "h3",    "h4",    "h5",         "h6",    "head",  "header",
-    "hr",       "html",  "i",     "kbd",        "li",    "link",  "meta",
-    "nav",      "noscript", "ol", "p",          "pre",   "section", "small",
-    "span",     "strong", "sub",  "sup",        "table", "tbody", "td",
-    "th",       "thead", "title", "tr",         "ul"};
+    "!doctype", "a",       "abbr",    "b",          "blockquote", "body",
+    "br",       "caption", "code",    "dd",         "details",    "div",
+    "dl",       "dt",      "em",      "figcaption", "figure",     "h1",
+    "h2",       "h3",      "h4",      "h5",         "h6",         "head",
+    "header",   "hr",      "html",    "i",          "kbd",        "label",
+    "li",       "link",    "mark",    "meta",       "nav",        "noscript",
+    "ol",       "p",       "pre",     "section",    "small",      "span",
+    "strong",   "sub",     "summary", "sup",        "table",      "tbody",
+    "td",       "th",      "thead",   "title",      "tr",         "ul"};
 
 static inline bool page_tag_allowed(const char *name, size_t len) {
   for (size_t i = 0; i < sizeof PAGE_TAGS / sizeof *PAGE_TAGS; i++)
-    if (strlen(PAGE_TAGS[i]) == len && strncasecmp(PAGE_TAGS[i], name, len) == 0)
+    if (strlen(PAGE_TAGS[i]) == len &&
+        strncasecmp(PAGE_TAGS[i], name, len) == 0)
       return true;
   return false;
 }
@@ -98,8 +101,8 @@ static inline void page_check(tl_str page, size_t scripts, const char *what) {
     if (raw_text) {
       if (name_len == 6)
         script_count++;
-      size_t end = page_find_end(page, tag_end, name_len == 6 ? "script"
-                                                              : "style");
+      size_t end =
+          page_find_end(page, tag_end, name_len == 6 ? "script" : "style");
       i = end ? end - 1 : end;
     }
   }
