@@ -1,6 +1,9 @@
 /* analysis.c: the names of the analysis enums (analysis.h), shared by the
  * join, the analyzers' tests and the JSON. */
+#define _GNU_SOURCE /* memmem */
 #include "analysis.h"
+
+#include <string.h>
 
 const char *tl_kernel_kind_name(tl_kernel_kind kind) {
   switch (kind) {
@@ -32,4 +35,16 @@ const char *tl_code_file_name(tl_code_file file) {
     return "kernel_code";
   }
   return "code";
+}
+
+bool tl_triton_may_be_combo(tl_str text, uint32_t start, uint32_t end) {
+  if (end > text.len)
+    end = (uint32_t)text.len;
+  if (start >= end)
+    return false;
+  const char *p = text.ptr + start;
+  size_t n = end - start;
+  if (memmem(p, n, "combo_grid_meta", 15))
+    return true;
+  return memmem(p, n, "pid", 3) && memmem(p, n, "elif", 4);
 }

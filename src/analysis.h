@@ -50,6 +50,12 @@ typedef enum tl_code_file {
   TL_CODE_KERNELS /* the AOT kernel-code artifact ("kernel_code") */
 } tl_code_file;
 
+/* Whether the Triton source in bytes [start, end) of `text` can be a combo
+ * kernel at all: both combo patterns (grammars/queries/pycode_triton.scm)
+ * need the word `combo_grid_meta`, or both `pid` and `elif`. A cheap filter
+ * that spares re-parsing the source of every ordinary kernel. */
+bool tl_triton_may_be_combo(tl_str text, uint32_t start, uint32_t end);
+
 /* "code" or "kernel_code", as the provenance JSON names the files. */
 const char *tl_code_file_name(tl_code_file file);
 

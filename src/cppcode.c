@@ -190,6 +190,8 @@ static bool node_is(TSNode n, const char *type) {
 
 /* True when the range of the text holds a combo kernel's Triton source. */
 static bool triton_is_combo(const tl_ts_query *q, tl_str text, TSRange range) {
+  if (!tl_triton_may_be_combo(text, range.start_byte, range.end_byte))
+    return false;
   TSTree *tree = tl_ts_parse(tree_sitter_python(), text, &range, 1);
   if (!tree)
     return false;

@@ -145,6 +145,8 @@ static bool embedded_lines(tl_str text, TSRange r, const char *language,
 
 /* True when the Triton source in `range` dispatches on the program id. */
 static bool is_combo(tl_str text, TSRange range) {
+  if (!tl_triton_may_be_combo(text, range.start_byte, range.end_byte))
+    return false;
   TSTree *tree = tl_ts_parse(tree_sitter_python(), text, &range, 1);
   if (!tree)
     return false;

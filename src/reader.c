@@ -202,7 +202,8 @@ typedef struct reader_state {
 } reader_state;
 
 /* Handles one parsed envelope with its payload. */
-static void dispatch(reader_state *st, cJSON *env, size_t line, tl_buf *payload,
+static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
+                     size_t line, tl_buf *payload,
                      bool has_payload_lines, bool truncated) {
   if (!cJSON_IsObject(env)) {
     tl_diag_add(st->diag, TL_DIAG_ENVELOPE, line,
@@ -248,6 +249,7 @@ static void dispatch(reader_state *st, cJSON *env, size_t line, tl_buf *payload,
   tl_record rec = {0};
   rec.line = line;
   rec.envelope = env;
+  rec.envelope_text = envelope_text;
   rec.kind = kind->string;
   rec.kind_value = kind;
   rec.strings = &st->strings;
@@ -310,8 +312,9 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
   st.on_record = on_record;
   st.ctx = ctx;
 
-  tl_buf line, payload;
+  tl_buf line, envelope, payload;
   tl_buf_init(&line);
+  tl_buf_init(&envelope);
   tl_buf_init(&payload);
   size_t lineno = 0;
   bool had_newline = true;
@@ -338,6 +341,8 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     const char *parse_end = NULL;
     cJSON *env = cJSON_ParseWithLengthOpts(
         line.data + off, line.len - (size_t)off, &parse_end, false);
+    size_t json_len = env && parse_end ? (size_t)(parse_end - line.data) - off
+                                       : 0;
     /* Like the Rust tool (serde_json), characters after the envelope's
      * object make the line bad JSON (two envelopes run together, say). */
     if (env && parse_end) {
@@ -351,6 +356,11 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     }
     size_t error_column =
         env || !parse_end ? 0 : (size_t)(parse_end - line.data) + 1;
+    /* Keep the envelope's text (the next lines are read into `line`). */
+    tl_buf swap = envelope;
+    envelope = line;
+    line = swap;
+    tl_str envelope_text = {envelope.data + off, json_len};
     /* Collect the payload lines (also for a broken envelope, which skips
      * them with it instead of reporting each as a bad glog line). */
     tl_buf_clear(&payload);
@@ -376,7 +386,8 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     if (!line_had_newline && !any_payload &&
         cJSON_GetObjectItemCaseSensitive(env, "has_payload"))
       truncated = true;
-    dispatch(&st, env, env_line, &payload, any_payload, truncated);
+    dispatch(&st, env, envelope_text, env_line, &payload, any_payload,
+             truncated);
     cJSON_Delete(env);
   }
   bool ok = !src.read_error;
@@ -385,6 +396,7 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
   if (options && options->progress)
     options->progress(options->progress_ctx, src.bytes_read, src.total_bytes);
   tl_buf_free(&line);
+  tl_buf_free(&envelope);
   tl_buf_free(&payload);
   string_table_free(&st.strings);
   free(src.chunk);

@@ -32,6 +32,7 @@ const char *tl_string_table_get(const tl_string_table *t, int64_t index);
 typedef struct tl_record {
   size_t line;           /* 1-based line of the envelope */
   const cJSON *envelope; /* valid during the callback only */
+  tl_str envelope_text;  /* the envelope's JSON exactly as in the line */
   const char *kind;      /* the envelope's kind key ("artifact", ...) */
   const cJSON *kind_value;
   tl_compile_id compile_id;

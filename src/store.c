@@ -413,27 +413,25 @@ static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
   store->unconsumed_payloads++;
 }
 
+/* raw.jsonl: each envelope exactly as logged, with its payload added as
+ * "payload" (the reader guarantees the text is one JSON object). */
 static void write_raw_jsonl(tl_store *store, const tl_record *rec) {
-  if (!store->raw_jsonl)
+  tl_str env = rec->envelope_text;
+  if (!store->raw_jsonl || env.len < 2 || env.ptr[env.len - 1] != '}')
     return;
-  char *env = cJSON_PrintUnformatted(rec->envelope);
-  if (!env)
-    return;
-  size_t n = strlen(env);
   tl_buf line;
   tl_buf_init(&line);
-  if (rec->payload.ptr && n > 1 && env[n - 1] == '}') {
-    tl_buf_append(&line, env, n - 1);
-    tl_buf_puts(&line, n > 2 ? ",\"payload\":" : "\"payload\":");
+  if (rec->payload.ptr) {
+    tl_buf_append(&line, env.ptr, env.len - 1);
+    tl_buf_puts(&line, ",\"payload\":");
     tl_json_string(&line, rec->payload);
     tl_buf_puts(&line, "}\n");
   } else {
-    tl_buf_append(&line, env, n);
+    tl_buf_append_str(&line, env);
     tl_buf_putc(&line, '\n');
   }
   fwrite(line.data, 1, line.len, store->raw_jsonl);
   tl_buf_free(&line);
-  free(env);
 }
 
 static void store_artifact(tl_store *store, tl_compile_dir *dir,

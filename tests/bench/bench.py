@@ -3,8 +3,8 @@
 builds Release and calls it. Python 3 standard library only.
 
 Per input it runs `tlparse INPUT -i -o OUT --overwrite --no-browser` several
-times and reports wall time (min/median/max), CPU time (user+sys), MB/s and
-peak RSS (ru_maxrss of the child, from wait4). Inputs are generated into the
+times and reports wall time (min/median/max), CPU time (user+sys, from
+wait4), MB/s and peak RSS (GNU time's %M). Inputs are generated into the
 work folder at run time: the provenance fixture concatenated N times, and
 traces from tests/tracegen/gen_trace.py. Nothing here asserts a time; the
 checks are that every run succeeds and writes the same, non-empty output.
@@ -56,17 +56,20 @@ def gen(shape, layers, extra=()):
 
 
 def inputs(fixture, smoke):
-    """The input list. Smoke mode: tiny sizes, one run each."""
+    """The input list. Smoke mode: tiny sizes, one run each (two for the
+    fixture, so the same-output check runs too)."""
     fx = lambda n: concat(fixture, n)
     if smoke:
         return [
-            Input("fixture-1x", "provenance fixture", fx(1), 1, True),
+            Input("fixture-1x", "provenance fixture", fx(1), 2, True),
             Input("fixture-2x", "fixture concatenated 2 times", fx(2), 1,
                   True),
             Input("gen-aot-cuda-100", "gen_trace aot-cuda, 20 layers "
                   "(100 post-grad nodes, 10 kernels)", gen("aot-cuda", 20), 1),
             Input("gen-jit-cuda-100", "gen_trace jit-cuda, 20 layers "
                   "(100 post-grad nodes, 10 kernels)", gen("jit-cuda", 20), 1),
+            Input("gen-jit-frames-3", "gen_trace jit-cuda, 3 compiles of 2 "
+                  "layers", gen("jit-cuda", 2, ["--frames", "3"]), 1),
         ]
     return [
         Input("fixture-1x", "provenance fixture (309 KB)", fx(1), 21, True),
@@ -74,6 +77,12 @@ def inputs(fixture, smoke):
         Input("fixture-16x", "fixture concatenated 16 times", fx(16), 7, True),
         Input("fixture-200x", "fixture concatenated 200 times (62 MB)",
               fx(200), 5, True),
+        Input("gen-jit-frames-50", "gen_trace jit-cuda, 50 distinct "
+              "compiles of 25 layers (15 MB)",
+              gen("jit-cuda", 25, ["--frames", "50"]), 3),
+        Input("gen-jit-frames-200", "gen_trace jit-cuda, 200 distinct "
+              "compiles of 25 layers (59 MB, no repeated view)",
+              gen("jit-cuda", 25, ["--frames", "200"]), 3),
         Input("gen-aot-cuda-12k", "gen_trace aot-cuda, 2,500 layers "
               "(12,500 post-grad nodes, 1,250 kernels)",
               gen("aot-cuda", 2500), 3),
@@ -86,20 +95,41 @@ def inputs(fixture, smoke):
     ]
 
 
+TIME = "/usr/bin/time"  # GNU time: measures its own fresh child
+
+
 def run_once(tlparse, path, out_dir, log_path):
-    """One timed run. Returns (wall s, cpu s, peak RSS KiB, exit code)."""
+    """One timed run into a new folder. Returns (wall s, cpu s, peak RSS
+    KiB, exit code); cpu is (user, sys) of the child and what it waited
+    for. Outputs are deleted only at the end of the benchmark:
+    on ext4, creating files soon after deleting thousands of others makes
+    the kernel scan for recently freed inodes, which would time our own
+    cleanup rather than tlparse.
+
+    Peak RSS comes from GNU time when installed: a child forked from this
+    Python process would inherit Python's RSS high-water mark across exec,
+    so wait4 here reports at least Python's size (the fallback, flagged)."""
     if os.path.exists(out_dir):
         shutil.rmtree(out_dir)
     os.sync()  # flush the previous run's output outside the timing
+    cmd = [tlparse, path, "-i", "-o", out_dir, "--overwrite", "--no-browser"]
+    usage = log_path + ".rusage"
+    if os.access(TIME, os.X_OK):
+        cmd = [TIME, "-f", "%M", "-o", usage] + cmd
     with open(log_path, "wb") as log:
         t0 = time.perf_counter()
-        p = subprocess.Popen([tlparse, path, "-i", "-o", out_dir,
-                              "--overwrite", "--no-browser"],
-                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                             stderr=log)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
+    cpu, kib = (ru.ru_utime, ru.ru_stime), -ru.ru_maxrss  # <0: fallback
+    if cmd[0] == TIME:
+        with open(usage) as f:
+            last = f.read().split("\n")[-2].split()
+        os.remove(usage)
+        kib = int(last[0])  # cpu: wait4's is finer than time's 10 ms
+    return wall, cpu, kib, p.returncode
 
 
 def tree_size(top):
@@ -115,7 +145,7 @@ def tree_size(top):
     return files, size, pages
 
 
-def bench_input(inp, tlparse, work, runs):
+def bench_input(inp, tlparse, work, out_root, runs):
     """Makes, runs and checks one input; returns its row (a dict)."""
     path = os.path.join(work, inp.name + ".log")
     inp.make(path)
@@ -123,9 +153,9 @@ def bench_input(inp, tlparse, work, runs):
     with open(path, "rb") as f:  # page cache: every run reads from memory
         lines = sum(chunk.count(b"\n") for chunk in iter(
             lambda: f.read(1 << 20), b""))
-    out_dir = os.path.join(work, "out-" + inp.name)
-    walls, cpus, rss, shapes = [], [], [], set()
+    walls, cpus, syss, rss, shapes = [], [], [], [], set()
     for i in range(runs):
+        out_dir = os.path.join(out_root, "%s.run%d" % (inp.name, i))
         log = os.path.join(work, "%s.run%d.txt" % (inp.name, i))
         wall, cpu, kib, rc = run_once(tlparse, path, out_dir, log)
         if rc != 0:
@@ -140,23 +170,25 @@ def bench_input(inp, tlparse, work, runs):
                              "page in %s" % (inp.name, out_dir))
         shapes.add(shape)
         walls.append(wall)
-        cpus.append(cpu)
+        cpus.append(cpu[0] + cpu[1])
+        syss.append(cpu[1])
         rss.append(kib)
     if len(shapes) != 1:
         raise SystemExit("bench: %s: runs wrote different outputs: %s" % (
             inp.name, sorted(shapes)))
-    shutil.rmtree(out_dir)
     files, size, pages = shapes.pop()
     med = statistics.median(walls)
     row = {"name": inp.name, "what": inp.what, "mb": mb, "lines": lines,
            "runs": runs, "min": min(walls), "median": med, "max": max(walls),
-           "cpu": statistics.median(cpus), "mbps": mb / med,
-           "rss": max(rss) / 1024.0, "files": files, "out_mb": size / 1e6,
+           "cpu": statistics.median(cpus), "sys": statistics.median(syss),
+           "mbps": mb / med,
+           "rss": max(abs(k) for k in rss) / 1024.0,
+           "rss_exact": min(rss) > 0, "files": files, "out_mb": size / 1e6,
            "pages": pages}
-    print("  %-18s %8.2f MB %6d runs  wall %s  cpu %.3f s  %7.1f MB/s  "
-          "RSS %6.1f MiB  %d files" % (
-              inp.name, mb, runs, fmt_wall(row), row["cpu"], row["mbps"],
-              row["rss"], files), flush=True)
+    print("  %-18s %8.2f MB %3d runs  wall %s  cpu %.3f s (sys %.3f)  "
+          "%6.1f MB/s  RSS %6.1f MiB  %d files" % (
+              inp.name, mb, runs, fmt_wall(row), row["cpu"], row["sys"],
+              row["mbps"], row["rss"], files), flush=True)
     return row
 
 
@@ -205,24 +237,32 @@ def report(rows, args, started, load0, load1):
     L.append("- machine: %s" % machine())
     L.append("- load average before / after: %.2f / %.2f" % (load0, load1))
     L.append("- command per run: `tlparse INPUT -i -o OUT --overwrite "
-             "--no-browser`; OUT removed and `sync` before each run; the "
-             "input is in the page cache")
-    L.append("- wall: min / median / max over the runs; cpu: median user+sys;"
+             "--no-browser`, OUT a new folder under `%s` (deleted at the "
+             "end); `sync` before each run; the input is in the page cache"
+             % args.out_root_shown)
+    L.append("- wall: min / median / max over the runs; cpu: median user+sys "
+             "(sys: median sys alone);"
              " MB/s: input MB (10^6 bytes) / median wall; RSS: largest "
-             "ru_maxrss")
+             "maximum resident set size (GNU time %M; `*` marks an upper "
+             "bound from wait4 where GNU time is missing)")
     L.append("")
     L.append("| input | MB | lines | runs | wall min / median / max (s) | "
-             "cpu (s) | MB/s | peak RSS (MiB) | output files / MB |")
-    L.append("|---|---:|---:|---:|---|---:|---:|---:|---:|")
+             "cpu (s) | of which sys | MB/s | peak RSS (MiB) | output files "
+             "/ MB |")
+    L.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        L.append("| %s | %.2f | %d | %d | %s | %.3f | %.1f | %.1f | %d / %.1f "
-                 "|" % (r["name"], r["mb"], r["lines"], r["runs"],
-                        fmt_wall(r)[:-2], r["cpu"], r["mbps"], r["rss"],
-                        r["files"], r["out_mb"]))
+        L.append("| %s | %.2f | %d | %d | %s | %.3f | %.3f | %.1f | %.1f%s | "
+                 "%d / %.1f |" % (r["name"], r["mb"], r["lines"], r["runs"],
+                                  fmt_wall(r)[:-2], r["cpu"], r["sys"],
+                                  r["mbps"], r["rss"],
+                                  "" if r["rss_exact"] else "*", r["files"],
+                                  r["out_mb"]))
     L.append("")
     for title, base, others in (
             ("Linearity (concatenations)", "fixture-1x",
              ["fixture-2x", "fixture-4x", "fixture-16x", "fixture-200x"]),
+            ("Linearity (distinct compiles)", "gen-jit-frames-50",
+             ["gen-jit-frames-200"]),
             ("Linearity (one large compile)", "gen-aot-cuda-12k",
              ["gen-aot-cuda-50k"])):
         lin = linearity(rows, base, others)
@@ -251,6 +291,9 @@ def main(argv=None):
     p.add_argument("--fixtures", default=os.environ.get(
         "TL_FIXTURES_DIR", os.path.join(ROOT, "..", "shared", "fixtures",
                                         "tlparse-inputs")))
+    p.add_argument("--out-root", help="tlparse writes under "
+                   "OUT_ROOT/tlparse-bench-out/ (default: WORK; e.g. a tmpfs "
+                   "folder to leave the disk out of the figures)")
     p.add_argument("--results", help="results file (default: "
                    "WORK/results-DATE.md)")
     p.add_argument("--runs", type=int, help="runs per input (overrides)")
@@ -263,12 +306,19 @@ def main(argv=None):
     if not os.access(args.tlparse, os.X_OK):
         p.error("not an executable: %s" % args.tlparse)
     os.makedirs(args.work, exist_ok=True)
+    # Always a folder of our own inside --out-root, deleted at the end.
+    out_root = os.path.join(os.path.abspath(args.out_root or args.work),
+                            "tlparse-bench-out")
+    if os.path.exists(out_root):
+        shutil.rmtree(out_root)
+    os.makedirs(out_root)
     fixture = os.path.join(args.fixtures, FIXTURE)
     have_fixture = os.path.isfile(fixture)
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     load0 = os.getloadavg()[0]
     rows, skipped = [], []
-    print("bench: %s -> %s" % (args.tlparse, args.work), flush=True)
+    args.out_root_shown = out_root
+    print("bench: %s -> %s" % (args.tlparse, out_root), flush=True)
     for inp in inputs(fixture, args.smoke):
         if args.only and not any(inp.name.startswith(o) for o in args.only):
             continue
@@ -276,8 +326,13 @@ def main(argv=None):
             skipped.append(inp.name)
             print("  %-18s skipped: fixture %s absent" % (inp.name, fixture))
             continue
-        rows.append(bench_input(inp, args.tlparse, args.work,
-                                args.runs or inp.runs))
+        try:
+            rows.append(bench_input(inp, args.tlparse, args.work, out_root,
+                                    args.runs or inp.runs))
+        except BaseException:
+            shutil.rmtree(out_root, ignore_errors=True)
+            raise
+    shutil.rmtree(out_root)
     text = report(rows, args, started, load0, os.getloadavg()[0])
     results = args.results or os.path.join(
         args.work, "results-%s.md" % started[:10])

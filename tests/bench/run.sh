@@ -4,11 +4,12 @@
 # build-bench/bench/ and times them with tests/bench/bench.py, which prints a
 # table and writes it to build-bench/bench/results-DATE.md.
 #
-#   tests/bench/run.sh                    full run (about 5 minutes)
+#   tests/bench/run.sh                    full run (about 6 minutes)
 #   tests/bench/run.sh --only fixture-200x --runs 3
 #   tests/bench/run.sh --smoke --tlparse build/tlparse --work /tmp/smoke
 #
-# Other options go to bench.py (--results FILE, --fixtures DIR, --runs N).
+# Other options go to bench.py after run.sh's own (--tlparse, --work, --smoke):
+# --results FILE, --fixtures DIR, --runs N, --only NAME, --out-root DIR.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
