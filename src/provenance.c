@@ -367,15 +367,32 @@ static tl_kernel_kind kind_of(const view *v, const kernel *k) {
 }
 
 /* Post names of a kernel, in mapping order, without repeats. */
+static int by_name_then_line(const void *a, const void *b) {
+  const named_line *x = a, *y = b;
+  int c = tl_str_cmp(x->name, y->name);
+  return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Post names of a kernel, in mapping order, without repeats: a sorted copy
+ * (by name, then position) marks each name's first place. */
 static cJSON *posts_json(kernel *k) {
-  cJSON *arr = cJSON_CreateArray();
-  for (size_t i = 0; i < k->posts.count; i++) {
-    bool seen = false;
-    for (size_t j = 0; j < i && !seen; j++) /* lists are short */
-      seen = tl_str_eq(k->posts.items[j].name, k->posts.items[i].name);
-    if (!seen)
-      cJSON_AddItemToArray(arr, str_json(k->posts.items[i].name));
+  size_t n = k->posts.count;
+  named_line *sorted = tl_xcalloc(n ? n : 1, sizeof *sorted);
+  bool *keep = tl_xcalloc(n ? n : 1, sizeof *keep);
+  for (size_t i = 0; i < n; i++) {
+    sorted[i].name = k->posts.items[i].name;
+    sorted[i].line = (int)i; /* the position in the mapping */
   }
+  tl_sort(sorted, n, sizeof *sorted, by_name_then_line);
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || !tl_str_eq(sorted[i].name, sorted[i - 1].name))
+      keep[sorted[i].line] = true;
+  cJSON *arr = cJSON_CreateArray();
+  for (size_t i = 0; i < n; i++)
+    if (keep[i])
+      cJSON_AddItemToArray(arr, str_json(k->posts.items[i].name));
+  free(sorted);
+  free(keep);
   return arr;
 }
 
