@@ -1,7 +1,8 @@
 """Browser checks on real pages: runs tlparse -i on each provenance fixture
 (and each example trace) and hands every written page with its view JSON to
 tests/browser/check_pages.mjs, which clicks every kernel call site in
-headless Chromium and compares the highlight with the JSON. Screenshots go
+headless Chromium and compares the highlight with the JSON, and to
+tests/browser/firefox_check.mjs, which does the same in Firefox ESR. Screenshots go
 to the folder given as the first argument. Exit 77 (skipped) when chromium
 is missing."""
 
@@ -60,6 +61,11 @@ def main():
                                   "check_pages.mjs"),
              "--out", os.path.join(work, "shots", name)] + pairs)
         failed += r.returncode != 0
+        if os.path.exists("/usr/bin/firefox-esr"):
+            r = subprocess.run(
+                ["node", os.path.join(ROOT, "tests", "browser",
+                                      "firefox_check.mjs")] + pairs)
+            failed += r.returncode != 0
     print("%d traces passed, %d failed" % (len(traces) - failed, failed))
     return 1 if failed else 0
 
