@@ -53,3 +53,36 @@ class Model(nn.Module):
 
 def example_input(device, batch=8, d=64):
     return torch.randn(batch, d, device=device)
+
+
+def record_jit(device, combo=False):
+    """torch.compile the model on `device`, run it and check it against eager
+    mode; the trace goes to the folder named by TORCH_TRACE."""
+    import torch._inductor.config as inductor_config
+
+    torch.manual_seed(0)
+    inductor_config.combo_kernels = combo
+    model = Model(layers=3, combo=combo).to(device).eval()
+    x = example_input(device)
+    compiled = torch.compile(model)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-3, atol=1e-3)
+    print("compiled and checked; the trace is in $TORCH_TRACE")
+
+
+def record_aot(device):
+    """Export the model, compile and package it with AOTInductor, load the
+    package and check it against eager mode."""
+    import os
+    import tempfile
+
+    torch.manual_seed(0)
+    model = Model(layers=3).to(device).eval()
+    x = example_input(device)
+    with torch.no_grad():
+        ep = torch.export.export(model, (x,))
+        path = os.path.join(tempfile.mkdtemp(), "model.pt2")
+        torch._inductor.aoti_compile_and_package(ep, package_path=path)
+        loaded = torch._inductor.aoti_load_package(path)
+        torch.testing.assert_close(loaded(x), model(x), rtol=1e-3, atol=1e-3)
+    print("compiled %s and checked; the trace is in $TORCH_TRACE" % path)
