@@ -16,28 +16,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fsutil.h"
 #include "fuzz.h"
 
 /* Harnesses that need no set-up leave this undefined. */
 #pragma weak LLVMFuzzerInitialize
 
-static bool read_all(const char *path, tl_buf *out) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return false;
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tl_buf_append(out, chunk, n);
-  bool ok = !ferror(f);
-  fclose(f);
-  return ok;
-}
-
 static size_t replay_file(const char *path) {
   tl_buf data;
   tl_buf_init(&data);
-  if (!read_all(path, &data)) {
+  char error[512];
+  if (!tl_fs_read_file(path, &data, error, sizeof error)) {
     fprintf(stderr, "replay: cannot read %s\n", path);
     tl_buf_free(&data);
     exit(1);

@@ -10,19 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "provpage.h"
-
-static bool read_file(const char *path, tl_buf *out) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return false;
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tl_buf_append(out, chunk, n);
-  fclose(f);
-  return true;
-}
 
 /* Reads the artifact named by view.artifacts[key] into `buf`; returns the
  * text, or {NULL, 0} when the view names none or it cannot be read. */
@@ -35,9 +24,10 @@ static tl_str load(const cJSON *view, const char *dir, const char *key,
   tl_buf full;
   tl_buf_init(&full);
   tl_buf_printf(&full, "%s/%s", dir, path->valuestring);
-  bool ok = read_file(full.data, buf);
+  char error[512];
+  bool ok = tl_fs_read_file(full.data, buf, error, sizeof error);
   if (!ok)
-    fprintf(stderr, "make_page: cannot read %s\n", full.data);
+    fprintf(stderr, "make_page: %s\n", error);
   tl_buf_free(&full);
   return ok ? tl_buf_str(buf) : (tl_str){NULL, 0};
 }
@@ -54,8 +44,9 @@ int main(int argc, char **argv) {
   tl_buf_init(&code);
   tl_buf_init(&kernel);
   tl_buf_init(&page);
-  if (!read_file(argv[1], &json)) {
-    fprintf(stderr, "make_page: cannot read %s\n", argv[1]);
+  char error[512];
+  if (!tl_fs_read_file(argv[1], &json, error, sizeof error)) {
+    fprintf(stderr, "make_page: %s\n", error);
     return 1;
   }
   cJSON *view = cJSON_Parse(json.data);
