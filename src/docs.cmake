@@ -12,9 +12,8 @@ set(TL_HELP_SECTIONS compile-ids artifacts highlighter diagnostics)
 set(TL_HELP_EMBED_SOURCES "")
 foreach(section ${TL_HELP_SECTIONS})
   string(REPLACE "-" "_" res "help_${section}")
-  tl_embed(${res} "${CMAKE_SOURCE_DIR}/docs/help/${section}.md")
-  list(REMOVE_ITEM TL_EMBED_SOURCES "${CMAKE_BINARY_DIR}/embed/${res}.c")
-  list(APPEND TL_HELP_EMBED_SOURCES "${CMAKE_BINARY_DIR}/embed/${res}.c")
+  tl_embed(TL_HELP_EMBED_SOURCES ${res}
+           "${CMAKE_SOURCE_DIR}/docs/help/${section}.md")
 endforeach()
 
 add_library(tl_docs STATIC src/help.c ${TL_HELP_EMBED_SOURCES})

@@ -12,15 +12,13 @@ tl_warnings(tl_ts_query)
 
 include(${CMAKE_SOURCE_DIR}/src/engine_cpp.cmake OPTIONAL)
 
-# One resource per query file; the generated sources are compiled here, not in
-# tlcore (so they are dropped from TL_EMBED_SOURCES again).
+# One resource per query file, compiled into tl_engine itself.
 set(TL_ENGINE_QUERIES fx_graph pycode pycode_triton)
 set(TL_ENGINE_QUERY_SOURCES "")
 foreach(q ${TL_ENGINE_QUERIES})
-  tl_embed(query_${q} "${CMAKE_SOURCE_DIR}/grammars/queries/${q}.scm")
-  list(APPEND TL_ENGINE_QUERY_SOURCES "${CMAKE_BINARY_DIR}/embed/query_${q}.c")
+  tl_embed(TL_ENGINE_QUERY_SOURCES query_${q}
+           "${CMAKE_SOURCE_DIR}/grammars/queries/${q}.scm")
 endforeach()
-list(REMOVE_ITEM TL_EMBED_SOURCES ${TL_ENGINE_QUERY_SOURCES})
 
 add_library(tl_engine STATIC
   src/fx_graph.c

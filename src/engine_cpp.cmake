@@ -7,10 +7,9 @@
 set(TL_CPP_QUERIES cpp_wrapper cpp_kernels cpp_triton)
 set(TL_ENGINE_CPP_EMBED "")
 foreach(query ${TL_CPP_QUERIES})
-  tl_embed(query_${query} "${CMAKE_SOURCE_DIR}/grammars/queries/${query}.scm")
-  list(APPEND TL_ENGINE_CPP_EMBED "${CMAKE_BINARY_DIR}/embed/query_${query}.c")
+  tl_embed(TL_ENGINE_CPP_EMBED query_${query}
+           "${CMAKE_SOURCE_DIR}/grammars/queries/${query}.scm")
 endforeach()
-list(REMOVE_ITEM TL_EMBED_SOURCES ${TL_ENGINE_CPP_EMBED})
 
 add_library(tl_engine_cpp STATIC src/cppcode.c ${TL_ENGINE_CPP_EMBED})
 target_include_directories(tl_engine_cpp PUBLIC src)

@@ -5,12 +5,9 @@
 # highlight.js resources are compiled in too (an archive member is only
 # linked where its symbol is still undefined, so tlcore's copy never clashes).
 
-tl_embed(prov_js "${CMAKE_SOURCE_DIR}/assets/provenance.js")
-tl_embed(prov_css "${CMAKE_SOURCE_DIR}/assets/provenance.css")
-set(TL_PAGE_EMBED
-  "${CMAKE_BINARY_DIR}/embed/prov_js.c"
-  "${CMAKE_BINARY_DIR}/embed/prov_css.c")
-list(REMOVE_ITEM TL_EMBED_SOURCES ${TL_PAGE_EMBED})
+set(TL_PAGE_EMBED "")
+tl_embed(TL_PAGE_EMBED prov_js "${CMAKE_SOURCE_DIR}/assets/provenance.js")
+tl_embed(TL_PAGE_EMBED prov_css "${CMAKE_SOURCE_DIR}/assets/provenance.css")
 
 add_library(tl_page STATIC src/provpage.c ${TL_PAGE_EMBED}
   "${CMAKE_BINARY_DIR}/embed/hljs_js.c"
