@@ -26,7 +26,7 @@ add_library(tl_engine STATIC
   src/provenance.c
   ${TL_ENGINE_QUERY_SOURCES})
 target_link_libraries(tl_engine PUBLIC tl_ts_query tl_base tl_grammars
-  PkgConfig::TREE_SITTER PkgConfig::CJSON)
+  PkgConfig::TREE_SITTER PkgConfig::CJSON Threads::Threads)
 if(TARGET tl_engine_cpp)
   target_link_libraries(tl_engine PUBLIC tl_engine_cpp)
   target_compile_definitions(tl_engine PRIVATE HAVE_CPPCODE)

@@ -8,6 +8,7 @@
  * maps are set unions, sorted. Everything lives in one arena per call; the
  * cJSON result is the caller's.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,7 @@ typedef struct calls_by {
 
 typedef struct view {
   tl_arena arena;
+  tl_arena graph_arena; /* the FX graphs' results (filled by another thread) */
   tl_fx_graph pre, post;
   tl_code_analysis code;
   calls_by by_name, by_handle;
@@ -531,11 +533,32 @@ static const cJSON *object_item(const cJSON *m, const char *key) {
   return cJSON_IsObject(o) ? o : NULL;
 }
 
+/* The two FX graphs, analyzed into their own arena (possibly on another
+ * thread while the code is analyzed). */
+typedef struct graph_job {
+  const tl_prov_inputs *in;
+  view *v;
+} graph_job;
+
+static void *analyze_graphs(void *arg) {
+  graph_job *job = arg;
+  if (job->in->pre_graph.ptr)
+    tl_fx_analyze(&job->v->graph_arena, job->in->pre_graph, &job->v->pre);
+  if (job->in->post_graph.ptr)
+    tl_fx_analyze(&job->v->graph_arena, job->in->post_graph, &job->v->post);
+  return NULL;
+}
+
+/* Below this much code, a second thread costs more than it saves. */
+enum { PARALLEL_GRAPHS_MIN_CODE = 1 << 20 };
+
 static void analyze(view *v, const tl_prov_inputs *in) {
-  if (in->pre_graph.ptr)
-    tl_fx_analyze(&v->arena, in->pre_graph, &v->pre);
-  if (in->post_graph.ptr)
-    tl_fx_analyze(&v->arena, in->post_graph, &v->post);
+  graph_job job = {in, v};
+  pthread_t graphs;
+  bool threaded = in->code.len >= PARALLEL_GRAPHS_MIN_CODE &&
+                  pthread_create(&graphs, NULL, analyze_graphs, &job) == 0;
+  if (!threaded)
+    analyze_graphs(&job);
   if (!in->aot && in->code.ptr)
     tl_pycode_analyze(&v->arena, in->code, &v->code);
 #ifdef HAVE_CPPCODE
@@ -544,6 +567,8 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   if (in->aot && in->kernel_code.ptr)
     tl_cppkernels_analyze(&v->arena, in->kernel_code, &v->code);
 #endif
+  if (threaded)
+    pthread_join(graphs, NULL);
   v->by_name = index_calls(&v->arena, &v->code, false);
   v->by_handle = index_calls(&v->arena, &v->code, true);
   index_defs(v);
@@ -557,6 +582,7 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   view v;
   memset(&v, 0, sizeof v);
   tl_arena_init(&v.arena);
+  tl_arena_init(&v.graph_arena);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddNumberToObject(root, "schema", 1);
   add_path(root, "compile_dir", in->compile_dir);
@@ -624,5 +650,6 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   cJSON_Delete(traces);
   cJSON_Delete(mapping);
   tl_arena_free(&v.arena);
+  tl_arena_free(&v.graph_arena);
   return root;
 }
