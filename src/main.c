@@ -3,7 +3,7 @@
  * Exit codes: 0 success; 1 environment errors, and with --strict or
  * --strict-compile-id the input failures they name (docs/cli.md).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -180,14 +180,44 @@ static bool resolve_input(const cli *c, char **input) {
   return true;
 }
 
+/* Whether `inner` is `outer` or lies inside it (both resolved). */
+static bool path_within(const char *inner, const char *outer) {
+  size_t n = strlen(outer);
+  if (strncmp(inner, outer, n) != 0)
+    return false;
+  return inner[n] == '\0' || inner[n] == '/' || strcmp(outer, "/") == 0;
+}
+
+/* --overwrite must never delete the folder the run stands in or reads from
+ * (`-o .`, `-o ..`, `-o /`, or a folder holding the input). */
+static bool safe_to_replace(const char *out_dir, const char *input) {
+  char *out = realpath(out_dir, NULL);
+  if (!out)
+    return true; /* nothing there to delete */
+  char *cwd = realpath(".", NULL);
+  char *in = realpath(input, NULL);
+  bool unsafe = (cwd && path_within(cwd, out)) || (in && path_within(in, out));
+  free(cwd);
+  free(in);
+  free(out);
+  return !unsafe;
+}
+
 /* Refuses an existing output folder without --overwrite, then creates the
  * staging folder `<out>.tlparse-<pid>` beside it, where the run writes. */
-static bool prepare_output(const cli *c, char **staging) {
+static bool prepare_output(const cli *c, const char *input, char **staging) {
   char error[512];
   if (tl_fs_exists(c->out_dir) && !c->overwrite) {
     fprintf(stderr,
             "tlparse: output folder %s already exists; pass --overwrite to "
             "replace it (nothing was deleted)\n",
+            c->out_dir);
+    return false;
+  }
+  if (tl_fs_exists(c->out_dir) && !safe_to_replace(c->out_dir, input)) {
+    fprintf(stderr,
+            "tlparse: refusing to replace %s: it holds the current folder or "
+            "the input (nothing was deleted)\n",
             c->out_dir);
     return false;
   }
@@ -229,7 +259,7 @@ int main(int argc, char **argv) {
   if (!resolve_input(&c, &input))
     return 1;
   char *staging = NULL;
-  if (!prepare_output(&c, &staging)) {
+  if (!prepare_output(&c, input, &staging)) {
     free(staging);
     free(input);
     return 1;

@@ -304,6 +304,21 @@ class Environment(Case):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(os.path.exists(precious))
 
+    def test_overwrite_refuses_the_current_folder_and_the_inputs_folder(self):
+        log = self.write("e.log", b"")
+        keep = self.write("keep.txt", b"mine")
+        for out in (".", self.tmp):
+            r = subprocess.run([TLPARSE, log, "--no-browser", "-o", out,
+                                "--overwrite"], capture_output=True,
+                               text=True, cwd=self.tmp,
+                               env=dict(os.environ, CI="1"))
+            self.assertEqual(r.returncode, 1, out)
+            self.assertEqual(r.stderr, "tlparse: refusing to replace %s: it "
+                             "holds the current folder or the input (nothing "
+                             "was deleted)\n" % out)
+            self.assertTrue(os.path.exists(keep))
+            self.assertTrue(os.path.exists(log))
+
     def test_unwritable_output_exits_1(self):
         blocker = self.write("file", b"x")
         log = self.write("e.log", b"")
