@@ -468,6 +468,87 @@ static void diagnostics_section(tl_buf *html, const tl_diag *diag) {
   tl_buf_puts(html, "</section>\n");
 }
 
+/* The stack trie: the dynamo_start stacks of all compile ids merged by
+ * common prefix, as the Rust tlparse's index shows them. */
+typedef struct trie_node {
+  const char *label; /* one frame; NULL for the root */
+  TL_VEC(struct trie_node *) children;
+  TL_VEC(const tl_compile_dir *) dirs;
+} trie_node;
+
+static trie_node *trie_child(trie_node *node, const char *label) {
+  for (size_t i = 0; i < node->children.count; i++)
+    if (strcmp(node->children.items[i]->label, label) == 0)
+      return node->children.items[i];
+  trie_node *child = tl_xcalloc(1, sizeof *child);
+  child->label = label;
+  TL_VEC_PUSH(node->children, child);
+  return child;
+}
+
+static void trie_free(trie_node *node) {
+  for (size_t i = 0; i < node->children.count; i++)
+    trie_free(node->children.items[i]);
+  TL_VEC_FREE(node->children);
+  TL_VEC_FREE(node->dirs);
+  free(node);
+}
+
+/* One list item per branch point: a chain of single-child frames is shown
+ * as consecutive lines of one item. */
+static void trie_render(tl_buf *html, const trie_node *node, int depth) {
+  tl_buf_puts(html, "<li><code>");
+  for (;;) {
+    tl_html_escape_cstr(html, node->label);
+    if (node->dirs.count || node->children.count != 1)
+      break;
+    tl_buf_puts(html, "\n");
+    node = node->children.items[0];
+  }
+  tl_buf_puts(html, "</code>");
+  for (size_t i = 0; i < node->dirs.count; i++) {
+    tl_buf_puts(html, " <a href=\"#");
+    tl_url_path(html, node->dirs.items[i]->dir_name);
+    tl_buf_puts(html, "\">");
+    tl_html_escape_cstr(html, node->dirs.items[i]->display);
+    tl_buf_puts(html, "</a>");
+  }
+  if (node->children.count && depth < 200) {
+    tl_buf_puts(html, "\n<ul>\n");
+    for (size_t i = 0; i < node->children.count; i++)
+      trie_render(html, node->children.items[i], depth + 1);
+    tl_buf_puts(html, "</ul>");
+  }
+  tl_buf_puts(html, "</li>\n");
+}
+
+static void stack_trie_section(tl_buf *html, const tl_store *store) {
+  trie_node *root = tl_xcalloc(1, sizeof *root);
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    const tl_compile_dir *dir = store->dirs.items[i];
+    for (size_t s = 0; s < dir->stacks.count; s++) {
+      const tl_stack *stack = &dir->stacks.items[s];
+      trie_node *node = root;
+      for (size_t k = 0; k < stack->count; k++)
+        node = trie_child(node, stack->frames[k]);
+      bool listed = false;
+      for (size_t d = 0; d < node->dirs.count; d++)
+        listed |= node->dirs.items[d] == dir;
+      if (!listed)
+        TL_VEC_PUSH(node->dirs, dir);
+    }
+  }
+  if (root->children.count) {
+    tl_buf_puts(html, "<section id=\"stack-trie\">\n<h2>Stack trie</h2>\n"
+                      "<p>Where in your program each compilation started "
+                      "(outermost frame first).</p>\n<ul class=\"trie\">\n");
+    for (size_t i = 0; i < root->children.count; i++)
+      trie_render(html, root->children.items[i], 0);
+    tl_buf_puts(html, "</ul>\n</section>\n");
+  }
+  trie_free(root);
+}
+
 static void write_index(tl_store *store, const tl_report_options *options,
                         const tl_diag *diag, tl_view **dir_views,
                         size_t *dir_view_counts) {
@@ -487,6 +568,7 @@ static void write_index(tl_store *store, const tl_report_options *options,
               "href=\"raw.jsonl\">raw.jsonl</a> · <a "
               "href=\"compile_directory.json\">compile_directory.json</a></p>\n");
   diagnostics_section(&html, diag);
+  stack_trie_section(&html, store);
   if (options->provenance) {
     tl_buf_puts(&html, "<section id=\"provenance\">\n<h2>Provenance Tracking"
                        "</h2>\n<p>Three linked panels per Inductor compilation: "

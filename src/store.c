@@ -372,26 +372,38 @@ static void stack_traces_page(tl_buf *html, tl_compile_dir *dir,
 }
 
 /* dynamo_start: "fn (file.py:12)" of the innermost frame. */
-static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
-  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(rec->kind_value,
-                                                        "stack");
-  int n = cJSON_GetArraySize(stack);
-  if (dir->frame_summary || n <= 0)
-    return;
-  const cJSON *frame = cJSON_GetArrayItem(stack, n - 1);
+/* One stack frame as "file.py:12 in name". */
+static char *frame_text(const cJSON *frame, const tl_string_table *strings) {
   const char *name = object_string(frame, "name");
   const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "filename");
   const cJSON *line = cJSON_GetObjectItemCaseSensitive(frame, "line");
   const char *file_name =
-      cJSON_IsNumber(file)
-          ? tl_string_table_get(rec->strings, json_int(file, -1))
+      cJSON_IsNumber(file) ? tl_string_table_get(strings, json_int(file, -1))
       : cJSON_IsString(file) ? file->valuestring
                              : NULL;
   tl_buf s;
   tl_buf_init(&s);
-  tl_buf_printf(&s, "%s (%s:%lld)", name ? name : "?",
-                file_name ? file_name : "?", json_int(line, 0));
-  dir->frame_summary = tl_buf_detach(&s);
+  tl_buf_printf(&s, "%s:%lld in %s", file_name ? file_name : "?",
+                json_int(line, 0), name ? name : "?");
+  return tl_buf_detach(&s);
+}
+
+/* dynamo_start: the user stack that led to this compilation (outermost
+ * first), for the index's stack trie, and its innermost frame. */
+static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
+  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(rec->kind_value,
+                                                        "stack");
+  int n = cJSON_IsArray(stack) ? cJSON_GetArraySize(stack) : 0;
+  if (n <= 0)
+    return;
+  tl_stack s = {tl_xcalloc((size_t)n, sizeof(char *)), 0};
+  const cJSON *frame;
+  cJSON_ArrayForEach(frame, stack) {
+    s.frames[s.count++] = frame_text(frame, rec->strings);
+  }
+  if (!dir->frame_summary)
+    dir->frame_summary = tl_xstrdup(s.frames[n - 1]);
+  TL_VEC_PUSH(dir->stacks, s);
 }
 
 static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
@@ -721,6 +733,12 @@ void tl_store_free(tl_store *store) {
     }
     TL_VEC_FREE(dir->artifacts);
     free(dir->frame_summary);
+    for (size_t k = 0; k < dir->stacks.count; k++) {
+      for (size_t f = 0; f < dir->stacks.items[k].count; f++)
+        free(dir->stacks.items[k].frames[f]);
+      free(dir->stacks.items[k].frames);
+    }
+    TL_VEC_FREE(dir->stacks);
     free(dir->fail_type);
     free(dir->fail_reason);
     free(dir->restart_reasons);

@@ -41,11 +41,19 @@ typedef struct tl_artifact {
   char md5[33];   /* md5 of the payload (hex), "" when none */
 } tl_artifact;
 
+typedef struct tl_stack {
+  char **frames;
+  size_t count;
+} tl_stack;
+
 typedef struct tl_compile_dir {
   char dir_name[96]; /* "-_0_0_0" */
   char display[96];  /* "[0/0]" */
   TL_VEC(tl_artifact) artifacts;
-  char *frame_summary; /* "forward at model.py:12" from dynamo_start, or NULL */
+  char *frame_summary; /* "model.py:12 in forward" from dynamo_start, or NULL */
+  /* Every dynamo_start's stack, outermost frame first ("file.py:12 in fn"):
+   * a compile id logged by several runs has several. */
+  TL_VEC(tl_stack) stacks;
   char *fail_type;     /* from compilation_metrics, or NULL */
   char *fail_reason;
   char *restart_reasons;

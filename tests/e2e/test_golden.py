@@ -7,6 +7,7 @@ independently by tracelog.py). Skips, saying so, when the fixtures are absent.
 """
 
 import collections
+import html
 import os
 import re
 import subprocess
@@ -98,6 +99,45 @@ class GoldenRuns(unittest.TestCase):
         # Every artifact of the 13 logs was compared (count read off the
         # logs by tracelog: entries with a file stem and a payload).
         self.assertGreater(checked, 100)
+
+
+class StackTrie(unittest.TestCase):
+    """The index's stack trie: every dynamo_start stack of the log, merged by
+    common prefix, each compile id linked at the end of its stack."""
+
+    @unittest.skipUnless(os.path.isdir(tracelog.FIXTURES),
+                         "shared fixtures folder is absent: skipped")
+    def test_trie_lists_each_stack_with_its_compile_id(self):
+        log = tracelog.fixture("cache_hit_miss.log")
+        strings = {}
+        stacks = []
+        for _, env, _ in tracelog.records(log):
+            if "str" in env:
+                strings[env["str"][1]] = env["str"][0]
+            if tracelog.kind(env) == "dynamo_start":
+                frames = ["%s:%d in %s" % (strings.get(f["filename"], "?"),
+                                           f["line"], f["name"])
+                          for f in env["dynamo_start"]["stack"]]
+                stacks.append((frames, "[%d/%d]" % (
+                    env["frame_id"], env["frame_compile_id"])))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            r = run([log, "-o", out, "--no-browser"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(out, "index.html")) as f:
+                page = f.read()
+        start = page.index('<section id="stack-trie">')
+        trie = page[start:page.index("</section>", start)]
+        # Depth-first order of the trie = the stacks sorted by first
+        # appearance of each prefix; here (read off the log) every stack ends
+        # in a distinct frame, so each id appears once per stack.
+        self.assertEqual(len(stacks), 6)
+        self.assertEqual(re.findall(r">(\[\d+/\d+\])</a>", trie),
+                         ["[0/0]", "[1/0]", "[0/0]", "[1/0]", "[0/0]",
+                          "[1/0]"])
+        for frames, _ in stacks:
+            for frame in frames:
+                self.assertIn(html.escape(frame, quote=True), trie)
 
 
 if __name__ == "__main__":
