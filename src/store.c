@@ -615,8 +615,11 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     if (store->chromium_events && rec->payload.ptr) {
       fputs(store->chromium_event_count ? ",\n" : "\n", store->chromium_events);
       cJSON *event = parse_whole_json(rec->payload);
-      if (event)
-        fwrite(rec->payload.ptr, 1, rec->payload.len, store->chromium_events);
+      /* Printed again rather than copied: cJSON accepts raw control
+       * characters inside strings, which strict JSON readers refuse. */
+      char *compact = event ? cJSON_PrintUnformatted(event) : NULL;
+      if (compact)
+        fputs(compact, store->chromium_events);
       else {
         tl_diag_add(store->diag, TL_DIAG_PAYLOAD, rec->line,
                     "chromium_event payload is not JSON (kept as a string)");
@@ -626,6 +629,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
         fwrite(s.data, 1, s.len, store->chromium_events);
         tl_buf_free(&s);
       }
+      free(compact);
       cJSON_Delete(event);
       store->chromium_event_count++;
     }
