@@ -319,6 +319,37 @@ class Environment(Case):
             self.assertTrue(os.path.exists(keep))
             self.assertTrue(os.path.exists(log))
 
+    def test_an_interrupted_run_leaves_no_report_that_looks_complete(self):
+        import glob
+        import signal
+        import time
+        line = ('V0101 00:00:00.000000 1 a.py:1] {"dynamo_output_graph": {}, '
+                '"frame_id": %d, "frame_compile_id": 0, "attempt": 0, '
+                '"has_payload": "%s"}\n\tg\n')
+        log = self.write("big.log", "".join(
+            line % (i, tracelog.md5("g")) for i in range(200000)).encode())
+        out = os.path.join(self.tmp, "o")
+        os.mkdir(out)
+        old_index = self.write("o/index.html", b"the old report")
+        p = subprocess.Popen([TLPARSE, log, "--no-browser", "-o", out,
+                              "--overwrite"], env=dict(os.environ, CI="1"),
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        staging = []
+        deadline = time.time() + 20
+        while not staging and time.time() < deadline and p.poll() is None:
+            staging = glob.glob(out + ".tlparse-*/-_1_0_0")
+            time.sleep(0.005)
+        self.assertTrue(staging, "the run never started writing")
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        # The old report is whole; the new one exists only as staging.
+        with open(old_index, "rb") as f:
+            self.assertEqual(f.read(), b"the old report")
+        self.assertEqual(os.listdir(out), ["index.html"])
+        self.assertFalse(any(os.path.exists(os.path.join(d, "index.html"))
+                             for d in glob.glob(out + ".tlparse-*")))
+
     def test_unwritable_output_exits_1(self):
         blocker = self.write("file", b"x")
         log = self.write("e.log", b"")
