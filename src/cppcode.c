@@ -10,6 +10,8 @@
  *     int64_t triton_poi_fused_mul_1_xnumel = 200L*s0;
  *     call_triton_poi_fused_mul_1(arg3_1, buf2, 200L, stream, kernels, ...);
  *
+ * Both texts are parsed a chunk of whole top-level definitions at a time
+ * (tl_ts_chunker, ts_query.h): matches keep bytes and lines, never nodes.
  * Results are allocated in the caller's arena and point into the text.
  */
 #include "analysis.h"
@@ -88,7 +90,9 @@ typedef struct embedded {
   uint32_t byte;
 } embedded;
 
-typedef TL_VEC(TSNode) node_vec;
+/* Launcher comments, kept as ranges: their chunk's tree is gone by the time
+ * they are scanned. */
+typedef TL_VEC(TSRange) range_vec;
 
 typedef struct state {
   tl_str text;
@@ -109,6 +113,12 @@ static void state_free(state *s) {
   TL_VEC_FREE(s->defs);
   TL_VEC_FREE(s->embedded);
   TL_VEC_FREE(s->decls);
+}
+
+/* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
+static void state_clear(state *s) {
+  s->raws.count = s->handles.count = s->entries.count = 0;
+  s->sites.count = s->defs.count = s->embedded.count = s->decls.count = 0;
 }
 
 static def *find_def(state *s, tl_str name) {
@@ -220,18 +230,21 @@ static bool blank_before(tl_str text, uint32_t byte) {
  * an embedded range (its lines without the quote lines); marks `k` combo
  * when the source dispatches sub-kernels. */
 static void scan_launcher_comment(state *s, const tl_ts_query *q,
-                                  TSNode comment) {
-  tl_str c = tl_ts_text(comment, s->text);
+                                  TSRange comment) {
+  if (comment.start_byte > comment.end_byte || comment.end_byte > s->text.len)
+    return;
+  tl_str c = {s->text.ptr + comment.start_byte,
+              comment.end_byte - comment.start_byte};
   if (c.len < 4 || memcmp(c.ptr, "/*", 2) != 0 ||
       memcmp(c.ptr + c.len - 2, "*/", 2) != 0)
     return;
-  TSPoint from = ts_node_start_point(comment), to = ts_node_end_point(comment);
+  TSPoint from = comment.start_point, to = comment.end_point;
   if (to.column < 2)
     return;
   TSRange inner = {{from.row, from.column + 2},
                    {to.row, to.column - 2},
-                   ts_node_start_byte(comment) + 2,
-                   ts_node_end_byte(comment) - 2};
+                   comment.start_byte + 2,
+                   comment.end_byte - 2};
   TSTree *tree = tl_ts_parse(tree_sitter_python(), s->text, &inner, 1);
   if (!tree)
     return;
@@ -299,7 +312,7 @@ static void push_raw(state *s, TSNode callee, TSNode expr,
 /* One match of cpp_wrapper.scm. Launcher comments are kept for later, when
  * every launcher definition is known. */
 static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
-                          node_vec *comments) {
+                          range_vec *comments) {
   TSNode a, b;
   if (tl_ts_iter_get(it, id->entry_body, &b) &&
       tl_ts_iter_get(it, id->entry_name, &a)) {
@@ -321,7 +334,9 @@ static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
              ts_node_start_byte(outer)};
     TL_VEC_PUSH(s->defs, d);
   } else if (tl_ts_iter_get(it, id->source_comment, &b)) {
-    TL_VEC_PUSH(*comments, b);
+    TSRange r = {ts_node_start_point(b), ts_node_end_point(b),
+                 ts_node_start_byte(b), ts_node_end_byte(b)};
+    TL_VEC_PUSH(*comments, r);
   } else if (tl_ts_iter_get(it, id->decl_def, &b) &&
              tl_ts_iter_get(it, id->decl_name, &a)) {
     tl_str name = tl_ts_text(a, s->text);
@@ -496,16 +511,30 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
+/* Runs cpp_wrapper.scm over one chunk's tree. */
+static void collect_tree(state *s, const tl_ts_query *q, const wrapper_ids *id,
+                         TSTree *tree, range_vec *comments,
+                         tl_code_analysis *out) {
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), s->text);
+  while (tl_ts_iter_next(&it)) {
+    TSNode name, body;
+    if (tl_ts_iter_get(&it, id->entry_name, &name) &&
+        tl_ts_iter_get(&it, id->entry_body, &body) && out->entry_first == 0 &&
+        tl_str_eq_cstr(tl_ts_text(name, s->text), "run_impl")) {
+      out->entry_first = tl_ts_first_line(body);
+      out->entry_last = tl_ts_last_line(body);
+    }
+    collect_match(s, &it, id, comments);
+  }
+  tl_ts_iter_end(&it);
+}
+
 void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len >= UINT32_MAX)
     text = (tl_str){"", 0};
-  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), text, NULL, 0);
   state s = {.text = text};
-  if (!tree) {
-    write_out(&s, arena, out);
-    return;
-  }
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
                    "cpp_wrapper.scm");
@@ -525,20 +554,29 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
       tl_ts_query_capture(&q, "launch.expr"),
       tl_ts_query_capture(&q, "comment"),
   };
-  node_vec comments = {0};
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, &q, ts_tree_root_node(tree), text);
-  while (tl_ts_iter_next(&it)) {
-    TSNode name, body;
-    if (tl_ts_iter_get(&it, id.entry_name, &name) &&
-        tl_ts_iter_get(&it, id.entry_body, &body) && out->entry_first == 0 &&
-        tl_str_eq_cstr(tl_ts_text(name, text), "run_impl")) {
-      out->entry_first = tl_ts_first_line(body);
-      out->entry_last = tl_ts_last_line(body);
+  /* One chunk of whole top-level definitions at a time; what follows runs
+   * once over what all chunks gave. */
+  range_vec comments = {0};
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+  bool restart;
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart) {
+      state_clear(&s);
+      comments.count = 0;
+      out->entry_first = out->entry_last = 0;
     }
-    collect_match(&s, &it, &id, &comments);
+    collect_tree(&s, &q, &id, tree, &comments, out);
+    ts_tree_delete(tree);
   }
-  tl_ts_iter_end(&it);
+  bool parsed = ch.chunks > 0;
+  tl_ts_chunker_end(&ch);
+  if (!parsed) {
+    TL_VEC_FREE(comments);
+    write_out(&s, arena, out);
+    tl_ts_query_free(&q);
+    return;
+  }
   if (comments.count) { /* the python query only where launchers are */
     tl_ts_query tq;
     tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
@@ -571,24 +609,17 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   write_out(&s, arena, out);
   state_free(&s);
   tl_ts_query_free(&q);
-  ts_tree_delete(tree);
 }
 
-void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
-                           tl_code_analysis *inout) {
-  if (!text.ptr || text.len >= UINT32_MAX)
-    return;
-  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), text, NULL, 0);
-  if (!tree)
-    return;
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
-                   "cpp_kernels.scm");
-  uint32_t name_id = tl_ts_query_capture(&q, "kernel.name");
-  uint32_t def_id = tl_ts_query_capture(&q, "kernel.def");
-  TL_VEC(tl_kernel_def) found = {0};
+typedef TL_VEC(tl_kernel_def) kernel_def_vec;
+
+/* The `cpp_*` bodies (and those of declared names) in one chunk's tree. */
+static void find_kernel_bodies(const tl_ts_query *q, uint32_t name_id,
+                               uint32_t def_id, TSTree *tree, tl_str text,
+                               const tl_code_analysis *inout,
+                               kernel_def_vec *found) {
   tl_ts_iter it;
-  tl_ts_iter_begin(&it, &q, ts_tree_root_node(tree), text);
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
   while (tl_ts_iter_next(&it)) {
     TSNode name, body;
     if (!tl_ts_iter_get(&it, name_id, &name) ||
@@ -607,9 +638,37 @@ void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
       outer = body;
     tl_kernel_def d = {n, TL_KERNEL_CPP, TL_CODE_KERNELS,
                        tl_ts_first_line(outer), tl_ts_last_line(body)};
-    TL_VEC_PUSH(found, d);
+    TL_VEC_PUSH(*found, d);
   }
   tl_ts_iter_end(&it);
+}
+
+void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
+                           tl_code_analysis *inout) {
+  if (!text.ptr || text.len >= UINT32_MAX)
+    return;
+  tl_ts_query q;
+  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
+                   "cpp_kernels.scm");
+  uint32_t name_id = tl_ts_query_capture(&q, "kernel.name");
+  uint32_t def_id = tl_ts_query_capture(&q, "kernel.def");
+  kernel_def_vec found = {0};
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+  bool restart;
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart)
+      found.count = 0;
+    find_kernel_bodies(&q, name_id, def_id, tree, text, inout, &found);
+    ts_tree_delete(tree);
+  }
+  bool parsed = ch.chunks > 0;
+  tl_ts_chunker_end(&ch);
+  if (!parsed) {
+    TL_VEC_FREE(found);
+    tl_ts_query_free(&q);
+    return;
+  }
 
   /* A body replaces the wrapper's `extern "C"` declaration of its name. */
   tl_kernel_def *defs = tl_arena_alloc(
@@ -629,5 +688,4 @@ void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
   inout->def_count = count;
   TL_VEC_FREE(found);
   tl_ts_query_free(&q);
-  ts_tree_delete(tree);
 }

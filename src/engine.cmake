@@ -37,6 +37,9 @@ tl_warnings(tl_engine)
 # the join on the five provenance fixtures against reviewed expected JSON.
 tl_unit_test(engine_corpus tests/engine/test_corpus.c tl_engine)
 tl_unit_test(engine_provenance tests/engine/test_provenance.c tl_engine)
+# Chunked parsing (src/ts_query.c): the Python scanner, and pycode.c in tiny
+# chunks against the whole text on the corpus and the fixtures' output code.
+tl_unit_test(engine_chunks tests/engine/test_chunks.c tl_engine)
 if(BUILD_TESTING AND TARGET tl_engine_cpp)
   target_compile_definitions(engine_provenance PRIVATE HAVE_CPPCODE)
 endif()

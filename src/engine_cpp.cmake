@@ -23,4 +23,7 @@ if(BUILD_TESTING)
   tl_unit_test(cppcode_corpus tests/engine_cpp/corpus_test.c tl_engine_cpp)
   tl_unit_test(cppcode_fixtures tests/engine_cpp/fixtures_test.c
     tl_engine_cpp)
+  # Chunked parsing: the C++ scanner, and both analyses in tiny chunks
+  # against the whole text on the cases and the fixtures' wrappers.
+  tl_unit_test(cppcode_chunks tests/engine_cpp/chunks_test.c tl_engine_cpp)
 endif()

@@ -5,8 +5,10 @@
  *         def forward(self, x: "f32[8, 10][10, 1]cuda:0"):
  *             relu: "f32[8][1]cuda:0" = torch.ops.aten.relu.default(x);  x =
  * None Nodes are the assignments directly in the body of the outermost class's
- * `forward`; placeholders are its parameters or the export `;` line. Results
- * point into the analyzed text; the arrays live in the arena.
+ * `forward`; placeholders are its parameters or the export `;` line. A large
+ * graph of this shape is parsed a slice of forward's statements at a time
+ * (tl_ts_chunker_begin_nested, ts_query.h). Results point into the analyzed
+ * text; the arrays live in the arena.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,61 +128,92 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
   }
 }
 
-void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
-  out->nodes = NULL;
-  out->node_count = 0;
-  if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
-    return;
-  tl_str parsed = sanitize_class_names(arena, text);
-  TSTree *tree = tl_ts_parse(tree_sitter_python(), parsed, NULL, 0);
-  if (!tree)
-    return;
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_fx_graph),
-                   "fx_graph.scm");
-  uint32_t c_params = tl_ts_query_capture(&q, "forward.params");
-  uint32_t c_body = tl_ts_query_capture(&q, "forward.body");
-  uint32_t c_param = tl_ts_query_capture(&q, "param.name");
-  uint32_t c_name = tl_ts_query_capture(&q, "node.name");
-  uint32_t c_targets = tl_ts_query_capture(&q, "node.targets");
-  uint32_t c_stmt = tl_ts_query_capture(&q, "node.stmt");
-  uint32_t c_list = tl_ts_query_capture(&q, "param.list");
-  uint32_t c_block = tl_ts_query_capture(&q, "node.block");
-  uint32_t c_assign = tl_ts_query_capture(&q, "node.assign");
+typedef struct fx_ids {
+  uint32_t params, body, param, name, targets, stmt, list, block, assign;
+} fx_ids;
 
+/* Runs fx_graph.scm over one chunk's tree and adds the definitions under
+ * its forward to `defs`; the parameters only when `with_params` (later
+ * chunks repeat the `def forward(...)` line as their header). */
+static void collect_tree(def_vec *defs, const tl_ts_query *q, const fx_ids *id,
+                         TSTree *tree, tl_str text, tl_str parsed,
+                         bool with_params) {
   TL_VEC(capture) caps = {0};
   TSNode fwd_params[2], fwd_body[2];
   memset(fwd_params, 0, sizeof fwd_params);
   memset(fwd_body, 0, sizeof fwd_body);
   bool have[2] = {false, false};
   tl_ts_iter it;
-  tl_ts_iter_begin(&it, &q, ts_tree_root_node(tree), parsed);
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), parsed);
   while (tl_ts_iter_next(&it)) {
     uint32_t p = tl_ts_iter_pattern(&it);
     capture c = {.pattern = p};
     if (p <= 1) {
-      if (!have[p] && tl_ts_iter_get(&it, c_params, &fwd_params[p]) &&
-          tl_ts_iter_get(&it, c_body, &fwd_body[p]))
+      if (!have[p] && tl_ts_iter_get(&it, id->params, &fwd_params[p]) &&
+          tl_ts_iter_get(&it, id->body, &fwd_body[p]))
         have[p] = true;
     } else if (p == 2) {
-      if (tl_ts_iter_get(&it, c_param, &c.node) &&
-          tl_ts_iter_get(&it, c_list, &c.parent))
+      if (with_params && tl_ts_iter_get(&it, id->param, &c.node) &&
+          tl_ts_iter_get(&it, id->list, &c.parent))
         TL_VEC_PUSH(caps, c);
-    } else if (tl_ts_iter_get(&it, p == 3 ? c_name : c_targets, &c.node) &&
-               tl_ts_iter_get(&it, c_stmt, &c.stmt) &&
-               tl_ts_iter_get(&it, c_block, &c.parent)) {
+    } else if (tl_ts_iter_get(&it, p == 3 ? id->name : id->targets, &c.node) &&
+               tl_ts_iter_get(&it, id->stmt, &c.stmt) &&
+               tl_ts_iter_get(&it, id->block, &c.parent)) {
       if (p == 3)
-        tl_ts_iter_get(&it, c_assign, &c.assign);
+        tl_ts_iter_get(&it, id->assign, &c.assign);
       TL_VEC_PUSH(caps, c);
     }
   }
   tl_ts_iter_end(&it);
-
-  def_vec defs = {0};
   int chosen = have[0] ? 0 : have[1] ? 1 : -1;
   if (chosen >= 0)
-    collect(&defs, text, caps.items, caps.count, fwd_params[chosen],
+    collect(defs, text, caps.items, caps.count, fwd_params[chosen],
             fwd_body[chosen]);
+  TL_VEC_FREE(caps);
+}
+
+void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
+  out->nodes = NULL;
+  out->node_count = 0;
+  if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
+    return;
+  tl_str parsed = sanitize_class_names(arena, text);
+  tl_ts_query q;
+  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_fx_graph),
+                   "fx_graph.scm");
+  fx_ids id = {
+      tl_ts_query_capture(&q, "forward.params"),
+      tl_ts_query_capture(&q, "forward.body"),
+      tl_ts_query_capture(&q, "param.name"),
+      tl_ts_query_capture(&q, "node.name"),
+      tl_ts_query_capture(&q, "node.targets"),
+      tl_ts_query_capture(&q, "node.stmt"),
+      tl_ts_query_capture(&q, "param.list"),
+      tl_ts_query_capture(&q, "node.block"),
+      tl_ts_query_capture(&q, "node.assign"),
+  };
+  /* A large forward is parsed a slice of body statements at a time, each
+   * under the class and `def forward` header lines (see ts_query.h). */
+  tl_ts_cuts cuts = {0};
+  tl_ts_forward fwd = {0, 0, 0};
+  if (parsed.len > tl_ts_chunk_limit &&
+      !tl_ts_python_forward_cuts(parsed, &cuts, &fwd))
+    cuts.count = 0;
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin_nested(&ch, tree_sitter_python(), parsed, cuts, fwd);
+  def_vec defs = {0};
+  bool restart, first = true;
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart) {
+      defs.count = 0;
+      first = true;
+    }
+    collect_tree(&defs, &q, &id, tree, text, parsed, first);
+    first = false;
+    ts_tree_delete(tree);
+  }
+  tl_ts_chunker_end(&ch);
+
   if (defs.count) {
     tl_sort(defs.items, defs.count, sizeof *defs.items, def_cmp);
     out->nodes = tl_arena_alloc(arena, defs.count * sizeof *out->nodes);
@@ -193,9 +226,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     }
   }
   TL_VEC_FREE(defs);
-  TL_VEC_FREE(caps);
   tl_ts_query_free(&q);
-  ts_tree_delete(tree);
 }
 
 static int node_key_cmp(const void *key, const void *elem) {

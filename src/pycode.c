@@ -10,7 +10,9 @@
  *             triton_poi_fused_mul_1.run(primals_4, buf2, 200, stream=stream0)
  * Extraction is by pycode.scm; the Triton source is re-parsed as Python over
  * included ranges (pycode_triton.scm tells combo kernels), cpp_pybinding
- * sources with the cpp grammar. Results point into the text or the arena.
+ * sources with the cpp grammar. The text is parsed a chunk of whole
+ * top-level statements at a time (tl_ts_chunker, ts_query.h). Results point
+ * into the text or the arena.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -213,9 +215,16 @@ typedef struct collected {
   handle_vec handles;
   span_vec functions;
   embedded_vec embedded;
-  TSNode entry;
+  int entry_first, entry_last; /* lines of `def call` (its tree is gone) */
   bool have_entry;
 } collected;
+
+/* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
+static void collected_clear(collected *c) {
+  c->defs.count = c->calls.count = c->handles.count = 0;
+  c->functions.count = c->embedded.count = 0;
+  c->have_entry = false;
+}
 
 static void add_definition(collected *c, tl_str text, TSNode name, TSNode def,
                            tl_str method, TSNode args) {
@@ -261,8 +270,10 @@ static void collect(collected *c, TSNode root, tl_str text) {
         tl_ts_iter_get(&it, k_def, &e)) {
       add_definition(c, text, a, e, tl_ts_text(b, text), d);
     } else if ((p == 1 || p == 2) && !c->have_entry &&
-               tl_ts_iter_get(&it, c_entry, &c->entry)) {
+               tl_ts_iter_get(&it, c_entry, &a)) {
       c->have_entry = true;
+      c->entry_first = tl_ts_first_line(a);
+      c->entry_last = tl_ts_last_line(a);
     } else if (p >= 3 && p <= 6 && tl_ts_iter_get(&it, c_call, &a)) {
       raw_call r = {.start = ts_node_start_byte(a),
                     .end = ts_node_end_byte(a),
@@ -334,9 +345,9 @@ static void resolve_calls(collected *c, tl_arena *arena) {
   free(handle_names);
   tl_sort(c->calls.items, c->calls.count, sizeof *c->calls.items, call_cmp_p);
   tl_sort(c->handles.items, c->handles.count, sizeof *c->handles.items,
-        handle_cmp_p);
+          handle_cmp_p);
   tl_sort(c->functions.items, c->functions.count, sizeof *c->functions.items,
-        span_cmp_p);
+          span_cmp_p);
 }
 
 typedef struct by_name {
@@ -407,12 +418,23 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
     return;
-  TSTree *tree = tl_ts_parse(tree_sitter_python(), text, NULL, 0);
-  if (!tree)
-    return;
   collected c;
   memset(&c, 0, sizeof c);
-  collect(&c, ts_tree_root_node(tree), text);
+  /* One chunk of whole top-level statements at a time; what follows runs
+   * once over what all chunks gave. */
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
+  bool restart;
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart)
+      collected_clear(&c);
+    collect(&c, ts_tree_root_node(tree), text);
+    ts_tree_delete(tree);
+  }
+  bool parsed = ch.chunks > 0;
+  tl_ts_chunker_end(&ch);
+  if (!parsed)
+    return;
   resolve_calls(&c, arena);
 
   out->defs = tl_arena_alloc(arena, (c.defs.count + 1) * sizeof *out->defs);
@@ -434,13 +456,12 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
            c.embedded.count * sizeof *out->embedded);
   out->embedded_count = c.embedded.count;
   if (c.have_entry) {
-    out->entry_first = tl_ts_first_line(c.entry);
-    out->entry_last = tl_ts_last_line(c.entry);
+    out->entry_first = c.entry_first;
+    out->entry_last = c.entry_last;
   }
   TL_VEC_FREE(c.defs);
   TL_VEC_FREE(c.calls);
   TL_VEC_FREE(c.handles);
   TL_VEC_FREE(c.functions);
   TL_VEC_FREE(c.embedded);
-  ts_tree_delete(tree);
 }

@@ -191,9 +191,10 @@ class Markup(Case):
             self.assertNotRegex(data, rb'(?i)href="\s*(javascript|data)', rel)
         escaped = b"&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;"
         # Shown as text where a person reads it: the diagnostic, the frame's
-        # name and file ("name (file:1)"), the failure and the link name.
+        # file and name in the stack trie and again next to the compile id
+        # ("file:1 in name", twice each), the failure and the link name.
         index = self.read(self.out, "index.html")
-        self.assertEqual(index.count(escaped), 5)
+        self.assertEqual(index.count(escaped), 7)
         self.assertIn(escaped, self.read(
             self.out, "-_0_0_0/compilation_metrics_7.html"))
         self.assertIn(escaped, self.read(

@@ -1,0 +1,405 @@
+/* test_chunks.c: chunked parsing of Python output code (src/pycode.c over
+ * the chunker of src/ts_query.c).
+ *
+ * The Python scanner is tested on the shapes that can hide a top-level
+ * statement: column-0 lines inside '''...''' kernel sources, decorators,
+ * `else:` clauses, brackets and continuations. Then the analysis of every
+ * corpus case (tests/engine/corpus/pycode.txt) and of every output code in
+ * the shared fixtures is run with tiny chunk sizes and must dump exactly as
+ * with the text parsed whole.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "fsutil.h"
+#include "ts_query.h"
+
+/* ---- the scanner ----------------------------------------------------------
+ */
+
+/* The cuts of `text` as "a,b,c" ("unsure" when the scanner is). */
+static const char *py_cuts(const char *text) {
+  static char out[1024];
+  tl_ts_cuts cuts = {0};
+  bool sure = tl_ts_python_cuts(tl_str_from(text), &cuts);
+  size_t len = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < cuts.count && len + 12 < sizeof out; i++)
+    len += (size_t)snprintf(out + len, sizeof out - len, "%s%u", i ? "," : "",
+                            cuts.items[i]);
+  if (!sure)
+    snprintf(out, sizeof out, "unsure");
+  TL_VEC_FREE(cuts);
+  return out;
+}
+
+TEST(python_scanner_cuts_before_each_top_level_statement) {
+  /* a=1\n is 4 bytes, b=2\n 4 more. */
+  CHECK_STR_EQ(py_cuts("a=1\nb=2\nc=3\n"), "4,8");
+  /* Blank, comment and indented lines begin nothing. */
+  CHECK_STR_EQ(py_cuts("def f():\n    x = 1\n\n# note\n    y = 2\nz = 3\n"),
+               "37");
+  CHECK_STR_EQ(py_cuts(""), "");
+  CHECK_STR_EQ(py_cuts("x = 1"), "");
+}
+
+TEST(python_scanner_ignores_column_0_lines_inside_triple_quoted_strings) {
+  /* The Triton source of a kernel: `def triton_(...)` and `@triton.jit` at
+   * column 0 are inside the string. */
+  const char *src = "k = async_compile.triton('k', '''\n"
+                    "import triton\n"
+                    "@triton.jit\n"
+                    "def triton_(in_ptr0):\n"
+                    "    x = \"\"\"}\"\"\"\n"
+                    "''', device_str='cuda')\n"
+                    "call = 1\n";
+  char want[32];
+  snprintf(want, sizeof want, "%zu", strlen(src) - strlen("call = 1\n"));
+  CHECK_STR_EQ(py_cuts(src), want);
+  /* The same with """ and an escaped quote inside: `x\""""` ends it. */
+  CHECK_STR_EQ(py_cuts("s = \"\"\"\nx\\\"\"\"\"\ny = ''' '\n'''\nz = 1\n"),
+               "15,29");
+  /* A single-quoted string with a bracket does not open one. */
+  CHECK_STR_EQ(py_cuts("a = '('\nb = \"[\"\nc = 1\n"), "8,16");
+}
+
+TEST(python_scanner_keeps_decorators_and_clauses_with_their_statement) {
+  CHECK_STR_EQ(py_cuts("x = 1\n@a\n@b(1)\n# c\ndef f():\n    pass\ny = 2\n"),
+               "6,37");
+  CHECK_STR_EQ(py_cuts("if a:\n    b\nelif c:\n    d\nelse:\n    e\nf\n"),
+               "38");
+  CHECK_STR_EQ(py_cuts("try:\n    a\nexcept E:\n    b\nfinally:\n    c\n"
+                       "elsewhere = 1\n"),
+               "42");
+}
+
+TEST(python_scanner_follows_brackets_and_continuations) {
+  /* Column-0 lines inside brackets and after a backslash continue. */
+  CHECK_STR_EQ(py_cuts("a = f(\nb,\n)\nc = 1 + \\\nd\ne = 1\n"), "12,24");
+  /* A '#' inside a string is no comment; a quote in a comment no string. */
+  CHECK_STR_EQ(py_cuts("a = '#'\n# it's\nb = 1\n"), "15");
+}
+
+TEST(python_scanner_is_unsure_of_unbalanced_input) {
+  CHECK_STR_EQ(py_cuts("a = f(\nb = 1\n"), "unsure");
+  CHECK_STR_EQ(py_cuts("a = '''\nb = 1\n"), "unsure");
+  CHECK_STR_EQ(py_cuts("a = 'x\nb = 1\n"), "unsure");
+  CHECK_STR_EQ(py_cuts(")\na = 1\n"), "unsure");
+  tl_ts_cuts cuts = {0};
+  CHECK(!tl_ts_python_cuts((tl_str){"a=1\nb\0=2\n", 9}, &cuts));
+  CHECK_INT_EQ(cuts.count, 0);
+  CHECK(tl_ts_python_cuts((tl_str){NULL, 0}, &cuts));
+  TL_VEC_FREE(cuts);
+}
+
+/* ---- chunked analysis equals whole analysis --------------------------------
+ */
+
+static void dump_fx(tl_str input, tl_buf *out) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_fx_analyze(&arena, input, &g);
+  for (size_t i = 0; i < g.node_count; i++)
+    tl_buf_printf(out, "%.*s %d\n", (int)g.nodes[i].name.len,
+                  g.nodes[i].name.ptr, g.nodes[i].line);
+  tl_arena_free(&arena);
+}
+
+static void dump_py(tl_str input, tl_buf *out) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_code_analysis a;
+  tl_pycode_analyze(&arena, input, &a);
+  tl_buf_printf(out, "entry %d-%d\n", a.entry_first, a.entry_last);
+  for (size_t i = 0; i < a.def_count; i++)
+    tl_buf_printf(out, "def %.*s %s %s %d-%d\n", (int)a.defs[i].name.len,
+                  a.defs[i].name.ptr, tl_kernel_kind_name(a.defs[i].kind),
+                  tl_code_file_name(a.defs[i].file), a.defs[i].first,
+                  a.defs[i].last);
+  for (size_t i = 0; i < a.call_count; i++)
+    tl_buf_printf(out, "call %d %.*s %s %.*s\n", a.calls[i].line,
+                  (int)a.calls[i].name.len, a.calls[i].name.ptr,
+                  tl_kernel_kind_name(a.calls[i].kind),
+                  (int)a.calls[i].handle_key.len, a.calls[i].handle_key.ptr);
+  for (size_t i = 0; i < a.embedded_count; i++)
+    tl_buf_printf(out, "embedded %s %d-%d %s\n",
+                  tl_code_file_name(a.embedded[i].file), a.embedded[i].first,
+                  a.embedded[i].last, a.embedded[i].language);
+  tl_arena_free(&arena);
+}
+
+static const size_t LIMITS[] = {1, 64, 1000, 20000};
+
+typedef void (*dump_fn)(tl_str input, tl_buf *out);
+
+/* How many chunks the chunker makes of an FX graph at size 1 (1 when it
+ * falls back to the whole text). */
+static size_t fx_chunks(tl_str text) {
+  tl_ts_cuts cuts = {0};
+  tl_ts_forward fwd;
+  tl_ts_chunk_limit = 1;
+  if (!tl_ts_python_forward_cuts(text, &cuts, &fwd))
+    cuts.count = 0;
+  tl_ts_chunker ch;
+  bool restart, restarted = false;
+  tl_ts_chunker_begin_nested(&ch, tree_sitter_python(), text, cuts, fwd);
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    restarted |= restart;
+    ts_tree_delete(t);
+  }
+  size_t chunks = restarted ? 1 : ch.chunks;
+  tl_ts_chunker_end(&ch);
+  return chunks;
+}
+
+/* How many chunks the chunker makes of output code at size 1. */
+static size_t py_chunks(tl_str text) {
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker ch;
+  bool restart, restarted = false;
+  tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    restarted |= restart;
+    ts_tree_delete(t);
+  }
+  size_t chunks = restarted ? 1 : ch.chunks;
+  tl_ts_chunker_end(&ch);
+  return chunks;
+}
+
+/* Analyzes `text` whole and in chunks of each size of LIMITS; every dump
+ * must equal the whole one. Returns the chunks of the smallest size. */
+static size_t check_chunked_equals_whole(const char *what, tl_str text,
+                                         bool fx) {
+  dump_fn dump = fx ? dump_fx : dump_py;
+  tl_buf whole;
+  tl_buf_init(&whole);
+  tl_ts_chunk_limit = SIZE_MAX;
+  dump(text, &whole);
+  for (size_t k = 0; k < sizeof LIMITS / sizeof *LIMITS; k++) {
+    tl_buf part;
+    tl_buf_init(&part);
+    tl_ts_chunk_limit = LIMITS[k];
+    dump(text, &part);
+    if (strcmp(whole.data, part.data) != 0) {
+      printf("  %s: chunks of %zu bytes differ\n  whole:\n%s\n  chunked:\n%s\n",
+             what, LIMITS[k], whole.data, part.data);
+      check_failures_in_test++;
+    }
+    tl_buf_free(&part);
+  }
+  tl_buf_free(&whole);
+  size_t chunks = fx ? fx_chunks(text) : py_chunks(text);
+  tl_ts_chunk_limit = (size_t)1 << 20;
+  return chunks;
+}
+
+/* Each `=== name` case of a corpus file: its input lines up to `---`. */
+static int check_corpus(const char *path, bool fx) {
+  size_t len = 0;
+  char *text = tl_fs_read_all(path, &len);
+  CHECK(text != NULL);
+  if (!text)
+    return 0;
+  int cases = 0;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *next = nl ? nl + 1 : end;
+    if (strncmp(p, "=== ", 4) != 0) {
+      p = next;
+      continue;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s: %.*s", fx ? "fx_graph.txt" : "pycode.txt",
+             (int)(next - p - 5), p + 4);
+    const char *input = next, *q = next;
+    while (q < end && strncmp(q, "---\n", 4) != 0 && strncmp(q, "=== ", 4)) {
+      const char *e = memchr(q, '\n', (size_t)(end - q));
+      q = e ? e + 1 : end;
+    }
+    check_chunked_equals_whole(name, (tl_str){input, (size_t)(q - input)}, fx);
+    cases++;
+    p = q;
+  }
+  free(text);
+  return cases;
+}
+
+TEST(pycode_in_tiny_chunks_equals_whole_on_every_corpus_case) {
+  int n = check_corpus(TL_SOURCE_DIR "/tests/engine/corpus/pycode.txt", false);
+  CHECK(n >= 10);
+}
+
+TEST(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case) {
+  int n = check_corpus(TL_SOURCE_DIR "/tests/engine/corpus/fx_graph.txt", true);
+  CHECK(n >= 10);
+}
+
+/* Appends to `out` each payload (the tab lines after an envelope line
+ * holding `key`) of the log at `path`, NUL-separated; returns how many. */
+static int payloads(const char *path, const char *key, tl_buf *out) {
+  size_t len = 0;
+  char *text = tl_fs_read_all(path, &len);
+  if (!text)
+    return 0;
+  int count = 0;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *next = nl ? nl + 1 : end;
+    bool hit = *p != '\t' && nl &&
+               memmem(p, (size_t)(nl - p), key, strlen(key)) != NULL;
+    p = next;
+    if (!hit)
+      continue;
+    while (p < end && *p == '\t') {
+      const char *e = memchr(p, '\n', (size_t)(end - p));
+      const char *line_end = e ? e + 1 : end;
+      tl_buf_append(out, p + 1, (size_t)(line_end - p - 1));
+      p = line_end;
+    }
+    tl_buf_putc(out, '\0');
+    count++;
+  }
+  free(text);
+  return count;
+}
+
+TEST(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code) {
+  static const char *const logs[] = {
+      "inductor_provenance_jit_cuda_log.txt",
+      "inductor_provenance_jit_debug_handle_log.txt",
+      "cache_hit_miss.log",
+      "links.log",
+      "simple.log",
+      "simple_corrupted_json.log",
+  };
+  const char *dir = check_fixtures_dir();
+  if (!dir) {
+    printf("  skipped: the shared fixtures folder is absent\n");
+    return;
+  }
+  int texts = 0;
+  for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, logs[i]);
+    tl_buf all;
+    tl_buf_init(&all);
+    int n = payloads(path, "\"inductor_output_code\"", &all);
+    CHECK(n >= 1);
+    const char *p = all.data;
+    for (int k = 0; k < n; k++) {
+      size_t len = strlen(p);
+      char what[256];
+      snprintf(what, sizeof what, "%.200s, output code %d", logs[i], k + 1);
+      size_t chunks = check_chunked_equals_whole(what, (tl_str){p, len}, false);
+      /* Real output code splits into many chunks (imports, kernels, call). */
+      CHECK(chunks > 10);
+      p += len + 1;
+      texts++;
+    }
+    tl_buf_free(&all);
+  }
+  CHECK(texts >= 8);
+}
+
+TEST(fx_graph_in_tiny_chunks_equals_whole_on_every_fixture_graph) {
+  static const char *const logs[] = {
+      "inductor_provenance_jit_cuda_log.txt",
+      "inductor_provenance_jit_debug_handle_log.txt",
+      "inductor_provenance_aot_cuda_log.txt",
+      "inductor_provenance_aot_log.txt",
+      "inductor_provenance_aot_log_old.txt",
+      "simple.log",
+      "cache_hit_miss.log",
+  };
+  const char *dir = check_fixtures_dir();
+  if (!dir) {
+    printf("  skipped: the shared fixtures folder is absent\n");
+    return;
+  }
+  int texts = 0, split = 0;
+  for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, logs[i]);
+    tl_buf all;
+    tl_buf_init(&all);
+    /* Every graph payload: dynamo_output_graph, before_pre_grad_graph,
+     * after_post_grad_graph, inductor_post_grad_graph, aot_*_graph, ... */
+    int n = payloads(path, "_graph", &all);
+    const char *p = all.data;
+    for (int k = 0; k < n; k++) {
+      size_t len = strlen(p);
+      char what[256];
+      snprintf(what, sizeof what, "%.200s, graph %d", logs[i], k + 1);
+      split += check_chunked_equals_whole(what, (tl_str){p, len}, true) > 10;
+      p += len + 1;
+      texts++;
+    }
+    tl_buf_free(&all);
+  }
+  CHECK(texts >= 20);
+  /* Most graphs have the print_readable shape and split statement by
+   * statement. */
+  CHECK(split >= 10);
+}
+
+TEST(fx_scanner_accepts_only_the_print_readable_shape) {
+  const char *g = "class GraphModule(torch.nn.Module):\n"
+                  "    def forward(self, x: \"f32[8]\"):\n"
+                  "        # comment\n"
+                  "        a: \"f32[8]\" = torch.ops.aten.relu.default(x);  "
+                  "x = None\n"
+                  "        b = f(a,\n"
+                  "b)\n"
+                  "        return (b,)\n";
+  tl_ts_cuts cuts = {0};
+  tl_ts_forward fwd;
+  CHECK(tl_ts_python_forward_cuts(tl_str_from(g), &cuts, &fwd));
+  const char *a = strstr(g, "        a:"), *b = strstr(g, "        b ="),
+             *r = strstr(g, "        return");
+  CHECK_INT_EQ(fwd.body, a - g);
+  /* The parameters, `self, x: "f32[8]"`, are left out of later chunks. */
+  CHECK_INT_EQ(fwd.params_start, strstr(g, "self") - g);
+  CHECK_INT_EQ(fwd.params_end, strstr(g, "\"):") + 1 - g);
+  CHECK_INT_EQ(cuts.count, 2);
+  if (cuts.count == 2) {
+    CHECK_INT_EQ(cuts.items[0], b - g);
+    CHECK_INT_EQ(cuts.items[1], r - g);
+  }
+  /* Another top-level statement, a second method, a bare def, a tab, an
+   * open string: parsed whole. */
+  static const char *const others[] = {
+      "import torch\nclass G:\n    def forward(self):\n        a = 1\n",
+      "class G:\n    def forward(self):\n        a = 1\n    def f(s): b\n",
+      "def forward(self):\n    a = 1\n",
+      "class G:\n    def forward(self):\n\ta = 1\n",
+      "class G:\n    def forward(self):\n        a = \"\"\"\n",
+  };
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+    CHECK(!tl_ts_python_forward_cuts(tl_str_from(others[i]), &cuts, &fwd));
+    CHECK_INT_EQ(cuts.count, 0);
+  }
+  TL_VEC_FREE(cuts);
+}
+
+int main(void) {
+  RUN(python_scanner_cuts_before_each_top_level_statement);
+  RUN(python_scanner_ignores_column_0_lines_inside_triple_quoted_strings);
+  RUN(python_scanner_keeps_decorators_and_clauses_with_their_statement);
+  RUN(python_scanner_follows_brackets_and_continuations);
+  RUN(python_scanner_is_unsure_of_unbalanced_input);
+  RUN(fx_scanner_accepts_only_the_print_readable_shape);
+  RUN(pycode_in_tiny_chunks_equals_whole_on_every_corpus_case);
+  RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case);
+  RUN(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code);
+  RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_fixture_graph);
+  return check_summary();
+}
