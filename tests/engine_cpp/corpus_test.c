@@ -183,8 +183,8 @@ TEST(cppcode_survives_spliced_wrapper_fragments) {
       "'''\n",
       "    async_compile.triton('triton_poi_fused_mul_1', '''\n",
       "    ''', device_str='cuda')\n",
-      "template <typename T>\nstatic inline void "
-      "call_triton_poi_fused_mul_1(\n",
+      ("template <typename T>\nstatic inline void "
+       "call_triton_poi_fused_mul_1(\n"),
       "extern \"C\"  void cpp_fused_gelu_1(float* in_out_ptr0);\n",
       "cpp_fused_gelu_1((float*)(buf4.data_ptr()));\n",
       "launchKernel(kernels.triton_poi_fused_mul_1, 1, 1, 1);\n",
