@@ -70,11 +70,11 @@ typedef struct tl_kernel_def {
 
 /* One statement that calls a kernel. */
 typedef struct tl_call_site {
-  tl_str name;       /* pure kernel name as the mapping spells it:
-                        `triton_poi_fused_mul_1` for both `k.run(...)` and
-                        `call_triton_poi_fused_mul_1(...)`,
-                        `extern_kernels.mm`, `torch.ops.aten.view.default`,
-                        `aoti_torch_cuda_mm_out`, `cpp_fused_gelu_1` */
+  tl_str name; /* pure kernel name as the mapping spells it:
+                  `triton_poi_fused_mul_1` for both `k.run(...)` and
+                  `call_triton_poi_fused_mul_1(...)`,
+                  `extern_kernels.mm`, `torch.ops.aten.view.default`,
+                  `aoti_torch_cuda_mm_out`, `cpp_fused_gelu_1` */
   tl_kernel_kind kind;
   int line;          /* line of the call expression's first byte */
   tl_str handle_key; /* `name:handle` of the `[Provenance debug handles]`

@@ -41,8 +41,7 @@ bool tl_compile_id_is_empty(const tl_compile_id *id) {
 }
 
 bool tl_compile_id_eq(const tl_compile_id *a, const tl_compile_id *b) {
-  return a->has_autograd == b->has_autograd &&
-         a->has_frame == b->has_frame &&
+  return a->has_autograd == b->has_autograd && a->has_frame == b->has_frame &&
          a->has_frame_compile == b->has_frame_compile &&
          a->has_attempt == b->has_attempt &&
          (!a->has_autograd || a->autograd == b->autograd) &&

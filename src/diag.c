@@ -20,34 +20,56 @@ void tl_diag_free(tl_diag *d) {
 
 const char *tl_diag_kind_name(tl_diag_kind kind) {
   switch (kind) {
-  case TL_DIAG_GLOG: return "glog";
-  case TL_DIAG_JSON: return "json";
-  case TL_DIAG_ENVELOPE: return "envelope";
-  case TL_DIAG_MD5: return "md5";
-  case TL_DIAG_TRUNCATED: return "truncated";
-  case TL_DIAG_PAYLOAD: return "payload";
-  case TL_DIAG_OTHER_RANK: return "other_rank";
-  case TL_DIAG_NO_COMPILE_ID: return "no_compile_id";
-  case TL_DIAG_OUTPUT: return "output";
-  case TL_DIAG_PROVENANCE: return "provenance";
-  case TL_DIAG_KIND_COUNT: break;
+  case TL_DIAG_GLOG:
+    return "glog";
+  case TL_DIAG_JSON:
+    return "json";
+  case TL_DIAG_ENVELOPE:
+    return "envelope";
+  case TL_DIAG_MD5:
+    return "md5";
+  case TL_DIAG_TRUNCATED:
+    return "truncated";
+  case TL_DIAG_PAYLOAD:
+    return "payload";
+  case TL_DIAG_OTHER_RANK:
+    return "other_rank";
+  case TL_DIAG_NO_COMPILE_ID:
+    return "no_compile_id";
+  case TL_DIAG_OUTPUT:
+    return "output";
+  case TL_DIAG_PROVENANCE:
+    return "provenance";
+  case TL_DIAG_KIND_COUNT:
+    break;
   }
   return "?";
 }
 
 const char *tl_diag_kind_title(tl_diag_kind kind) {
   switch (kind) {
-  case TL_DIAG_GLOG: return "lines that are not glog lines";
-  case TL_DIAG_JSON: return "broken JSON envelopes";
-  case TL_DIAG_ENVELOPE: return "envelopes of an unexpected shape";
-  case TL_DIAG_MD5: return "payloads whose md5 does not match";
-  case TL_DIAG_TRUNCATED: return "truncated records";
-  case TL_DIAG_PAYLOAD: return "missing or unusable payloads";
-  case TL_DIAG_OTHER_RANK: return "entries of another rank (skipped)";
-  case TL_DIAG_NO_COMPILE_ID: return "entries without a compile id";
-  case TL_DIAG_OUTPUT: return "output files not written";
-  case TL_DIAG_PROVENANCE: return "provenance views with problems";
-  case TL_DIAG_KIND_COUNT: break;
+  case TL_DIAG_GLOG:
+    return "lines that are not glog lines";
+  case TL_DIAG_JSON:
+    return "broken JSON envelopes";
+  case TL_DIAG_ENVELOPE:
+    return "envelopes of an unexpected shape";
+  case TL_DIAG_MD5:
+    return "payloads whose md5 does not match";
+  case TL_DIAG_TRUNCATED:
+    return "truncated records";
+  case TL_DIAG_PAYLOAD:
+    return "missing or unusable payloads";
+  case TL_DIAG_OTHER_RANK:
+    return "entries of another rank (skipped)";
+  case TL_DIAG_NO_COMPILE_ID:
+    return "entries without a compile id";
+  case TL_DIAG_OUTPUT:
+    return "output files not written";
+  case TL_DIAG_PROVENANCE:
+    return "provenance views with problems";
+  case TL_DIAG_KIND_COUNT:
+    break;
   }
   return "?";
 }

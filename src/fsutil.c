@@ -52,8 +52,7 @@ bool tl_fs_write_file(const char *path, const void *data, size_t len,
     if (w < 0) {
       if (errno == EINTR)
         continue;
-      snprintf(error, error_size, "cannot write %s: %s", path,
-               strerror(errno));
+      snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
       close(fd);
       return false;
     }
@@ -109,10 +108,11 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 bool tl_fs_remove_tree(const char *path, char *error, size_t error_size) {
   struct stat st;
   if (lstat(path, &st) != 0)
-    return errno == ENOENT || errno == ENOTDIR ? true : (snprintf(error, error_size,
-                                              "cannot remove %s: %s", path,
-                                              strerror(errno)),
-                                     false);
+    return errno == ENOENT || errno == ENOTDIR
+               ? true
+               : (snprintf(error, error_size, "cannot remove %s: %s", path,
+                           strerror(errno)),
+                  false);
   if (!S_ISDIR(st.st_mode)) {
     if (unlink(path) == 0)
       return true;

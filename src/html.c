@@ -11,13 +11,26 @@ void tl_html_escape(tl_buf *out, tl_str text) {
   for (size_t i = 0; i < text.len; i++) {
     const char *rep = NULL;
     switch (text.ptr[i]) {
-    case '&': rep = "&amp;"; break;
-    case '<': rep = "&lt;"; break;
-    case '>': rep = "&gt;"; break;
-    case '"': rep = "&quot;"; break;
-    case '\'': rep = "&#39;"; break;
-    case '\0': rep = "\xEF\xBF\xBD"; break; /* U+FFFD: NUL never reaches a page */
-    default: continue;
+    case '&':
+      rep = "&amp;";
+      break;
+    case '<':
+      rep = "&lt;";
+      break;
+    case '>':
+      rep = "&gt;";
+      break;
+    case '"':
+      rep = "&quot;";
+      break;
+    case '\'':
+      rep = "&#39;";
+      break;
+    case '\0':
+      rep = "\xEF\xBF\xBD";
+      break; /* U+FFFD: NUL never reaches a page */
+    default:
+      continue;
     }
     tl_buf_append(out, text.ptr + start, i - start);
     tl_buf_puts(out, rep);
@@ -117,11 +130,21 @@ void tl_json_string(tl_buf *out, tl_str text) {
       continue;
     tl_buf_append(out, text.ptr + start, i - start);
     switch (c) {
-    case '"': tl_buf_puts(out, "\\\""); break;
-    case '\\': tl_buf_puts(out, "\\\\"); break;
-    case '\n': tl_buf_puts(out, "\\n"); break;
-    case '\r': tl_buf_puts(out, "\\r"); break;
-    case '\t': tl_buf_puts(out, "\\t"); break;
+    case '"':
+      tl_buf_puts(out, "\\\"");
+      break;
+    case '\\':
+      tl_buf_puts(out, "\\\\");
+      break;
+    case '\n':
+      tl_buf_puts(out, "\\n");
+      break;
+    case '\r':
+      tl_buf_puts(out, "\\r");
+      break;
+    case '\t':
+      tl_buf_puts(out, "\\t");
+      break;
     default: {
       char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
       tl_buf_puts(out, esc);

@@ -76,19 +76,43 @@ static int parse_args(int argc, char **argv, cli *c) {
   opterr = 0;
   while ((opt = getopt_long(argc, argv, "o:ipvh", options, NULL)) != -1) {
     switch (opt) {
-    case 'o': c->out_dir = optarg; break;
-    case 'i': c->provenance = true; break;
-    case 'p': c->plain_text = true; break;
-    case 'v': c->verbose = true; break;
-    case OPT_LATEST: c->latest = true; break;
-    case OPT_OVERWRITE: c->overwrite = true; break;
-    case OPT_NO_BROWSER: c->no_browser = true; break;
-    case OPT_STRICT: c->strict = true; break;
-    case OPT_STRICT_COMPILE_ID: c->strict_compile_id = true; break;
-    case OPT_CUSTOM_HEADER: c->custom_header_html = optarg; break;
-    case OPT_VERSION: printf("tlparse %s\n", TLPARSE_VERSION); return 0;
+    case 'o':
+      c->out_dir = optarg;
+      break;
+    case 'i':
+      c->provenance = true;
+      break;
+    case 'p':
+      c->plain_text = true;
+      break;
+    case 'v':
+      c->verbose = true;
+      break;
+    case OPT_LATEST:
+      c->latest = true;
+      break;
+    case OPT_OVERWRITE:
+      c->overwrite = true;
+      break;
+    case OPT_NO_BROWSER:
+      c->no_browser = true;
+      break;
+    case OPT_STRICT:
+      c->strict = true;
+      break;
+    case OPT_STRICT_COMPILE_ID:
+      c->strict_compile_id = true;
+      break;
+    case OPT_CUSTOM_HEADER:
+      c->custom_header_html = optarg;
+      break;
+    case OPT_VERSION:
+      printf("tlparse %s\n", TLPARSE_VERSION);
+      return 0;
     case 'h':
-    case OPT_HELP: fputs(USAGE, stdout); return 0;
+    case OPT_HELP:
+      fputs(USAGE, stdout);
+      return 0;
     default:
       if (optopt)
         fprintf(stderr, "tlparse: option -%c needs a value or is unknown\n",
@@ -302,8 +326,8 @@ int main(int argc, char **argv) {
     ok = false;
   }
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  tl_report_options report_options = {input, c.custom_header_html,
-                                      c.provenance, cpus > 0 ? (int)cpus : 1};
+  tl_report_options report_options = {input, c.custom_header_html, c.provenance,
+                                      cpus > 0 ? (int)cpus : 1};
   if (ok && !tl_report_write(&store, &report_options, &diag)) {
     snprintf(error, sizeof error, "%s", store.error);
     ok = false;
@@ -325,8 +349,9 @@ int main(int argc, char **argv) {
       exit_code = 1;
     }
     if (c.strict_compile_id && diag.counts[TL_DIAG_NO_COMPILE_ID]) {
-      fprintf(stderr, "tlparse: --strict-compile-id: %zu entries had no "
-                      "compile id\n",
+      fprintf(stderr,
+              "tlparse: --strict-compile-id: %zu entries had no "
+              "compile id\n",
               diag.counts[TL_DIAG_NO_COMPILE_ID]);
       exit_code = 1;
     }

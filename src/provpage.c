@@ -133,9 +133,7 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
 
 /* The page's two scripts (made safe for <script>) and the CSP sources that
  * allow exactly them: the same for every page, so made once per process. */
-static struct {
-  tl_buf hljs, app, csp;
-} scripts;
+static struct { tl_buf hljs, app, csp; } scripts;
 static pthread_once_t scripts_once = PTHREAD_ONCE_INIT;
 
 static void make_scripts(void) {

@@ -173,9 +173,10 @@ static void string_table_free(tl_string_table *t) {
 }
 
 static bool is_meta_key(const char *key) {
-  static const char *const meta[] = {
-      "rank",    "compiled_autograd_id", "frame_id", "frame_compile_id",
-      "attempt", "stack",                "has_payload"};
+  static const char *const meta[] = {"rank",       "compiled_autograd_id",
+                                     "frame_id",   "frame_compile_id",
+                                     "attempt",    "stack",
+                                     "has_payload"};
   for (size_t i = 0; i < sizeof meta / sizeof *meta; i++)
     if (strcmp(key, meta[i]) == 0)
       return true;
@@ -203,8 +204,8 @@ typedef struct reader_state {
 
 /* Handles one parsed envelope with its payload. */
 static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
-                     size_t line, tl_buf *payload,
-                     bool has_payload_lines, bool truncated) {
+                     size_t line, tl_buf *payload, bool has_payload_lines,
+                     bool truncated) {
   if (!cJSON_IsObject(env)) {
     tl_diag_add(st->diag, TL_DIAG_ENVELOPE, line,
                 "envelope is not a JSON object");
@@ -239,8 +240,8 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
   if (cJSON_IsNumber(rank) && !st->have_rank) {
     st->have_rank = true;
     st->expected_rank = rank->valuedouble;
-  } else if (st->have_rank &&
-             (!cJSON_IsNumber(rank) || rank->valuedouble != st->expected_rank)) {
+  } else if (st->have_rank && (!cJSON_IsNumber(rank) ||
+                               rank->valuedouble != st->expected_rank)) {
     tl_diag_add(st->diag, TL_DIAG_OTHER_RANK, line,
                 "entry of another rank skipped (first rank seen: %g)",
                 st->expected_rank);
@@ -266,8 +267,8 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
     rec.md5 = cJSON_IsString(md5) ? md5->valuestring : NULL;
     char *digest = rec.digest;
     MD5Data((const uint8_t *)payload->data, payload->len, digest);
-    rec.md5_ok = rec.md5 && is_md5_hex(rec.md5) &&
-                 strncasecmp(digest, rec.md5, 32) == 0;
+    rec.md5_ok =
+        rec.md5 && is_md5_hex(rec.md5) && strncasecmp(digest, rec.md5, 32) == 0;
     if (!rec.md5_ok)
       tl_diag_add(st->diag, TL_DIAG_MD5, line,
                   "payload md5 %s does not match has_payload %s in \"%s\" "
@@ -341,8 +342,8 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     const char *parse_end = NULL;
     cJSON *env = cJSON_ParseWithLengthOpts(
         line.data + off, line.len - (size_t)off, &parse_end, false);
-    size_t json_len = env && parse_end ? (size_t)(parse_end - line.data) - off
-                                       : 0;
+    size_t json_len =
+        env && parse_end ? (size_t)(parse_end - line.data) - off : 0;
     /* Like the Rust tool (serde_json), characters after the envelope's
      * object make the line bad JSON (two envelopes run together, say). */
     if (env && parse_end) {

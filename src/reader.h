@@ -1,9 +1,9 @@
 /* reader.h: the read stage. Streams a TORCH_TRACE log and hands each record
  * (glog line + JSON envelope + tab-prefixed payload lines) to a callback.
  *
- *   V0819 12:42:50.489000 888578 torch/_inductor/compile_fx.py:2223] {"artifact": {...}, "has_payload": "7035..."}
- *   \t<payload line 1>
- *   \t<payload line 2>
+ *   V0819 12:42:50.489000 888578 torch/_inductor/compile_fx.py:2223]
+ * {"artifact": {...}, "has_payload": "7035..."} \t<payload line 1> \t<payload
+ * line 2>
  *
  * Memory is bounded by the largest single line and payload, not the file.
  * Bad input is counted in the tl_diag and skipped; the reader never fails on
@@ -36,12 +36,12 @@ typedef struct tl_record {
   const char *kind;      /* the envelope's kind key ("artifact", ...) */
   const cJSON *kind_value;
   tl_compile_id compile_id;
-  bool has_payload;  /* has_payload was present */
-  tl_str payload;    /* tab-stripped lines joined by \n; valid in callback */
-  const char *md5;   /* has_payload's value, or NULL */
-  bool md5_ok;       /* md5 matched (false when no payload) */
-  char digest[33];   /* md5 of the payload as read (hex), "" when none */
-  bool truncated;    /* the file ended inside this record */
+  bool has_payload; /* has_payload was present */
+  tl_str payload;   /* tab-stripped lines joined by \n; valid in callback */
+  const char *md5;  /* has_payload's value, or NULL */
+  bool md5_ok;      /* md5 matched (false when no payload) */
+  char digest[33];  /* md5 of the payload as read (hex), "" when none */
+  bool truncated;   /* the file ended inside this record */
   const tl_string_table *strings;
 } tl_record;
 

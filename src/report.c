@@ -132,9 +132,9 @@ typedef struct view_job {
   tl_view *view;
   bool aot;
   size_t original;
-  bool has_copies;   /* keep `json` for the copies */
-  cJSON *json;       /* kept only while copies need it */
-  char error[512];   /* first problem, reported by the main thread */
+  bool has_copies; /* keep `json` for the copies */
+  cJSON *json;     /* kept only while copies need it */
+  char error[512]; /* first problem, reported by the main thread */
 } view_job;
 
 static tl_str read_text(const char *out_dir, const tl_artifact *a, tl_buf *buf,
@@ -270,8 +270,7 @@ static void *view_worker(void *arg) {
   }
 }
 
-static void run_jobs(view_job *jobs, size_t *order, size_t count,
-                     int threads) {
+static void run_jobs(view_job *jobs, size_t *order, size_t count, int threads) {
   job_queue q = {jobs, order, count, 0, PTHREAD_MUTEX_INITIALIZER};
   int extra = threads > 1 && count > 1 ? threads - 1 : 0;
   pthread_t tids[16];
@@ -557,24 +556,27 @@ static void write_index(tl_store *store, const tl_report_options *options,
   tl_html_page_begin(&html, "tlparse report", "");
   if (options->custom_header_html)
     tl_buf_puts(&html, options->custom_header_html); /* the user's own HTML */
-  tl_buf_puts(&html, "<h1>tlparse report</h1>\n<p class=\"input\">Trace: <code>");
+  tl_buf_puts(&html,
+              "<h1>tlparse report</h1>\n<p class=\"input\">Trace: <code>");
   tl_html_escape_cstr(&html, options->input_name);
   tl_buf_printf(&html, "</code>, %zu entries, %zu compile folders. ",
                 store->record_count, store->dirs.count);
-  tl_buf_puts(&html,
-              "<a href=\"help.html\">Help</a> · <a href=\"failures_and_restarts."
-              "html\">Failures and restarts</a> · <a href=\"chromium_events."
-              "json\">chromium_events.json</a> (load in Perfetto) · <a "
-              "href=\"raw.jsonl\">raw.jsonl</a> · <a "
-              "href=\"compile_directory.json\">compile_directory.json</a></p>\n");
+  tl_buf_puts(
+      &html,
+      "<a href=\"help.html\">Help</a> · <a href=\"failures_and_restarts."
+      "html\">Failures and restarts</a> · <a href=\"chromium_events."
+      "json\">chromium_events.json</a> (load in Perfetto) · <a "
+      "href=\"raw.jsonl\">raw.jsonl</a> · <a "
+      "href=\"compile_directory.json\">compile_directory.json</a></p>\n");
   diagnostics_section(&html, diag);
   stack_trie_section(&html, store);
   if (options->provenance) {
-    tl_buf_puts(&html, "<section id=\"provenance\">\n<h2>Provenance Tracking"
-                       "</h2>\n<p>Three linked panels per Inductor compilation: "
-                       "pre-grad graph, post-grad graph and generated code "
-                       "(<a href=\"help.html#highlighter\">how to read "
-                       "them</a>).</p>\n<ul>\n");
+    tl_buf_puts(&html,
+                "<section id=\"provenance\">\n<h2>Provenance Tracking"
+                "</h2>\n<p>Three linked panels per Inductor compilation: "
+                "pre-grad graph, post-grad graph and generated code "
+                "(<a href=\"help.html#highlighter\">how to read "
+                "them</a>).</p>\n<ul>\n");
     for (size_t i = 0; i < store->dirs.count; i++)
       view_links(&html, dir_views[i], dir_view_counts[i]);
     tl_buf_puts(&html, "</ul>\n</section>\n");

@@ -12,7 +12,8 @@
 #define TL_RES_DECLARE(name)                                                   \
   extern const unsigned char tl_res_##name[];                                  \
   extern const size_t tl_res_##name##_len
-#define TL_RES(name) ((tl_str){(const char *)tl_res_##name, tl_res_##name##_len})
+#define TL_RES(name)                                                           \
+  ((tl_str){(const char *)tl_res_##name, tl_res_##name##_len})
 
 TL_RES_DECLARE(hljs_js);
 TL_RES_DECLARE(hljs_light_css);

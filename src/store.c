@@ -192,8 +192,8 @@ static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
 /* Writes the payload as `<stem>_N.<ext>` and records it. */
 static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
                                   const char *stem, const char *ext,
-                                  tl_str data, const char *digest,
-                                  tl_role role, size_t line) {
+                                  tl_str data, const char *digest, tl_role role,
+                                  size_t line) {
   tl_buf name;
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
@@ -214,7 +214,8 @@ static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
   tl_buf_printf(&name, "_%d%s.html", number, suffix);
-  tl_artifact *a = add_artifact(store, dir, name.data, number, TL_ROLE_NONE, line);
+  tl_artifact *a =
+      add_artifact(store, dir, name.data, number, TL_ROLE_NONE, line);
   tl_store_write(store, a->path, html->data, html->len);
   tl_buf_free(&name);
 }
@@ -377,10 +378,10 @@ static char *frame_text(const cJSON *frame, const tl_string_table *strings) {
   const char *name = object_string(frame, "name");
   const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "filename");
   const cJSON *line = cJSON_GetObjectItemCaseSensitive(frame, "line");
-  const char *file_name =
-      cJSON_IsNumber(file) ? tl_string_table_get(strings, json_int(file, -1))
-      : cJSON_IsString(file) ? file->valuestring
-                             : NULL;
+  const char *file_name = cJSON_IsNumber(file)
+                              ? tl_string_table_get(strings, json_int(file, -1))
+                          : cJSON_IsString(file) ? file->valuestring
+                                                 : NULL;
   tl_buf s;
   tl_buf_init(&s);
   tl_buf_printf(&s, "%s:%lld in %s", file_name ? file_name : "?",
@@ -391,8 +392,8 @@ static char *frame_text(const cJSON *frame, const tl_string_table *strings) {
 /* dynamo_start: the user stack that led to this compilation (outermost
  * first), for the index's stack trie, and its innermost frame. */
 static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
-  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(rec->kind_value,
-                                                        "stack");
+  const cJSON *stack =
+      cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
   int n = cJSON_IsArray(stack) ? cJSON_GetArraySize(stack) : 0;
   if (n <= 0)
     return;
@@ -470,8 +471,8 @@ static void store_artifact(tl_store *store, tl_compile_dir *dir,
     tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
                 "artifact \"%s\" has unknown encoding %s (kept as text)", name,
                 encoding ? encoding : "(none)");
-  tl_artifact *a =
-      write_counted(store, dir, name, ext, rec->payload, rec->digest, role, rec->line);
+  tl_artifact *a = write_counted(store, dir, name, ext, rec->payload,
+                                 rec->digest, role, rec->line);
   if (strcmp(name, "inductor_provenance_tracking_kernel_stack_traces") == 0 &&
       rec->has_payload) {
     tl_buf html;
@@ -557,8 +558,8 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     tl_buf stem;
     tl_buf_init(&stem);
     tl_buf_printf(&stem, "%s_%s", rec->kind, name ? name : "");
-    write_counted(store, dir, stem.data, "txt", rec->payload, rec->digest, TL_ROLE_NONE,
-                  rec->line);
+    write_counted(store, dir, stem.data, "txt", rec->payload, rec->digest,
+                  TL_ROLE_NONE, rec->line);
     tl_buf_free(&stem);
     return;
   }
@@ -599,8 +600,8 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   case OUT_LINK: {
     const char *name = object_string(rec->kind_value, "name");
     const char *url = object_string(rec->kind_value, "url");
-    tl_artifact *a = add_artifact(store, dir, name ? name : "link", store->counter++,
-                                  TL_ROLE_NONE, rec->line);
+    tl_artifact *a = add_artifact(store, dir, name ? name : "link",
+                                  store->counter++, TL_ROLE_NONE, rec->line);
     free(a->path);
     a->path = NULL;
     if (url && tl_url_is_safe(tl_str_from(url)))
@@ -636,8 +637,8 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     return;
   case OUT_DUMP_FILE: {
     const char *name = object_string(rec->kind_value, "name");
-    write_counted(store, dir, name ? name : "dump_file", "txt", rec->payload, rec->digest,
-                  TL_ROLE_NONE, rec->line);
+    write_counted(store, dir, name ? name : "dump_file", "txt", rec->payload,
+                  rec->digest, TL_ROLE_NONE, rec->line);
     return;
   }
   case OUT_START:
@@ -690,11 +691,10 @@ bool tl_store_open(tl_store *store, const char *out_dir,
   tl_buf_puts(&hljs_css, "\n@media (prefers-color-scheme: dark) {\n");
   tl_buf_append_str(&hljs_css, dark);
   tl_buf_puts(&hljs_css, "\n}\n");
-  bool ok = tl_store_write(store, "static/highlight.min.js", hljs.ptr,
-                           hljs.len) &&
-            tl_store_write(store, "static/hljs.css", hljs_css.data,
-                           hljs_css.len) &&
-            tl_store_write(store, "static/report.css", css.ptr, css.len);
+  bool ok =
+      tl_store_write(store, "static/highlight.min.js", hljs.ptr, hljs.len) &&
+      tl_store_write(store, "static/hljs.css", hljs_css.data, hljs_css.len) &&
+      tl_store_write(store, "static/report.css", css.ptr, css.len);
   tl_buf_free(&hljs_css);
   if (!ok)
     return false;

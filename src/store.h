@@ -37,8 +37,8 @@ typedef struct tl_artifact {
   char *url;       /* link entries: the URL (already checked safe) or NULL */
   int number;      /* the running counter; -1 for none */
   tl_role role;
-  size_t line;    /* trace line of the entry */
-  char md5[33];   /* md5 of the payload (hex), "" when none */
+  size_t line;  /* trace line of the entry */
+  char md5[33]; /* md5 of the payload (hex), "" when none */
 } tl_artifact;
 
 typedef struct tl_stack {
@@ -54,7 +54,7 @@ typedef struct tl_compile_dir {
   /* Every dynamo_start's stack, outermost frame first ("file.py:12 in fn"):
    * a compile id logged by several runs has several. */
   TL_VEC(tl_stack) stacks;
-  char *fail_type;     /* from compilation_metrics, or NULL */
+  char *fail_type; /* from compilation_metrics, or NULL */
   char *fail_reason;
   char *restart_reasons;
   bool has_metrics;
@@ -62,8 +62,8 @@ typedef struct tl_compile_dir {
 } tl_compile_dir;
 
 typedef struct tl_store_options {
-  bool plain_text;  /* -p: output code as .txt, no highlighted HTML */
-  bool provenance;  /* -i */
+  bool plain_text; /* -p: output code as .txt, no highlighted HTML */
+  bool provenance; /* -i */
   bool strict_compile_id;
 } tl_store_options;
 

@@ -34,7 +34,7 @@ static int check_passed_tests, check_failed_tests;
 #define CHECK(expr)                                                            \
   do {                                                                         \
     if (!(expr)) {                                                             \
-      printf("  %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #expr);              \
+      printf("  %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #expr);               \
       check_failures_in_test++;                                                \
     }                                                                          \
   } while (0)

@@ -33,7 +33,8 @@ static void dump_py(tl_str input, tl_buf *out) {
   for (size_t i = 0; i < a.def_count; i++)
     tl_buf_printf(out, "def %.*s %s %s %d-%d\n", (int)a.defs[i].name.len,
                   a.defs[i].name.ptr, tl_kernel_kind_name(a.defs[i].kind),
-                  tl_code_file_name(a.defs[i].file), a.defs[i].first, a.defs[i].last);
+                  tl_code_file_name(a.defs[i].file), a.defs[i].first,
+                  a.defs[i].last);
   for (size_t i = 0; i < a.call_count; i++) {
     tl_buf_printf(out, "call %d %.*s %s", a.calls[i].line,
                   (int)a.calls[i].name.len, a.calls[i].name.ptr,
@@ -44,9 +45,9 @@ static void dump_py(tl_str input, tl_buf *out) {
     tl_buf_putc(out, '\n');
   }
   for (size_t i = 0; i < a.embedded_count; i++)
-    tl_buf_printf(out, "embedded %s %d-%d %s\n", tl_code_file_name(a.embedded[i].file),
-                  a.embedded[i].first, a.embedded[i].last,
-                  a.embedded[i].language);
+    tl_buf_printf(out, "embedded %s %d-%d %s\n",
+                  tl_code_file_name(a.embedded[i].file), a.embedded[i].first,
+                  a.embedded[i].last, a.embedded[i].language);
   if (a.entry_first)
     tl_buf_printf(out, "entry %d-%d\n", a.entry_first, a.entry_last);
   tl_arena_free(&arena);
