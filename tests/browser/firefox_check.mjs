@@ -8,7 +8,8 @@
 // error, clicking each kernel call site (up to 12) highlights exactly the
 // lines the view JSON links (expectCodeLine, the same rule as the Chromium
 // checks) and the DOM agrees, a deep link restores a selection, and Esc
-// clears. Exit 77 = firefox-esr or puppeteer-core missing.
+// clears, and nothing from the trace runs (no dialog, no planted global).
+// Exit 77 = firefox-esr or puppeteer-core missing.
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { check, domAgrees, eq, expectCodeLine, highlighted, readView, results }
@@ -46,8 +47,9 @@ async function open(file, hash) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1500, height: 900 });
   const url = pathToFileURL(file).href;
-  const log = { errors: [], requests: [] };
+  const log = { errors: [], requests: [], dialogs: [] };
   page.on('pageerror', (e) => log.errors.push(String(e)));
+  page.on('dialog', async (d) => { log.dialogs.push(d.message()); await d.dismiss(); });
   // data: URLs (a font inlined in the page's style) are not requests.
   page.on('request', (r) => {
     const u = r.url();
@@ -85,6 +87,11 @@ try {
     eq(`${name}: Esc clears`, await highlighted(page),
       { pre: [], post: [], code: [], kernel: [] });
     check(`${name}: no script errors`, log.errors.length === 0, log.errors.join('; '));
+    check(`${name}: no dialogs`, log.dialogs.length === 0, log.dialogs.join('; '));
+    // The hostile cases plant `window.pwned=1` / `window.__pwned=1` in names
+    // and code: nothing of the trace may run.
+    eq(`${name}: nothing injected ran`,
+      await page.evaluate(() => [window.pwned, window.__pwned]), [null, null]);
     check(`${name}: no network requests`, log.requests.length === 0, log.requests.join(' '));
     await page.close();
     if (calls.length) {

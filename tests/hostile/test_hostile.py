@@ -241,6 +241,21 @@ class Markup(Case):
             self.assertEqual((res["pwned"], res["dialogs"], res["badLinks"]),
                              (False, 0, []), page)
 
+    def test_in_firefox_the_highlighter_runs_nothing(self):
+        pairs = []
+        for p in self.pages():
+            if p.startswith("provenance_tracking_"):
+                pairs += [os.path.join(self.out, p),
+                          os.path.join(self.out, p[:-len(".html")] + ".json")]
+        self.assertTrue(pairs)
+        r = subprocess.run([NODE, os.path.join(
+            HERE, "..", "browser", "firefox_check.mjs")] + pairs,
+            capture_output=True, text=True, timeout=300)
+        if r.returncode == 77:
+            self.skipTest(r.stdout.strip())
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("nothing injected ran", r.stdout)
+
 
 class Paths(Case):
     """Names that try to leave the output folder write nothing outside."""
