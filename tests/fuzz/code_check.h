@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "fuzz.h"
+#include "ts_query.h"
 
 /* `lines_main`/`lines_kernels`: line counts of the two analyzed texts. */
 static inline unsigned code_check(const tl_code_analysis *a, int lines_main,
@@ -44,6 +45,24 @@ static inline unsigned code_check(const tl_code_analysis *a, int lines_main,
              (1 <= a->entry_first && a->entry_first <= a->entry_last &&
               a->entry_last <= lines_main));
   return sum;
+}
+
+/* The whole result as text, for comparing two analyses of one input. */
+static inline void code_dump(const tl_code_analysis *a, tl_buf *out) {
+  for (size_t i = 0; i < a->def_count; i++)
+    tl_buf_printf(out, "def %.*s %d %d %d-%d\n", (int)a->defs[i].name.len,
+                  a->defs[i].name.ptr, (int)a->defs[i].kind,
+                  (int)a->defs[i].file, a->defs[i].first, a->defs[i].last);
+  for (size_t i = 0; i < a->call_count; i++)
+    tl_buf_printf(out, "call %d %.*s %d %.*s\n", a->calls[i].line,
+                  (int)a->calls[i].name.len, a->calls[i].name.ptr,
+                  (int)a->calls[i].kind, (int)a->calls[i].handle_key.len,
+                  a->calls[i].handle_key.ptr);
+  for (size_t i = 0; i < a->embedded_count; i++)
+    tl_buf_printf(out, "embedded %d %d-%d %s\n", (int)a->embedded[i].file,
+                  a->embedded[i].first, a->embedded[i].last,
+                  a->embedded[i].language);
+  tl_buf_printf(out, "entry %d-%d\n", a->entry_first, a->entry_last);
 }
 
 #endif

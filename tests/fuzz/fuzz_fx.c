@@ -2,15 +2,19 @@
  *
  * Invariants: node names are sorted and unique, each lies inside the text
  * or the arena (touched for ASan), each line is within the text, and
- * tl_fx_lookup finds every node at its own line.
+ * tl_fx_lookup finds every node at its own line; and the analysis in chunks
+ * equals the whole one.
  */
 #include "analysis.h"
 #include "fuzz.h"
+#include "ts_query.h"
 
 static volatile unsigned sink;
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  tl_str text = {(const char *)data, size};
+/* Analyzes with chunks of `limit` bytes (SIZE_MAX: one whole parse), checks
+ * the invariants, and dumps the nodes into `dump`. */
+static void analyze(tl_str text, size_t limit, tl_buf *dump) {
+  tl_ts_chunk_limit = limit;
   int lines = fuzz_line_count(text);
   tl_arena arena;
   tl_arena_init(&arena);
@@ -29,6 +33,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   FUZZ_CHECK(tl_fx_lookup(&g, TL_STR_LIT("\x01no such node")) == 0);
   sink = sum;
+  for (size_t i = 0; i < g.node_count; i++)
+    tl_buf_printf(dump, "%.*s %d\n", (int)g.nodes[i].name.len,
+                  g.nodes[i].name.ptr, g.nodes[i].line);
   tl_arena_free(&arena);
+}
+
+/* Also differential: the graph cut between forward's statements must give
+ * exactly the nodes of one whole parse. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  tl_str text = {(const char *)data, size};
+  tl_buf whole, chunked;
+  tl_buf_init(&whole);
+  tl_buf_init(&chunked);
+  analyze(text, SIZE_MAX, &whole);
+  analyze(text, 1 + (size ? data[0] % 512 : 0), &chunked);
+  FUZZ_CHECK(strcmp(whole.data, chunked.data) == 0);
+  tl_buf_free(&whole);
+  tl_buf_free(&chunked);
   return 0;
 }
