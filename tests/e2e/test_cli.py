@@ -234,6 +234,23 @@ class BadInput(Case):
         r, _ = self.parse(log, "--strict")
         self.assertEqual(r.returncode, 1)
 
+    def test_plain_text_writes_the_output_code_as_text(self):
+        import json
+        r, out = self.parse(JIT, "-p", "-i")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        stem = ("-_0_0_0/inductor_output_code_clrftghodm4tm4zqkq3os2ku43gh6f"
+                "xhq2gvsumm3gyvlongh3ut_12")
+        names = compile_files(out)
+        self.assertIn(stem + ".txt", names)
+        self.assertNotIn(stem + ".html", names)
+        self.assertNotIn(stem + ".py", names)
+        code = next(p for _, env, p in tracelog.records(JIT)
+                    if tracelog.kind(env) == "inductor_output_code")
+        with open(os.path.join(out, stem + ".txt"), "rb") as f:
+            self.assertEqual(f.read(), code.encode())
+        with open(os.path.join(out, "provenance_tracking_-_0_0_0.json")) as f:
+            self.assertEqual(json.load(f)["artifacts"]["code"], stem + ".txt")
+
     def test_strict_compile_id_fails_on_entries_without_ids(self):
         r, _ = self.parse(AOT, "--strict-compile-id")
         self.assertEqual(r.returncode, 1)
