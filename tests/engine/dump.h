@@ -1,0 +1,54 @@
+/* dump.h: the analyses of tests/engine as text, one fact a line, the form
+ * the corpus case files (tests/engine/corpus/) spell out:
+ *   FX graph:    NAME LINE
+ *   output code: def NAME KIND FILE FIRST-LAST / call LINE NAME KIND
+ *                [handle=KEY] / embedded FILE FIRST-LAST LANGUAGE /
+ *                entry FIRST-LAST
+ * Shared by the corpus test and the chunked-equals-whole test.
+ */
+#ifndef TL_TEST_ENGINE_DUMP_H
+#define TL_TEST_ENGINE_DUMP_H
+
+#include "analysis.h"
+#include "buf.h"
+
+static void dump_fx(tl_str input, tl_buf *out) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_fx_analyze(&arena, input, &g);
+  for (size_t i = 0; i < g.node_count; i++)
+    tl_buf_printf(out, "%.*s %d\n", (int)g.nodes[i].name.len,
+                  g.nodes[i].name.ptr, g.nodes[i].line);
+  tl_arena_free(&arena);
+}
+
+static void dump_py(tl_str input, tl_buf *out) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_code_analysis a;
+  tl_pycode_analyze(&arena, input, &a);
+  for (size_t i = 0; i < a.def_count; i++)
+    tl_buf_printf(out, "def %.*s %s %s %d-%d\n", (int)a.defs[i].name.len,
+                  a.defs[i].name.ptr, tl_kernel_kind_name(a.defs[i].kind),
+                  tl_code_file_name(a.defs[i].file), a.defs[i].first,
+                  a.defs[i].last);
+  for (size_t i = 0; i < a.call_count; i++) {
+    tl_buf_printf(out, "call %d %.*s %s", a.calls[i].line,
+                  (int)a.calls[i].name.len, a.calls[i].name.ptr,
+                  tl_kernel_kind_name(a.calls[i].kind));
+    if (a.calls[i].handle_key.len)
+      tl_buf_printf(out, " handle=%.*s", (int)a.calls[i].handle_key.len,
+                    a.calls[i].handle_key.ptr);
+    tl_buf_putc(out, '\n');
+  }
+  for (size_t i = 0; i < a.embedded_count; i++)
+    tl_buf_printf(out, "embedded %s %d-%d %s\n",
+                  tl_code_file_name(a.embedded[i].file), a.embedded[i].first,
+                  a.embedded[i].last, a.embedded[i].language);
+  if (a.entry_first)
+    tl_buf_printf(out, "entry %d-%d\n", a.entry_first, a.entry_last);
+  tl_arena_free(&arena);
+}
+
+#endif
