@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "case_file.h"
 #include "check.h"
 #include "dump.h"
 #include "fsutil.h"
@@ -175,25 +176,14 @@ static int check_corpus(const char *path, bool fx) {
   if (!text)
     return 0;
   int cases = 0;
-  const char *p = text, *end = text + len;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *next = nl ? nl + 1 : end;
-    if (strncmp(p, "=== ", 4) != 0) {
-      p = next;
-      continue;
-    }
+  size_t pos = 0;
+  tl_case c;
+  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
     char name[256];
     snprintf(name, sizeof name, "%s: %.*s", fx ? "fx_graph.txt" : "pycode.txt",
-             (int)(next - p - 5), p + 4);
-    const char *input = next, *q = next;
-    while (q < end && strncmp(q, "---\n", 4) != 0 && strncmp(q, "=== ", 4)) {
-      const char *e = memchr(q, '\n', (size_t)(end - q));
-      q = e ? e + 1 : end;
-    }
-    check_chunked_equals_whole(name, (tl_str){input, (size_t)(q - input)}, fx);
+             (int)c.name.len, c.name.ptr);
+    check_chunked_equals_whole(name, c.input, fx);
     cases++;
-    p = q;
   }
   free(text);
   return cases;

@@ -11,27 +11,12 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "case_file.h"
 #include "check.h"
 #include "dump.h"
 #include "fsutil.h"
 
 typedef void (*dump_fn)(tl_str input, tl_buf *out);
-
-/* The next line of `text` from *pos (without its newline). */
-static bool next_line(const char *text, size_t len, size_t *pos, tl_str *line) {
-  if (*pos >= len)
-    return false;
-  const char *nl = memchr(text + *pos, '\n', len - *pos);
-  size_t end = nl ? (size_t)(nl - text) : len;
-  *line = (tl_str){text + *pos, end - *pos};
-  *pos = nl ? end + 1 : len;
-  return true;
-}
-
-static void trim_trailing_newlines(tl_buf *b) {
-  while (b->len && b->data[b->len - 1] == '\n')
-    b->data[--b->len] = '\0';
-}
 
 /* Runs every case of one corpus file; returns the number of cases. */
 static int run_file(const char *path, dump_fn dump) {
@@ -42,53 +27,21 @@ static int run_file(const char *path, dump_fn dump) {
     return 0;
   int cases = 0;
   size_t pos = 0;
-  tl_str line;
-  tl_str name = {0};
-  bool have_case = false;
-  while (have_case || next_line(text, len, &pos, &line)) {
-    bool header = line.ptr && tl_str_starts_with(line, "=== ");
-    if (!header && !have_case) {
-      line.ptr = NULL;
-      continue;
-    }
-    if (!header)
-      break;
-    name = (tl_str){line.ptr + 4, line.len - 4};
-    tl_buf input, expected, actual;
-    tl_buf_init(&input);
-    tl_buf_init(&expected);
+  tl_case c;
+  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
+    tl_buf actual;
     tl_buf_init(&actual);
-    bool in_expected = false;
-    have_case = false;
-    line.ptr = NULL;
-    while (next_line(text, len, &pos, &line)) {
-      if (tl_str_starts_with(line, "=== ")) {
-        have_case = true;
-        break;
-      }
-      if (!in_expected && tl_str_eq_cstr(line, "---")) {
-        in_expected = true;
-        continue;
-      }
-      tl_buf *b = in_expected ? &expected : &input;
-      tl_buf_append_str(b, line);
-      tl_buf_putc(b, '\n');
-      line.ptr = NULL;
-    }
-    dump(tl_buf_str(&input), &actual);
-    trim_trailing_newlines(&expected);
-    trim_trailing_newlines(&actual);
+    dump(c.input, &actual);
+    tl_str got = case_trim(tl_buf_str(&actual));
+    tl_str expected = case_trim(c.expected);
     cases++;
-    if (strcmp(expected.data, actual.data) != 0) {
-      printf("  %s: case \"%.*s\"\n  expected:\n%s\n  actual:\n%s\n", path,
-             (int)name.len, name.ptr, expected.data, actual.data);
+    if (!tl_str_eq(got, expected)) {
+      printf("  %s: case \"%.*s\"\n  expected:\n%.*s\n  actual:\n%.*s\n", path,
+             (int)c.name.len, c.name.ptr, (int)expected.len, expected.ptr,
+             (int)got.len, got.ptr);
       check_failures_in_test++;
     }
-    tl_buf_free(&input);
-    tl_buf_free(&expected);
     tl_buf_free(&actual);
-    if (!have_case)
-      break;
   }
   free(text);
   return cases;

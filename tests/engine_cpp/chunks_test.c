@@ -187,12 +187,6 @@ static size_t check_chunked_equals_whole(const char *what, tl_str wrapper,
   return chunks;
 }
 
-static bool line_is(const char *p, const char *end, const char *word) {
-  size_t n = strlen(word);
-  return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 &&
-         (p + n == end || p[n] == '\n');
-}
-
 /* Every case of one case file (the format of corpus_test.c). */
 static int check_case_file(const char *file) {
   char path[4096];
@@ -204,31 +198,13 @@ static int check_case_file(const char *file) {
   if (!text)
     return 0;
   int cases = 0;
-  const char *p = text, *end = text + len;
-  while (p < end && strncmp(p, "=== ", 4) != 0)
-    p = next_line(p, end);
-  while (p < end) {
+  size_t pos = 0;
+  tl_case c;
+  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
     char what[512];
-    const char *name_end = next_line(p, end);
-    snprintf(what, sizeof what, "%s: %.*s", file, (int)(name_end - p - 5),
-             p + 4);
-    p = name_end;
-    const char *input = p, *input_end = NULL, *kern = NULL;
-    while (p < end && !line_is(p, end, "---")) {
-      if (line_is(p, end, "--- kernel_code")) {
-        input_end = p;
-        kern = next_line(p, end);
-      }
-      p = next_line(p, end);
-    }
-    if (!kern)
-      input_end = p;
-    tl_str wrapper = {input, (size_t)(input_end - input)};
-    tl_str kernels = {kern, kern ? (size_t)(p - kern) : 0};
-    check_chunked_equals_whole(what, wrapper, kernels, kern != NULL);
+    snprintf(what, sizeof what, "%s: %.*s", file, (int)c.name.len, c.name.ptr);
+    check_chunked_equals_whole(what, c.input, c.kernels, c.has_kernels);
     cases++;
-    while (p < end && strncmp(p, "=== ", 4) != 0)
-      p = next_line(p, end);
   }
   free(text);
   return cases;
@@ -253,9 +229,9 @@ static bool payload(const char *log, const char *artifact, tl_buf *out) {
   if (!text)
     return false;
   const char *end = text + len, *hit = strstr(text, needle);
-  const char *p = hit ? next_line(hit, end) : end;
+  const char *p = hit ? case_next_line(hit, end) : end;
   while (p < end && *p == '\t') {
-    const char *line_end = next_line(p, end);
+    const char *line_end = case_next_line(p, end);
     tl_buf_append(out, p + 1, (size_t)(line_end - p - 1));
     p = line_end;
   }

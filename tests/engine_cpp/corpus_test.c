@@ -7,12 +7,6 @@
 
 /* ---- corpus cases -------------------------------------------------------- */
 
-static bool line_is(const char *p, const char *end, const char *word) {
-  size_t n = strlen(word);
-  return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 &&
-         (p + n == end || p[n] == '\n');
-}
-
 static int cases_run, cases_failed;
 
 static void run_case(const char *file, tl_str name, tl_str wrapper,
@@ -46,35 +40,10 @@ static void run_case_file(const char *file) {
   CHECK(text != NULL);
   if (!text)
     return;
-  const char *p = text, *end = text + len;
-  while (p < end && !line_is(p, end, "===") && strncmp(p, "=== ", 4) != 0)
-    p = next_line(p, end);
-  while (p < end) {
-    const char *name_end = memchr(p, '\n', (size_t)(end - p));
-    if (!name_end)
-      name_end = end;
-    tl_str name = {p + 4, (size_t)(name_end - p - 4)};
-    p = next_line(p, end);
-    const char *input = p, *input_end = NULL, *kern = NULL, *kern_end = NULL;
-    while (p < end && !line_is(p, end, "---")) {
-      if (line_is(p, end, "--- kernel_code")) {
-        input_end = p;
-        kern = next_line(p, end);
-      }
-      p = next_line(p, end);
-    }
-    if (kern)
-      kern_end = p;
-    else
-      input_end = p;
-    p = next_line(p, end);
-    const char *expected = p;
-    while (p < end && strncmp(p, "=== ", 4) != 0)
-      p = next_line(p, end);
-    run_case(file, name, (tl_str){input, (size_t)(input_end - input)},
-             (tl_str){kern, kern ? (size_t)(kern_end - kern) : 0}, kern != NULL,
-             (tl_str){expected, (size_t)(p - expected)});
-  }
+  size_t pos = 0;
+  tl_case c;
+  while (tl_case_next((tl_str){text, len}, &pos, &c))
+    run_case(file, c.name, c.input, c.kernels, c.has_kernels, c.expected);
   free(text);
 }
 

@@ -8,6 +8,7 @@
 #define TL_TEST_CPP_DUMP_H
 
 #include "analysis.h"
+#include "case_file.h"
 #include "check.h"
 #include "fsutil.h"
 
@@ -44,12 +45,6 @@ static void analyze(tl_str wrapper, tl_str kernels, bool has_kernels,
     tl_cppkernels_analyze(&arena, kernels, &r);
   dump(&r, out);
   tl_arena_free(&arena);
-}
-
-/* The line after the one `p` is on. */
-static const char *next_line(const char *p, const char *end) {
-  const char *nl = memchr(p, '\n', (size_t)(end - p));
-  return nl ? nl + 1 : end;
 }
 
 #endif

@@ -23,9 +23,9 @@ static bool fixture_payload(const char *log, const char *artifact,
     return false;
   const char *end = text + len, *hit = strstr(text, needle);
   bool found = hit != NULL;
-  const char *p = found ? next_line(hit, end) : end;
+  const char *p = found ? case_next_line(hit, end) : end;
   while (p < end && *p == '\t') {
-    const char *line_end = next_line(p, end);
+    const char *line_end = case_next_line(p, end);
     tl_buf_append(out, p + 1, (size_t)(line_end - p - 1));
     p = line_end;
   }
