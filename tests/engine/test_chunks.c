@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "case_file.h"
 #include "check.h"
+#include "cuts_text.h"
 #include "dump.h"
 #include "fsutil.h"
 #include "ts_query.h"
@@ -26,18 +27,7 @@
 
 /* The cuts of `text` as "a,b,c" ("unsure" when the scanner is). */
 static const char *py_cuts(const char *text) {
-  static char out[1024];
-  tl_ts_cuts cuts = {0};
-  bool sure = tl_ts_python_cuts(tl_str_from(text), &cuts);
-  size_t len = 0;
-  out[0] = '\0';
-  for (size_t i = 0; i < cuts.count && len + 12 < sizeof out; i++)
-    len += (size_t)snprintf(out + len, sizeof out - len, "%s%u", i ? "," : "",
-                            cuts.items[i]);
-  if (!sure)
-    snprintf(out, sizeof out, "unsure");
-  TL_VEC_FREE(cuts);
-  return out;
+  return cuts_text(tl_ts_python_cuts, text);
 }
 
 TEST(python_scanner_cuts_before_each_top_level_statement) {

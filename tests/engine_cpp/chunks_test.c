@@ -8,6 +8,7 @@
  * and of the fixtures' AOT wrappers and kernel code are run with tiny chunk
  * sizes and must dump exactly as with the text parsed whole.
  */
+#include "cuts_text.h"
 #include "dump.h"
 #include "ts_query.h"
 
@@ -18,18 +19,7 @@
 
 /* The cuts of `text` as "a,b,c" ("unsure" when the scanner is). */
 static const char *cpp_cuts(const char *text) {
-  static char out[1024];
-  tl_ts_cuts cuts = {0};
-  bool sure = tl_ts_cpp_cuts(tl_str_from(text), &cuts);
-  size_t len = 0;
-  out[0] = '\0';
-  for (size_t i = 0; i < cuts.count && len + 12 < sizeof out; i++)
-    len += (size_t)snprintf(out + len, sizeof out - len, "%s%u", i ? "," : "",
-                            cuts.items[i]);
-  if (!sure)
-    snprintf(out, sizeof out, "unsure");
-  TL_VEC_FREE(cuts);
-  return out;
+  return cuts_text(tl_ts_cpp_cuts, text);
 }
 
 TEST(cpp_scanner_cuts_after_each_top_level_definition) {
