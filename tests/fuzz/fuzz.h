@@ -82,4 +82,23 @@ static inline size_t fuzz_count_ci(tl_str hay, const char *needle) {
   return count;
 }
 
+/* The differential check of the analyzer harnesses: `analyze` dumps its
+ * analysis of the input with chunks of `limit` bytes; parsing in chunks of
+ * 1 to 512 bytes (chosen by the first byte) must give exactly the dump of one
+ * whole parse (limit SIZE_MAX). */
+typedef void (*fuzz_analyze_fn)(const uint8_t *data, size_t size, size_t limit,
+                                tl_buf *dump);
+
+static inline void fuzz_chunked_equals_whole(fuzz_analyze_fn analyze,
+                                             const uint8_t *data, size_t size) {
+  tl_buf whole, chunked;
+  tl_buf_init(&whole);
+  tl_buf_init(&chunked);
+  analyze(data, size, SIZE_MAX, &whole);
+  analyze(data, size, 1 + (size ? data[0] % 512 : 0), &chunked);
+  FUZZ_CHECK(strcmp(whole.data, chunked.data) == 0);
+  tl_buf_free(&whole);
+  tl_buf_free(&chunked);
+}
+
 #endif

@@ -7,8 +7,10 @@
 static volatile unsigned sink;
 
 /* Analyzes with chunks of `limit` bytes (SIZE_MAX: one whole parse). */
-static void analyze(tl_str wrapper, tl_str kernels, size_t limit,
+static void analyze(const uint8_t *data, size_t size, size_t limit,
                     tl_buf *dump) {
+  tl_str wrapper, kernels;
+  fuzz_split(data, size, &wrapper, &kernels);
   tl_ts_chunk_limit = limit;
   tl_arena arena;
   tl_arena_init(&arena);
@@ -28,15 +30,6 @@ static void analyze(tl_str wrapper, tl_str kernels, size_t limit,
 /* Also differential: parsing in chunks of whole definitions must give
  * exactly the result of one whole parse. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  tl_str wrapper, kernels;
-  fuzz_split(data, size, &wrapper, &kernels);
-  tl_buf whole, chunked;
-  tl_buf_init(&whole);
-  tl_buf_init(&chunked);
-  analyze(wrapper, kernels, SIZE_MAX, &whole);
-  analyze(wrapper, kernels, 1 + (size ? data[0] % 512 : 0), &chunked);
-  FUZZ_CHECK(strcmp(whole.data, chunked.data) == 0);
-  tl_buf_free(&whole);
-  tl_buf_free(&chunked);
+  fuzz_chunked_equals_whole(analyze, data, size);
   return 0;
 }
