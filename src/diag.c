@@ -102,6 +102,22 @@ void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
   }
 }
 
+void tl_diag_merge(tl_diag *into, const tl_diag *from) {
+  for (int k = 0; k < TL_DIAG_KIND_COUNT; k++) {
+    size_t kept =
+        into->counts[k] < TL_DIAG_EXAMPLES ? into->counts[k] : TL_DIAG_EXAMPLES;
+    for (size_t i = 0; i < TL_DIAG_EXAMPLES && kept < TL_DIAG_EXAMPLES; i++) {
+      const tl_diag_example *e = &from->examples[k][i];
+      if (!e->message)
+        break;
+      into->examples[k][kept].line = e->line;
+      into->examples[k][kept].message = tl_xstrdup(e->message);
+      kept++;
+    }
+    into->counts[k] += from->counts[k];
+  }
+}
+
 size_t tl_diag_total(const tl_diag *d) {
   size_t total = 0;
   for (int k = 0; k < TL_DIAG_KIND_COUNT; k++)

@@ -45,6 +45,10 @@ void tl_diag_init(tl_diag *d, const char *file_name);
 void tl_diag_free(tl_diag *d);
 void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
                  ...) __attribute__((format(printf, 4, 5)));
+/* Adds `from`'s counts to `into` and its examples after `into`'s own, as if
+ * they had been added to `into` after everything already there. Prints
+ * nothing: `from` printed its own when verbose. */
+void tl_diag_merge(tl_diag *into, const tl_diag *from);
 size_t tl_diag_total(const tl_diag *d);
 /* Failures that --strict turns into exit code 1 (every parse failure). */
 size_t tl_diag_parse_failures(const tl_diag *d);

@@ -292,32 +292,26 @@ int main(int argc, char **argv) {
   tl_diag_init(&diag, input);
   diag.verbose = c.verbose;
 
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   tl_store store;
   tl_store_options store_options = {c.plain_text, c.provenance,
-                                    c.strict_compile_id};
+                                    c.strict_compile_id, cpus > 1};
   bool ok = tl_store_open(&store, staging, &store_options, &diag);
   char error[512] = "";
   if (ok) {
-    tl_buf raw_path;
-    tl_buf_init(&raw_path);
-    tl_buf_printf(&raw_path, "%s/raw.log", staging);
-    FILE *raw = fopen(raw_path.data, "wb");
-    tl_buf_free(&raw_path);
     progress prog = {false};
     struct stat st;
     bool big = stat(input, &st) == 0 && st.st_size > 16 * 1024 * 1024;
     tl_reader_options reader_options = {0};
-    reader_options.raw_copy = raw;
+    reader_options.raw_copy = tl_store_raw_log;
+    reader_options.raw_copy_ctx = &store;
+    reader_options.defer_md5 = true;
     if (big && isatty(STDERR_FILENO)) {
       reader_options.progress = show_progress;
       reader_options.progress_ctx = &prog;
     }
     ok = tl_reader_run(input, &reader_options, &diag, tl_store_record, &store,
                        error, sizeof error);
-    if (raw && fclose(raw) != 0 && ok) {
-      snprintf(error, sizeof error, "cannot write %s/raw.log", staging);
-      ok = false;
-    }
   } else {
     snprintf(error, sizeof error, "%s", store.error);
   }
@@ -325,7 +319,6 @@ int main(int argc, char **argv) {
     snprintf(error, sizeof error, "%s", store.error);
     ok = false;
   }
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   tl_report_options report_options = {input, c.custom_header_html, c.provenance,
                                       cpus > 0 ? (int)cpus : 1};
   if (ok && !tl_report_write(&store, &report_options, &diag)) {

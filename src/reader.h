@@ -39,9 +39,13 @@ typedef struct tl_record {
   bool has_payload; /* has_payload was present */
   tl_str payload;   /* tab-stripped lines joined by \n; valid in callback */
   const char *md5;  /* has_payload's value, or NULL */
-  bool md5_ok;      /* md5 matched (false when no payload) */
+  bool md5_ok;      /* md5 matched (false when no payload or deferred) */
   char digest[33];  /* md5 of the payload as read (hex), "" when none */
-  bool truncated;   /* the file ended inside this record */
+  /* With tl_reader_options.defer_md5: a payload's md5 mismatch is not
+   * counted, and md5_ok and digest are set only in a record the file ends
+   * in; the callback checks with tl_reader_check_md5. */
+  bool md5_deferred;
+  bool truncated; /* the file ended inside this record */
   const tl_string_table *strings;
 } tl_record;
 
@@ -52,7 +56,13 @@ typedef void (*tl_progress_fn)(void *ctx, uint64_t bytes_read,
 typedef struct tl_reader_options {
   tl_progress_fn progress; /* may be NULL; called about every 4 MiB */
   void *progress_ctx;
-  FILE *raw_copy; /* when set, every byte read is also written here */
+  /* When set, called with every byte read, in order (raw.log). */
+  void (*raw_copy)(void *ctx, const char *data, size_t len);
+  void *raw_copy_ctx;
+  /* Leave the md5 check of payloads to the callback, which may do it on
+   * another thread; the reader still checks a payload the file ends in, to
+   * tell a cut record from a complete one. */
+  bool defer_md5;
 } tl_reader_options;
 
 /* Reads `path` to its end. Returns false (and sets errno-style message in
@@ -60,6 +70,13 @@ typedef struct tl_reader_options {
 bool tl_reader_run(const char *path, const tl_reader_options *options,
                    tl_diag *diag, tl_record_fn on_record, void *ctx,
                    char *error, size_t error_size);
+
+/* Computes the md5 of `payload` into `digest` (32 hex digits) and compares
+ * it with `expected` (NULL: has_payload was not a string). A mismatch is
+ * counted in `diag` (unless NULL) at `line`, naming the entry's `kind`.
+ * Returns true when they match. */
+bool tl_reader_check_md5(tl_diag *diag, size_t line, const char *kind,
+                         tl_str payload, const char *expected, char digest[33]);
 
 /* Exposed for tests: the offset of the JSON envelope in a glog line, or -1
  * when the line does not match the glog prefix anywhere. */

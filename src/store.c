@@ -1,5 +1,5 @@
 /* store.c: one table maps envelope kinds to output files; each record's file
- * is written as soon as the record is read (formats doc 1.7). */
+ * is handed to the sink as soon as the record is read (formats doc 1.7). */
 #include "store.h"
 
 #include <md5.h>
@@ -93,6 +93,10 @@ static const char *object_string(const cJSON *obj, const char *key) {
 
 bool tl_store_write(tl_store *store, const char *relative_path,
                     const void *data, size_t len) {
+  if (store->sink) {
+    tl_sink_write(store->sink, relative_path, data, len);
+    return true;
+  }
   tl_buf path;
   tl_buf_init(&path);
   tl_buf_printf(&path, "%s/%s", store->out_dir, relative_path);
@@ -189,26 +193,39 @@ static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
   return &dir->artifacts.items[dir->artifacts.count - 1];
 }
 
-/* Writes the payload as `<stem>_N.<ext>` and records it. */
+/* The md5 of the record's payload for the artifact just added: known now,
+ * or filled in by tl_store_close once the sink has computed it. */
+static void set_md5(tl_store *store, tl_compile_dir *dir,
+                    const tl_record *rec) {
+  tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
+  if (store->record_md5_ticket == TL_SINK_NO_TICKET) {
+    memcpy(a->md5, rec->digest, sizeof a->md5);
+    return;
+  }
+  tl_pending_md5 p = {dir, dir->artifacts.count - 1, store->record_md5_ticket};
+  TL_VEC_PUSH(store->pending_md5, p);
+}
+
+/* Writes the record's payload as `<stem>_N.<ext>` and records it. */
 static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
                                   const char *stem, const char *ext,
-                                  tl_str data, const char *digest, tl_role role,
-                                  size_t line) {
+                                  const tl_record *rec, tl_role role) {
   tl_buf name;
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
   int number = store->counter++;
   tl_buf_printf(&name, "_%d.%s", number, ext);
-  tl_artifact *a = add_artifact(store, dir, name.data, number, role, line);
-  tl_store_write(store, a->path, data.ptr, data.len);
+  tl_artifact *a = add_artifact(store, dir, name.data, number, role, rec->line);
+  tl_sink_write_payload(store->sink, a->path);
   a->text_path = tl_xstrdup(a->path);
-  memcpy(a->md5, digest, sizeof a->md5);
+  set_md5(store, dir, rec);
   tl_buf_free(&name);
   return a;
 }
 
+/* Records `<stem>_N<suffix>.html` and hands `html`'s memory to the sink. */
 static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
-                       int number, const char *suffix, const tl_buf *html,
+                       int number, const char *suffix, tl_buf *html,
                        size_t line) {
   tl_buf name;
   tl_buf_init(&name);
@@ -216,7 +233,7 @@ static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
   tl_buf_printf(&name, "_%d%s.html", number, suffix);
   tl_artifact *a =
       add_artifact(store, dir, name.data, number, TL_ROLE_NONE, line);
-  tl_store_write(store, a->path, html->data, html->len);
+  tl_sink_write_buf(store->sink, a->path, html);
   tl_buf_free(&name);
 }
 
@@ -422,29 +439,8 @@ static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
   MD5Data((const uint8_t *)rec->payload.ptr, rec->payload.len, digest);
   char rel[64];
   snprintf(rel, sizeof rel, "payloads/%s.txt", digest);
-  tl_store_write(store, rel, rec->payload.ptr, rec->payload.len);
+  tl_sink_write_payload(store->sink, rel);
   store->unconsumed_payloads++;
-}
-
-/* raw.jsonl: each envelope exactly as logged, with its payload added as
- * "payload" (the reader guarantees the text is one JSON object). */
-static void write_raw_jsonl(tl_store *store, const tl_record *rec) {
-  tl_str env = rec->envelope_text;
-  if (!store->raw_jsonl || env.len < 2 || env.ptr[env.len - 1] != '}')
-    return;
-  tl_buf line;
-  tl_buf_init(&line);
-  if (rec->payload.ptr) {
-    tl_buf_append(&line, env.ptr, env.len - 1);
-    tl_buf_puts(&line, ",\"payload\":");
-    tl_json_string(&line, rec->payload);
-    tl_buf_puts(&line, "}\n");
-  } else {
-    tl_buf_append_str(&line, env);
-    tl_buf_putc(&line, '\n');
-  }
-  fwrite(line.data, 1, line.len, store->raw_jsonl);
-  tl_buf_free(&line);
 }
 
 static void store_artifact(tl_store *store, tl_compile_dir *dir,
@@ -471,8 +467,7 @@ static void store_artifact(tl_store *store, tl_compile_dir *dir,
     tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
                 "artifact \"%s\" has unknown encoding %s (kept as text)", name,
                 encoding ? encoding : "(none)");
-  tl_artifact *a = write_counted(store, dir, name, ext, rec->payload,
-                                 rec->digest, role, rec->line);
+  tl_artifact *a = write_counted(store, dir, name, ext, rec, role);
   if (strcmp(name, "inductor_provenance_tracking_kernel_stack_traces") == 0 &&
       rec->has_payload) {
     tl_buf html;
@@ -502,8 +497,7 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
     }
   }
   if (store->options.plain_text) {
-    write_counted(store, dir, stem.data, "txt", rec->payload, rec->digest,
-                  TL_ROLE_OUTPUT_CODE, rec->line);
+    write_counted(store, dir, stem.data, "txt", rec, TL_ROLE_OUTPUT_CODE);
     tl_buf_free(&stem);
     return;
   }
@@ -516,11 +510,11 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
   write_page(store, dir, stem.data, number, "", &html, rec->line);
   tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
   a->role = TL_ROLE_OUTPUT_CODE;
-  memcpy(a->md5, rec->digest, sizeof a->md5);
+  set_md5(store, dir, rec);
   size_t n = strlen(dir->dir_name) + text_name.len + 2;
   a->text_path = tl_xmalloc(n);
   snprintf(a->text_path, n, "%s/%s", dir->dir_name, text_name.data);
-  tl_store_write(store, a->text_path, rec->payload.ptr, rec->payload.len);
+  tl_sink_write_payload(store->sink, a->text_path);
   tl_buf_free(&text_name);
   tl_buf_free(&html);
   tl_buf_free(&stem);
@@ -529,7 +523,10 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
 void tl_store_record(void *ctx, const tl_record *rec) {
   tl_store *store = ctx;
   store->record_count++;
-  write_raw_jsonl(store, rec);
+  bool check_md5 = rec->md5_deferred && rec->has_payload;
+  store->record_md5_ticket =
+      tl_sink_record(store->sink, rec->line, rec->envelope_text, rec->payload,
+                     rec->kind, rec->md5, check_md5);
   if (tl_compile_id_is_empty(&rec->compile_id) &&
       store->options.strict_compile_id)
     tl_diag_add(store->diag, TL_DIAG_NO_COMPILE_ID, rec->line,
@@ -550,16 +547,15 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   tl_buf html;
   switch (out) {
   case OUT_TEXT:
-    write_counted(store, dir, rec->kind, "txt", rec->payload, rec->digest,
-                  rec->has_payload ? row->role : TL_ROLE_NONE, rec->line);
+    write_counted(store, dir, rec->kind, "txt", rec,
+                  rec->has_payload ? row->role : TL_ROLE_NONE);
     return;
   case OUT_NAMED_TEXT: {
     const char *name = object_string(rec->kind_value, "name");
     tl_buf stem;
     tl_buf_init(&stem);
     tl_buf_printf(&stem, "%s_%s", rec->kind, name ? name : "");
-    write_counted(store, dir, stem.data, "txt", rec->payload, rec->digest,
-                  TL_ROLE_NONE, rec->line);
+    write_counted(store, dir, stem.data, "txt", rec, TL_ROLE_NONE);
     tl_buf_free(&stem);
     return;
   }
@@ -576,9 +572,8 @@ void tl_store_record(void *ctx, const tl_record *rec) {
         write_unconsumed_payload(store, rec);
       return;
     }
-    write_counted(store, dir, name, "txt", rec->payload, rec->digest,
-                  rec->has_payload ? role_of_name(name) : TL_ROLE_NONE,
-                  rec->line);
+    write_counted(store, dir, name, "txt", rec,
+                  rec->has_payload ? role_of_name(name) : TL_ROLE_NONE);
     return;
   }
   case OUT_OUTPUT_CODE:
@@ -637,8 +632,8 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     return;
   case OUT_DUMP_FILE: {
     const char *name = object_string(rec->kind_value, "name");
-    write_counted(store, dir, name ? name : "dump_file", "txt", rec->payload,
-                  rec->digest, TL_ROLE_NONE, rec->line);
+    write_counted(store, dir, name ? name : "dump_file", "txt", rec,
+                  TL_ROLE_NONE);
     return;
   }
   case OUT_START:
@@ -698,34 +693,58 @@ bool tl_store_open(tl_store *store, const char *out_dir,
   tl_buf_free(&hljs_css);
   if (!ok)
     return false;
+  store->raw_log = open_stream(store, "raw.log");
   store->raw_jsonl = open_stream(store, "raw.jsonl");
   store->chromium_events = open_stream(store, "chromium_events.json");
   if (store->chromium_events)
     fputs("[", store->chromium_events);
+  store->sink = tl_sink_start(out_dir, store->raw_jsonl, store->raw_log, diag,
+                              options->background_writes);
   return !store->failed;
 }
 
+void tl_store_raw_log(void *ctx, const char *data, size_t len) {
+  tl_store *store = ctx;
+  if (store->sink)
+    tl_sink_raw_log(store->sink, data, len);
+}
+
+static void close_stream(tl_store *store, FILE **stream, const char *name) {
+  if (!*stream)
+    return;
+  if (fclose(*stream) != 0 && !store->failed) {
+    store->failed = true;
+    snprintf(store->error, sizeof store->error, "cannot write %s", name);
+  }
+  *stream = NULL;
+}
+
 bool tl_store_close(tl_store *store) {
-  if (store->chromium_events) {
+  if (store->sink) {
+    char error[512];
+    if (!tl_sink_finish(store->sink, error, sizeof error) && !store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error, "%s", error);
+    }
+    for (size_t i = 0; i < store->pending_md5.count; i++) {
+      const tl_pending_md5 *p = &store->pending_md5.items[i];
+      memcpy(p->dir->artifacts.items[p->artifact].md5,
+             tl_sink_digest(store->sink, p->ticket), 33);
+    }
+    TL_VEC_FREE(store->pending_md5);
+    tl_sink_free(store->sink);
+    store->sink = NULL;
+  }
+  if (store->chromium_events)
     fputs("\n]\n", store->chromium_events);
-    if (fclose(store->chromium_events) != 0 && !store->failed) {
-      store->failed = true;
-      snprintf(store->error, sizeof store->error,
-               "cannot write chromium_events.json");
-    }
-    store->chromium_events = NULL;
-  }
-  if (store->raw_jsonl) {
-    if (fclose(store->raw_jsonl) != 0 && !store->failed) {
-      store->failed = true;
-      snprintf(store->error, sizeof store->error, "cannot write raw.jsonl");
-    }
-    store->raw_jsonl = NULL;
-  }
+  close_stream(store, &store->chromium_events, "chromium_events.json");
+  close_stream(store, &store->raw_jsonl, "raw.jsonl");
+  close_stream(store, &store->raw_log, "raw.log");
   return !store->failed;
 }
 
 void tl_store_free(tl_store *store) {
+  tl_store_close(store);
   for (size_t i = 0; i < store->dirs.count; i++) {
     tl_compile_dir *dir = store->dirs.items[i];
     for (size_t k = 0; k < dir->artifacts.count; k++) {

@@ -1,9 +1,10 @@
 /* store.h: the store stage. Takes each record from the reader, decides from
- * one table of envelope kinds which file it becomes, and writes that file at
- * once under `<out>/<compile dir>/<stem>_<N>.<ext>` with the Rust tlparse's
- * folder names, stems and single running counter N. What it keeps in memory
- * is the list of compile folders and their artifacts (names and paths, never
- * payloads), which the report stage reads after the whole trace is stored.
+ * one table of envelope kinds which file it becomes, and hands that file to
+ * the sink (sink.h) to be written under `<out>/<compile dir>/<stem>_<N>.<ext>`
+ * with the Rust tlparse's folder names, stems and single running counter N.
+ * What it keeps in memory is the list of compile folders and their artifacts
+ * (names and paths, never payloads), which the report stage reads after the
+ * whole trace is stored and tl_store_close has waited for the sink.
  */
 #ifndef TL_STORE_H
 #define TL_STORE_H
@@ -15,6 +16,7 @@
 #include "compile_id.h"
 #include "diag.h"
 #include "reader.h"
+#include "sink.h"
 
 /* What an artifact is for in a provenance view (see report.c). */
 typedef enum tl_role {
@@ -65,7 +67,15 @@ typedef struct tl_store_options {
   bool plain_text; /* -p: output code as .txt, no highlighted HTML */
   bool provenance; /* -i */
   bool strict_compile_id;
+  bool background_writes; /* the sink on a second thread */
 } tl_store_options;
+
+/* An artifact whose md5 the sink computes: filled in by tl_store_close. */
+typedef struct tl_pending_md5 {
+  tl_compile_dir *dir;
+  size_t artifact; /* index in dir->artifacts */
+  size_t ticket;
+} tl_pending_md5;
 
 typedef struct tl_store {
   const char *out_dir;
@@ -76,8 +86,11 @@ typedef struct tl_store {
   tl_compile_dir *last_dir;
   tl_compile_dir **dir_table; /* open addressing by folder name */
   size_t dir_table_size;      /* a power of two, or 0 */
-  FILE *raw_jsonl;
+  FILE *raw_jsonl, *raw_log;
   FILE *chromium_events;
+  tl_sink *sink;            /* between open and close; NULL after */
+  size_t record_md5_ticket; /* the current record's, or TL_SINK_NO_TICKET */
+  TL_VEC(tl_pending_md5) pending_md5;
   size_t chromium_event_count;
   size_t record_count;
   size_t unconsumed_payloads; /* written to payloads/<md5>.txt */
@@ -86,13 +99,17 @@ typedef struct tl_store {
   bool failed;
 } tl_store;
 
-/* Opens the top-level streams (raw.jsonl, chromium_events.json) in out_dir,
- * which must exist. Returns false with store->error set on failure. */
+/* Writes the static files and opens the top-level streams (raw.log,
+ * raw.jsonl, chromium_events.json) in out_dir, which must exist, and starts
+ * the sink. Returns false with store->error set on failure. */
 bool tl_store_open(tl_store *store, const char *out_dir,
                    const tl_store_options *options, tl_diag *diag);
 /* The reader callback: `ctx` is the tl_store. */
 void tl_store_record(void *ctx, const tl_record *record);
-/* Closes the streams. Returns false when an output could not be written. */
+/* The reader's raw-copy callback (raw.log): `ctx` is the tl_store. */
+void tl_store_raw_log(void *ctx, const char *data, size_t len);
+/* Waits for the sink, fills in the md5s it computed and closes the streams.
+ * Returns false when an output could not be written. */
 bool tl_store_close(tl_store *store);
 void tl_store_free(tl_store *store);
 /* Writes `data` to out_dir/relative_path, counting a failure in the diag. */

@@ -23,7 +23,7 @@ cmake --build "$build" -j2 --target tlparse >/dev/null
 # A new output folder, deleted after the run: creating files soon after
 # deleting thousands of others costs ext4 an inode scan (see
 # docs/performance.md), which would show up as tlparse's time.
-out="$build/profile-out.$$"
+out="${TLPARSE_PROFILE_OUT_ROOT:-$build}/profile-out.$$"
 data="$build/perf.data"
 sync
 if [ $# -eq 0 ]; then set -- -F 999; fi

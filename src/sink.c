@@ -1,0 +1,333 @@
+/* sink.c: the store's byte work (md5, raw.jsonl, raw.log, artifact files) in
+ * the order asked, inline or on a second thread fed by a bounded queue. */
+#define _POSIX_C_SOURCE 200809L
+#include "sink.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "html.h"
+#include "reader.h"
+
+/* Copied bytes the queue may hold before the reading thread waits. One item
+ * larger than this is still taken when the queue is empty. */
+enum { MAX_BYTES_QUEUED = 8 << 20 };
+
+typedef enum step_kind {
+  STEP_RECORD,        /* raw.jsonl line, md5 check; becomes "current" */
+  STEP_WRITE_PAYLOAD, /* the current record's payload to `path` */
+  STEP_WRITE,         /* `data` to `path` */
+  STEP_RAW_LOG        /* `data` appended to raw.log */
+} step_kind;
+
+typedef struct step {
+  struct step *next;
+  step_kind kind;
+  char *path;
+  /* RECORD: the envelope text, then the payload; else the bytes to write. */
+  char *data;
+  size_t envelope_len, len;
+  bool has_payload;
+  size_t line;
+  char *kind_name;    /* RECORD with an md5 check */
+  char *expected_md5; /* may be NULL: "not a string" */
+  bool check_md5;
+} step;
+
+typedef struct digest_text {
+  char hex[33];
+} digest_text;
+
+struct tl_sink {
+  const char *out_dir;
+  FILE *raw_jsonl, *raw_log;
+  tl_diag *caller_diag;
+  tl_diag own_diag; /* background: the thread's diagnostics until finish */
+  tl_diag *diag;    /* where diagnostics go now */
+  bool background;
+  size_t tickets; /* md5 checks asked for */
+  TL_VEC(digest_text) digests;
+  step *current; /* the record whose payload STEP_WRITE_PAYLOAD writes */
+  bool failed;
+  char error[512];
+  tl_buf scratch;
+  /* The queue (background only). */
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  step *head, *tail;
+  size_t queued_bytes;
+  bool closing;
+};
+
+static void step_free(step *s) {
+  if (!s)
+    return;
+  free(s->path);
+  free(s->data);
+  free(s->kind_name);
+  free(s->expected_md5);
+  free(s);
+}
+
+static void write_file(tl_sink *sink, const char *relative_path,
+                       const char *data, size_t len) {
+  tl_buf *path = &sink->scratch;
+  tl_buf_clear(path);
+  tl_buf_printf(path, "%s/%s", sink->out_dir, relative_path);
+  char error[512];
+  if (tl_fs_write_file(path->data, data, len, error, sizeof error))
+    return;
+  tl_diag_add(sink->diag, TL_DIAG_OUTPUT, 0, "%s", error);
+  if (!sink->failed) {
+    sink->failed = true;
+    snprintf(sink->error, sizeof sink->error, "%s", error);
+  }
+}
+
+/* raw.jsonl: each envelope exactly as logged, with its payload added as
+ * "payload" (the reader guarantees the text is one JSON object). */
+static void write_raw_jsonl(tl_sink *sink, const step *s) {
+  tl_str env = {s->data, s->envelope_len};
+  if (!sink->raw_jsonl || env.len < 2 || env.ptr[env.len - 1] != '}')
+    return;
+  tl_buf *line = &sink->scratch;
+  tl_buf_clear(line);
+  if (s->has_payload) {
+    tl_buf_append(line, env.ptr, env.len - 1);
+    tl_buf_puts(line, ",\"payload\":");
+    tl_json_string(line, (tl_str){s->data + s->envelope_len, s->len});
+    tl_buf_puts(line, "}\n");
+  } else {
+    tl_buf_append_str(line, env);
+    tl_buf_putc(line, '\n');
+  }
+  fwrite(line->data, 1, line->len, sink->raw_jsonl);
+}
+
+/* Does one step; returns the step if it must stay (the current record). */
+static step *run_step(tl_sink *sink, step *s) {
+  switch (s->kind) {
+  case STEP_RECORD: {
+    if (s->check_md5) {
+      digest_text digest;
+      tl_reader_check_md5(sink->diag, s->line, s->kind_name,
+                          (tl_str){s->data + s->envelope_len, s->len},
+                          s->expected_md5, digest.hex);
+      TL_VEC_PUSH(sink->digests, digest);
+    }
+    write_raw_jsonl(sink, s);
+    return s;
+  }
+  case STEP_WRITE_PAYLOAD:
+    if (sink->current)
+      write_file(sink, s->path,
+                 sink->current->data + sink->current->envelope_len,
+                 sink->current->len);
+    break;
+  case STEP_WRITE:
+    write_file(sink, s->path, s->data, s->len);
+    break;
+  case STEP_RAW_LOG:
+    if (sink->raw_log)
+      fwrite(s->data, 1, s->len, sink->raw_log);
+    break;
+  }
+  step_free(s);
+  return NULL;
+}
+
+static size_t step_bytes(const step *s) {
+  return s->kind == STEP_RECORD ? s->envelope_len + s->len : s->len;
+}
+
+/* Runs a chain of steps; returns the bytes freed. */
+static size_t run_steps(tl_sink *sink, step *s) {
+  size_t freed = 0;
+  while (s) {
+    step *next = s->next;
+    size_t bytes = step_bytes(s);
+    if (run_step(sink, s)) {
+      if (sink->current)
+        freed += step_bytes(sink->current);
+      step_free(sink->current);
+      sink->current = s;
+    } else {
+      freed += bytes;
+    }
+    s = next;
+  }
+  return freed;
+}
+
+static void *sink_thread(void *arg) {
+  tl_sink *sink = arg;
+  pthread_mutex_lock(&sink->lock);
+  for (;;) {
+    while (!sink->head && !sink->closing)
+      pthread_cond_wait(&sink->changed, &sink->lock);
+    step *chain = sink->head;
+    sink->head = sink->tail = NULL;
+    if (!chain && sink->closing)
+      break;
+    pthread_mutex_unlock(&sink->lock);
+    size_t freed = run_steps(sink, chain);
+    pthread_mutex_lock(&sink->lock);
+    sink->queued_bytes -= freed;
+    pthread_cond_broadcast(&sink->changed);
+  }
+  pthread_mutex_unlock(&sink->lock);
+  return NULL;
+}
+
+/* Hands a step over: done at once inline, queued in the background (waiting
+ * while the queue is full). */
+static void submit(tl_sink *sink, step *s) {
+  if (!sink->background) {
+    run_steps(sink, s);
+    return;
+  }
+  size_t bytes = step_bytes(s);
+  pthread_mutex_lock(&sink->lock);
+  /* queued_bytes also counts the record the thread holds as current, so
+   * only a non-empty queue makes the caller wait. */
+  while (sink->head && sink->queued_bytes + bytes > MAX_BYTES_QUEUED)
+    pthread_cond_wait(&sink->changed, &sink->lock);
+  sink->queued_bytes += bytes;
+  if (sink->tail)
+    sink->tail->next = s;
+  else
+    sink->head = s;
+  sink->tail = s;
+  pthread_cond_broadcast(&sink->changed);
+  pthread_mutex_unlock(&sink->lock);
+}
+
+tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
+                       tl_diag *diag, bool background) {
+  tl_sink *sink = tl_xcalloc(1, sizeof *sink);
+  sink->out_dir = out_dir;
+  sink->raw_jsonl = raw_jsonl;
+  sink->raw_log = raw_log;
+  sink->caller_diag = diag;
+  sink->diag = diag;
+  tl_buf_init(&sink->scratch);
+  if (!background)
+    return sink;
+  tl_diag_init(&sink->own_diag, diag->file_name);
+  sink->own_diag.verbose = diag->verbose;
+  sink->diag = &sink->own_diag;
+  pthread_mutex_init(&sink->lock, NULL);
+  pthread_cond_init(&sink->changed, NULL);
+  sink->background =
+      pthread_create(&sink->thread, NULL, sink_thread, sink) == 0;
+  if (!sink->background) { /* no thread to be had: work inline */
+    pthread_mutex_destroy(&sink->lock);
+    pthread_cond_destroy(&sink->changed);
+    tl_diag_free(&sink->own_diag);
+    sink->diag = diag;
+  }
+  return sink;
+}
+
+static step *new_step(step_kind kind, const char *relative_path) {
+  step *s = tl_xcalloc(1, sizeof *s);
+  s->kind = kind;
+  if (relative_path)
+    s->path = tl_xstrdup(relative_path);
+  return s;
+}
+
+size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
+                      tl_str payload, const char *kind,
+                      const char *expected_md5, bool check_md5) {
+  step *s = new_step(STEP_RECORD, NULL);
+  s->line = line;
+  s->envelope_len = envelope_text.len;
+  s->has_payload = payload.ptr != NULL;
+  s->len = s->has_payload ? payload.len : 0;
+  s->data = tl_xmalloc(s->envelope_len + s->len + 1);
+  if (s->envelope_len)
+    memcpy(s->data, envelope_text.ptr, s->envelope_len);
+  if (s->len)
+    memcpy(s->data + s->envelope_len, payload.ptr, s->len);
+  size_t ticket = TL_SINK_NO_TICKET;
+  if (check_md5) {
+    s->check_md5 = true;
+    s->kind_name = tl_xstrdup(kind);
+    s->expected_md5 = expected_md5 ? tl_xstrdup(expected_md5) : NULL;
+    ticket = sink->tickets++;
+  }
+  submit(sink, s);
+  return ticket;
+}
+
+void tl_sink_write_payload(tl_sink *sink, const char *relative_path) {
+  submit(sink, new_step(STEP_WRITE_PAYLOAD, relative_path));
+}
+
+void tl_sink_write(tl_sink *sink, const char *relative_path, const void *data,
+                   size_t len) {
+  step *s = new_step(STEP_WRITE, relative_path);
+  s->data = tl_xmalloc(len + 1);
+  if (len)
+    memcpy(s->data, data, len);
+  s->len = len;
+  submit(sink, s);
+}
+
+void tl_sink_write_buf(tl_sink *sink, const char *relative_path, tl_buf *data) {
+  step *s = new_step(STEP_WRITE, relative_path);
+  s->len = data->len;
+  s->data = tl_buf_detach(data);
+  submit(sink, s);
+}
+
+void tl_sink_raw_log(tl_sink *sink, const char *data, size_t len) {
+  if (!sink->raw_log || !len)
+    return;
+  step *s = new_step(STEP_RAW_LOG, NULL);
+  s->data = tl_xmalloc(len);
+  memcpy(s->data, data, len);
+  s->len = len;
+  submit(sink, s);
+}
+
+bool tl_sink_finish(tl_sink *sink, char *error, size_t error_size) {
+  if (sink->background) {
+    pthread_mutex_lock(&sink->lock);
+    sink->closing = true;
+    pthread_cond_broadcast(&sink->changed);
+    pthread_mutex_unlock(&sink->lock);
+    pthread_join(sink->thread, NULL);
+    pthread_mutex_destroy(&sink->lock);
+    pthread_cond_destroy(&sink->changed);
+    sink->background = false;
+    tl_diag_merge(sink->caller_diag, &sink->own_diag);
+    tl_diag_free(&sink->own_diag);
+    sink->diag = sink->caller_diag;
+  }
+  step_free(sink->current);
+  sink->current = NULL;
+  if (sink->failed)
+    snprintf(error, error_size, "%s", sink->error);
+  return !sink->failed;
+}
+
+const char *tl_sink_digest(const tl_sink *sink, size_t ticket) {
+  return ticket < sink->digests.count ? sink->digests.items[ticket].hex : "";
+}
+
+void tl_sink_free(tl_sink *sink) {
+  if (!sink)
+    return;
+  if (sink->background) {
+    char ignored[8];
+    tl_sink_finish(sink, ignored, sizeof ignored);
+  }
+  TL_VEC_FREE(sink->digests);
+  tl_buf_free(&sink->scratch);
+  free(sink);
+}

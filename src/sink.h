@@ -1,0 +1,60 @@
+/* sink.h: the writing half of the store stage. The store decides, on the
+ * reading thread, what each record becomes; the sink does the byte work:
+ * it checks payload md5s, appends raw.log and raw.jsonl, and writes artifact
+ * files, strictly in the order it was asked to. Started in the background it
+ * does so on a second thread, fed through a queue that holds at most a few
+ * MiB of copied bytes, so reading and writing share two cores; started
+ * inline it does each step at once on the caller's thread.
+ *
+ * Ownership: the sink copies what it is given, except buffers passed to
+ * tl_sink_write_buf, which it takes. Its diagnostics (md5 mismatches and
+ * files it could not write) go to the caller's tl_diag inline, or to its own
+ * until tl_sink_finish adds them in the order they happened.
+ */
+#ifndef TL_SINK_H
+#define TL_SINK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "diag.h"
+
+typedef struct tl_sink tl_sink;
+
+/* What tl_sink_record returns when it was not asked to check an md5. */
+#define TL_SINK_NO_TICKET ((size_t)-1)
+
+/* Files are written under out_dir; raw_jsonl and raw_log (either may be NULL)
+ * are the streams of the two top-level copies, closed by the caller after
+ * tl_sink_finish. */
+tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
+                       tl_diag *diag, bool background);
+
+/* Begins a trace record: its envelope text goes to raw.jsonl with `payload`
+ * (when payload.ptr is set) added as "payload". With `expected_md5` set the
+ * payload's md5 is checked against it and a mismatch is counted (see
+ * tl_reader_check_md5); the digest is read back with tl_sink_digest and the
+ * returned ticket. `kind` names the entry in that message. */
+size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
+                      tl_str payload, const char *kind,
+                      const char *expected_md5, bool check_md5);
+/* Writes the payload of the record begun last to out_dir/relative_path. */
+void tl_sink_write_payload(tl_sink *sink, const char *relative_path);
+/* Writes a copy of data to out_dir/relative_path. */
+void tl_sink_write(tl_sink *sink, const char *relative_path, const void *data,
+                   size_t len);
+/* The same, taking `data`'s memory (it is left empty). */
+void tl_sink_write_buf(tl_sink *sink, const char *relative_path, tl_buf *data);
+/* Appends bytes to raw.log. */
+void tl_sink_raw_log(tl_sink *sink, const char *data, size_t len);
+
+/* Waits until everything asked has been done and stops the thread. Adds the
+ * sink's diagnostics to the caller's tl_diag. Returns false when a file could
+ * not be written, with the first such error in `error`. */
+bool tl_sink_finish(tl_sink *sink, char *error, size_t error_size);
+/* After tl_sink_finish: the md5 (32 hex digits) of a checked payload. */
+const char *tl_sink_digest(const tl_sink *sink, size_t ticket);
+void tl_sink_free(tl_sink *sink);
+
+#endif
