@@ -172,6 +172,10 @@ static void collect_tree(def_vec *defs, const tl_ts_query *q, const fx_ids *id,
   TL_VEC_FREE(caps);
 }
 
+bool tl_fx_query_is_compiled(void) {
+  return tl_ts_query_is_compiled(tree_sitter_python(), TL_RES(query_fx_graph));
+}
+
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   out->nodes = NULL;
   out->node_count = 0;

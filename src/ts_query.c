@@ -3,7 +3,6 @@
  * definitions found by small per-language scanners (see ts_query.h). */
 #include "ts_query.h"
 
-#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,40 +10,64 @@
 
 /* Compiled queries, kept for the whole run: compiling the C++ wrapper query
  * alone takes tens of milliseconds, and every view runs the same few
- * queries. A TSQuery is only read while matching, so threads share it. */
+ * queries. A TSQuery is only read while matching, so threads share it. Each
+ * query is compiled outside the lock, so two threads compile two different
+ * queries at once; a thread that needs one being compiled waits for it. */
 enum { QUERY_CACHE_SIZE = 32 };
 static struct {
   const char *source;
   const TSLanguage *lang;
-  TSQuery *query;
+  TSQuery *query; /* NULL while another thread compiles it */
 } query_cache[QUERY_CACHE_SIZE];
 static size_t query_cache_count;
 static pthread_mutex_t query_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t query_compiled = PTHREAD_COND_INITIALIZER;
 
 static TSQuery *compile_query(const TSLanguage *lang, tl_str source,
                               const char *name);
+
+/* The cache slot of a query, or -1; called with the lock held. */
+static long find_cached(const TSLanguage *lang, const char *source) {
+  for (size_t i = 0; i < query_cache_count; i++)
+    if (query_cache[i].source == source && query_cache[i].lang == lang)
+      return (long)i;
+  return -1;
+}
 
 void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
                       const char *name) {
   q->name = name;
   pthread_mutex_lock(&query_cache_lock);
-  for (size_t i = 0; i < query_cache_count; i++) {
-    if (query_cache[i].source == source.ptr && query_cache[i].lang == lang) {
-      q->query = query_cache[i].query;
-      pthread_mutex_unlock(&query_cache_lock);
-      return;
-    }
+  long slot = find_cached(lang, source.ptr);
+  if (slot >= 0) {
+    while (!query_cache[slot].query)
+      pthread_cond_wait(&query_compiled, &query_cache_lock);
+    q->query = query_cache[slot].query;
+    pthread_mutex_unlock(&query_cache_lock);
+    return;
   }
-  q->query = compile_query(lang, source, name);
-  if (query_cache_count < QUERY_CACHE_SIZE) {
-    query_cache[query_cache_count].source = source.ptr;
-    query_cache[query_cache_count].lang = lang;
-    query_cache[query_cache_count].query = q->query;
-    query_cache_count++;
-  } else {
-    assert(!"query cache is full: raise QUERY_CACHE_SIZE");
+  if (query_cache_count == QUERY_CACHE_SIZE) {
+    fprintf(stderr, "tlparse: query cache is full: raise QUERY_CACHE_SIZE\n");
+    abort();
   }
+  slot = (long)query_cache_count++;
+  query_cache[slot].source = source.ptr;
+  query_cache[slot].lang = lang;
+  query_cache[slot].query = NULL;
   pthread_mutex_unlock(&query_cache_lock);
+  q->query = compile_query(lang, source, name);
+  pthread_mutex_lock(&query_cache_lock);
+  query_cache[slot].query = q->query;
+  pthread_cond_broadcast(&query_compiled);
+  pthread_mutex_unlock(&query_cache_lock);
+}
+
+bool tl_ts_query_is_compiled(const TSLanguage *lang, tl_str source) {
+  pthread_mutex_lock(&query_cache_lock);
+  long slot = find_cached(lang, source.ptr);
+  bool compiled = slot >= 0 && query_cache[slot].query;
+  pthread_mutex_unlock(&query_cache_lock);
+  return compiled;
 }
 
 void tl_ts_query_cache_free(void) {
