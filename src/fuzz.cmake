@@ -57,5 +57,5 @@ if(BUILD_TESTING AND NOT TLPARSE_LIBFUZZER)
   add_test(NAME hostile
     COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_hostile.py")
   set_tests_properties(hostile PROPERTIES TIMEOUT 900 ENVIRONMENT
-    "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_WITH_PAGES=${with_pages};TL_NODE=${TL_HOSTILE_NODE}")
+    "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_WITH_PAGES=${with_pages};TL_NODE=${TL_HOSTILE_NODE};TLPARSE_TSAN=$<BOOL:${TLPARSE_TSAN}>")
 endif()

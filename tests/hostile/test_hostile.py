@@ -496,8 +496,9 @@ class Big(Case):
             self.assertEqual(hashlib.md5(f.read()).hexdigest(),
                              hashlib.md5(b"x" * (100 << 20)).hexdigest())
         # Memory is bounded by a few copies of the largest payload (line,
-        # payload, its raw.jsonl string), not by the file.
-        if peak_kb > before:
+        # payload, its raw.jsonl string), not by the file. ThreadSanitizer's
+        # shadow memory multiplies every allocation, so its build skips this.
+        if peak_kb > before and os.environ.get("TLPARSE_TSAN") != "1":
             self.assertLess(peak_kb * 1024, 8 * (100 << 20))
 
     def test_a_million_tiny_entries(self):
