@@ -16,6 +16,7 @@
  */
 #include "analysis.h"
 #include "queries_cpp.h"
+#include "ts_chunk.h"
 #include "ts_query.h"
 
 #include <stdlib.h>

@@ -1,11 +1,12 @@
 # src/engine.cmake: the analyze and join stages (included by CMakeLists.txt).
 #   tl_ts_query  src/ts_query.c: compile embedded .scm queries, run them, read
-#                captures by name (also used by tl_engine_cpp)
+#                captures by name; src/ts_chunk.c: parse long texts in chunks
+#                (both also used by tl_engine_cpp)
 #   tl_engine    FX graph and Python output code analyzers, provenance join
 # The C++ analyzer lives in src/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
 
-add_library(tl_ts_query STATIC src/ts_query.c src/analysis.c)
+add_library(tl_ts_query STATIC src/ts_query.c src/ts_chunk.c src/analysis.c)
 target_link_libraries(tl_ts_query PUBLIC tl_base tl_grammars
   PkgConfig::TREE_SITTER)
 tl_warnings(tl_ts_query)
@@ -37,7 +38,7 @@ tl_warnings(tl_engine)
 # the join on the five provenance fixtures against reviewed expected JSON.
 tl_unit_test(engine_corpus tests/engine/test_corpus.c tl_engine)
 tl_unit_test(engine_provenance tests/engine/test_provenance.c tl_engine)
-# Chunked parsing (src/ts_query.c): the Python scanner, and pycode.c in tiny
+# Chunked parsing (src/ts_chunk.c): the Python scanner, and pycode.c in tiny
 # chunks against the whole text on the corpus and the fixtures' output code.
 tl_unit_test(engine_chunks tests/engine/test_chunks.c tl_engine)
 if(BUILD_TESTING AND TARGET tl_engine_cpp)

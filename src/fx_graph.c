@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "queries.h"
+#include "ts_chunk.h"
 #include "ts_query.h"
 
 typedef struct capture {

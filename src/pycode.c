@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "queries.h"
+#include "ts_chunk.h"
 #include "ts_query.h"
 
 #define HANDLE_PREFIX "# [Provenance debug handles] "

@@ -20,6 +20,7 @@
 #include "cuts_text.h"
 #include "dump.h"
 #include "fsutil.h"
+#include "ts_chunk.h"
 #include "ts_query.h"
 
 /* ---- the scanner ----------------------------------------------------------

@@ -10,6 +10,7 @@
  */
 #include "cuts_text.h"
 #include "dump.h"
+#include "ts_chunk.h"
 #include "ts_query.h"
 
 #include <stdint.h>

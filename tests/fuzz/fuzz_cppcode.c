@@ -3,6 +3,7 @@
  * tl_cppcode_analyze and, when present, the kernel code through
  * tl_cppkernels_analyze into the same result; see code_check.h. */
 #include "code_check.h"
+#include "ts_chunk.h"
 
 static volatile unsigned sink;
 

@@ -7,6 +7,7 @@
  */
 #include "analysis.h"
 #include "fuzz.h"
+#include "ts_chunk.h"
 #include "ts_query.h"
 
 static volatile unsigned sink;

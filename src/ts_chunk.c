@@ -1,0 +1,563 @@
+/* ts_chunk.c: the per-language scanners that find where top-level items
+ * begin, and the chunker that parses whole items a chunk at a time over
+ * included ranges (see ts_chunk.h). */
+#include "ts_chunk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_query.h"
+
+size_t tl_ts_chunk_limit = (size_t)1 << 20;
+
+static bool is_ident_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static bool word_is(const char *w, size_t len, const char *s) {
+  return strlen(s) == len && memcmp(w, s, len) == 0;
+}
+
+static bool word_in(const char *w, size_t len, const char *const *list) {
+  for (; *list; list++)
+    if (word_is(w, len, *list))
+      return true;
+  return false;
+}
+
+/* Records a cut at `pos` when it lies inside the text and after the last. */
+static void add_cut(tl_ts_cuts *cuts, size_t pos, size_t n) {
+  if (pos == 0 || pos >= n)
+    return;
+  if (cuts->count && cuts->items[cuts->count - 1] >= pos)
+    return;
+  TL_VEC_PUSH(*cuts, (uint32_t)pos);
+}
+
+/* A quoted literal from the quote at *pos: `"a\"b"`, `'\n'`. Backslash
+ * escapes the next byte (a newline too); an unescaped newline or the end
+ * of the text leaves it unterminated: false. */
+static bool skip_quoted(const char *t, size_t n, size_t *pos) {
+  char q = t[*pos];
+  for (size_t i = *pos + 1; i < n; i++) {
+    if (t[i] == '\\')
+      i++;
+    else if (t[i] == q) {
+      *pos = i + 1;
+      return true;
+    } else if (t[i] == '\n')
+      return false;
+  }
+  return false;
+}
+
+/* The end of a `/ * ... * /` comment opening at `i`: the byte after it, or
+ * 0 when it is unterminated. */
+static size_t block_comment_end(const char *t, size_t n, size_t i) {
+  for (i += 2; i + 1 < n; i++)
+    if (t[i] == '*' && t[i + 1] == '/')
+      return i + 2;
+  return 0;
+}
+
+/* The newline ending a `//` comment at `i` (n at the end of the text); a
+ * backslash before the newline continues the comment, as in C. */
+static size_t line_comment_end(const char *t, size_t n, size_t i) {
+  for (;;) {
+    const char *nl = memchr(t + i, '\n', n - i);
+    if (!nl)
+      return n;
+    size_t at = (size_t)(nl - t), b = at;
+    if (b > i && t[b - 1] == '\r')
+      b--;
+    if (b == i || t[b - 1] != '\\')
+      return at;
+    i = at + 1;
+  }
+}
+
+/* A raw string from the quote after its `R` prefix: `R"delim( ... )delim"`
+ * (KernelContextGuard sources). False when the delimiter is malformed or
+ * the closing `)delim"` is missing. */
+static bool skip_raw_string(const char *t, size_t n, size_t *pos) {
+  size_t i = *pos + 1, d = i;
+  while (i < n && t[i] != '(') {
+    if (i - d >= 16 || strchr(" )\\\t\v\f\r\n", t[i]))
+      return false;
+    i++;
+  }
+  if (i >= n)
+    return false;
+  size_t dlen = i - d;
+  for (i++; i < n; i++) {
+    if (t[i] == ')' && n - i > dlen + 1 &&
+        memcmp(t + i + 1, t + d, dlen) == 0 && t[i + 1 + dlen] == '"') {
+      *pos = i + dlen + 2;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A preprocessor line from its `#` at *pos up to (not including) the
+ * newline that ends it; backslash-newline continues it, and a block comment
+ * or string in it is skipped whole. `#if`, `#ifdef` and `#ifndef` raise
+ * *depth and `#endif` lowers it: no cut is made inside a conditional. The
+ * braces and semicolons of a `#define` body do not count. */
+static bool skip_directive(const char *t, size_t n, size_t *pos, long *depth) {
+  static const char *const opens[] = {"if", "ifdef", "ifndef", NULL};
+  size_t i = *pos + 1;
+  while (i < n && (t[i] == ' ' || t[i] == '\t'))
+    i++;
+  size_t w = i;
+  while (i < n && is_ident_char((unsigned char)t[i]))
+    i++;
+  if (word_in(t + w, i - w, opens))
+    ++*depth;
+  else if (word_is(t + w, i - w, "endif") && --*depth < 0)
+    return false;
+  while (i < n && t[i] != '\n') {
+    if (t[i] == '\\' && i + 1 < n && t[i + 1] == '\n')
+      i += 2;
+    else if (t[i] == '\\' && i + 2 < n && t[i + 1] == '\r' && t[i + 2] == '\n')
+      i += 3;
+    else if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
+      if (!(i = block_comment_end(t, n, i)))
+        return false;
+    } else if (t[i] == '/' && i + 1 < n && t[i + 1] == '/')
+      i = line_comment_end(t, n, i);
+    else if (t[i] == '"') {
+      if (!skip_quoted(t, n, &i))
+        return false;
+    } else
+      i++;
+  }
+  *pos = i;
+  return true;
+}
+
+/* C++: an item ends after a `;` outside any bracket, or after the `}` that
+ * closes a function body, namespace or `extern "C" {}` block. A top-level
+ * `{` after `=` or after class/struct/union/enum opens an initializer or a
+ * type whose item ends at the `;` that follows (`struct S {...} s;`), so
+ * its `}` is no cut. Cuts are offered only outside #if nesting. Being
+ * conservative (too few cuts) costs memory, never correctness. */
+bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
+  static const char *const type_words[] = {"class", "struct", "union", "enum",
+                                           NULL};
+  static const char *const str_prefixes[] = {"L", "u", "U", "u8", NULL};
+  static const char *const raw_prefixes[] = {"R",  "LR",  "uR",
+                                             "UR", "u8R", NULL};
+  const char *t = text.ptr;
+  size_t n = text.len, i = 0;
+  long brace = 0, paren = 0, pp = 0;
+  bool line_start = true, needs_semi = false;
+  cuts->count = 0;
+  if (!t || n >= UINT32_MAX || memchr(t, '\0', n))
+    return n == 0;
+  while (i < n) {
+    unsigned char c = (unsigned char)t[i];
+    if (c == '\n') {
+      line_start = true;
+      i++;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      i++;
+      continue;
+    }
+    if (c == '#' && line_start) {
+      if (!skip_directive(t, n, &i, &pp))
+        goto unsure;
+      continue;
+    }
+    line_start = false;
+    if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+      i = line_comment_end(t, n, i);
+    } else if (c == '/' && i + 1 < n && t[i + 1] == '*') {
+      if (!(i = block_comment_end(t, n, i)))
+        goto unsure;
+    } else if (c == '"' || c == '\'') {
+      if (!skip_quoted(t, n, &i))
+        goto unsure;
+    } else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(t[i + 1]))) {
+      /* A number: 1'000'000, 0x1p-3, 1.5e+10f. */
+      for (i++; i < n; i++) {
+        unsigned char d = (unsigned char)t[i], p = (unsigned char)t[i - 1];
+        bool sign = (d == '+' || d == '-') && strchr("eEpP", p);
+        bool sep = d == '\'' && i + 1 < n && is_ident_char(t[i + 1]);
+        if (!is_ident_char(d) && d != '.' && !sign && !sep)
+          break;
+      }
+    } else if (is_ident_char(c)) {
+      size_t w = i;
+      while (i < n && is_ident_char((unsigned char)t[i]))
+        i++;
+      if (i < n && t[i] == '"' && word_in(t + w, i - w, raw_prefixes)) {
+        if (!skip_raw_string(t, n, &i))
+          goto unsure;
+      } else if (i < n && (t[i] == '"' || t[i] == '\'') &&
+                 word_in(t + w, i - w, str_prefixes)) {
+        if (!skip_quoted(t, n, &i))
+          goto unsure;
+      } else if (brace == 0 && paren == 0 &&
+                 word_in(t + w, i - w, type_words)) {
+        needs_semi = true;
+      }
+    } else {
+      switch (c) {
+      case '{':
+        brace++;
+        break;
+      case '}':
+        if (--brace < 0)
+          goto unsure;
+        if (brace == 0 && paren == 0 && !needs_semi && pp == 0)
+          add_cut(cuts, i + 1, n);
+        break;
+      case '(':
+      case '[':
+        paren++;
+        break;
+      case ')':
+      case ']':
+        if (--paren < 0)
+          goto unsure;
+        break;
+      case ';':
+        if (brace == 0 && paren == 0) {
+          needs_semi = false;
+          if (pp == 0)
+            add_cut(cuts, i + 1, n);
+        }
+        break;
+      case '=':
+        if (brace == 0 && paren == 0)
+          needs_semi = true;
+        break;
+      default:
+        break;
+      }
+      i++;
+    }
+  }
+  if (brace == 0 && paren == 0 && pp == 0)
+    return true;
+unsure:
+  cuts->count = 0;
+  return false;
+}
+
+/* Python string literal from its quote at *pos, triple-quoted or not;
+ * prefixes (r, b, f, ...) need no care, since a backslash keeps the next
+ * byte in the literal in every kind. */
+static bool skip_py_string(const char *t, size_t n, size_t *pos) {
+  size_t i = *pos;
+  char q = t[i];
+  if (!(i + 2 < n && t[i + 1] == q && t[i + 2] == q))
+    return skip_quoted(t, n, pos);
+  for (i += 3; i < n; i++) {
+    if (t[i] == '\\')
+      i++;
+    else if (t[i] == q && i + 2 < n && t[i + 1] == q && t[i + 2] == q) {
+      *pos = i + 3;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Python: calls `visit` at the start of each logical line that begins a
+ * statement: not inside brackets, a string or a backslash continuation,
+ * and not blank or a comment. `indent` counts its leading spaces; a tab
+ * among them makes it SIZE_MAX. False when unsure (see tl_ts_cuts). */
+typedef void (*py_visit)(void *ctx, tl_str text, size_t line, size_t indent);
+
+static bool py_scan(tl_str text, py_visit visit, void *ctx) {
+  const char *t = text.ptr;
+  size_t n = text.len, i = 0;
+  long depth = 0;
+  bool line_start = true, continued = false;
+  if (!t || n >= UINT32_MAX || memchr(t, '\0', n))
+    return n == 0;
+  while (i < n) {
+    unsigned char c = (unsigned char)t[i];
+    if (line_start && depth == 0 && !continued) {
+      size_t w = i;
+      bool tab = false;
+      while (w < n && (t[w] == ' ' || t[w] == '\t'))
+        tab |= t[w++] == '\t';
+      if (w < n && !strchr("\f\r\n#", t[w]))
+        visit(ctx, text, i, tab ? SIZE_MAX : w - i);
+    }
+    line_start = continued = false;
+    if (c == '\n') {
+      line_start = true;
+      i++;
+    } else if (c == '#') {
+      const char *nl = memchr(t + i, '\n', n - i);
+      i = nl ? (size_t)(nl - t) : n;
+    } else if (c == '\\') {
+      size_t k = i + 1 < n && t[i + 1] == '\r' ? i + 2 : i + 1;
+      if (k < n && t[k] == '\n') {
+        line_start = continued = true;
+        i = k + 1;
+      } else {
+        i++;
+      }
+    } else if (c == '"' || c == '\'') {
+      if (!skip_py_string(t, n, &i))
+        return false;
+    } else {
+      if (c == '(' || c == '[' || c == '{')
+        depth++;
+      else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
+        return false;
+      i++;
+    }
+  }
+  return depth == 0;
+}
+
+/* Does the statement at `pos` continue the one before: an `else`, `elif`,
+ * `except` or `finally` clause? */
+static bool py_is_clause(tl_str text, size_t pos) {
+  static const char *const clauses[] = {"else", "elif", "except", "finally",
+                                        NULL};
+  size_t w = pos;
+  while (w < text.len && is_ident_char((unsigned char)text.ptr[w]))
+    w++;
+  return word_in(text.ptr + pos, w - pos, clauses);
+}
+
+typedef struct py_cut_state {
+  tl_ts_cuts *cuts;
+  bool after_decorator;
+} py_cut_state;
+
+static void py_cut_visit(void *ctx, tl_str text, size_t line, size_t indent) {
+  py_cut_state *st = ctx;
+  if (indent != 0 || py_is_clause(text, line))
+    return;
+  if (!st->after_decorator)
+    add_cut(st->cuts, line, text.len);
+  st->after_decorator = text.ptr[line] == '@';
+}
+
+/* Python: a top-level statement begins at column 0. It is a cut unless it
+ * continues the statement before: an `else`, `elif`, `except` or `finally`
+ * clause, or anything after a decorator line (`@triton.jit` belongs to the
+ * `def` below it). */
+bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts) {
+  py_cut_state st = {cuts, false};
+  cuts->count = 0;
+  if (py_scan(text, py_cut_visit, &st))
+    return true;
+  cuts->count = 0;
+  return false;
+}
+
+typedef struct py_block_state {
+  tl_ts_cuts *cuts;
+  tl_ts_forward *fwd;
+  size_t lines;
+  bool ok;
+} py_block_state;
+
+/* Lines 0 and 1 are the class and `def forward` headers; the body's
+ * statements are at indentation 8, deeper lines belong to them. */
+static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
+  py_block_state *st = ctx;
+  size_t k = st->lines++;
+  const char *p = text.ptr + line + (indent == SIZE_MAX ? 0 : indent);
+  size_t rest = text.len - (size_t)(p - text.ptr);
+  if (k == 0)
+    st->ok &= indent == 0 && rest > 6 && memcmp(p, "class ", 6) == 0;
+  else if (k == 1) {
+    st->ok &= indent == 4 && rest > 12 && memcmp(p, "def forward(", 12) == 0;
+    st->fwd->params_start = (uint32_t)(p - text.ptr) + 12;
+  } else if (indent == 8) {
+    st->ok &= *p != '@' && !py_is_clause(text, line + 8);
+    if (k == 2)
+      st->fwd->body = (uint32_t)line;
+    else
+      add_cut(st->cuts, line, text.len);
+  } else {
+    st->ok &= indent > 8 && indent != SIZE_MAX && k > 2;
+  }
+}
+
+/* The `)` closing the parameters that start at `i` (after the `(`), or 0;
+ * strings and comments in annotations are skipped whole. */
+static size_t py_params_end(tl_str text, size_t i) {
+  const char *t = text.ptr;
+  size_t n = text.len;
+  long depth = 1;
+  while (i < n) {
+    char c = t[i];
+    if (c == '"' || c == '\'') {
+      if (!skip_py_string(t, n, &i))
+        return 0;
+      continue;
+    }
+    if (c == '#') {
+      const char *nl = memchr(t + i, '\n', n - i);
+      i = nl ? (size_t)(nl - t) : n;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{')
+      depth++;
+    else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
+      return i;
+    i++;
+  }
+  return 0;
+}
+
+bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
+                               tl_ts_forward *fwd) {
+  py_block_state st = {cuts, fwd, 0, true};
+  cuts->count = 0;
+  memset(fwd, 0, sizeof *fwd);
+  if (py_scan(text, py_block_visit, &st) && st.ok && st.lines > 2) {
+    fwd->params_end = (uint32_t)py_params_end(text, fwd->params_start);
+    if (fwd->params_end > 0 && fwd->params_end < fwd->body)
+      return true;
+  }
+  cuts->count = 0;
+  memset(fwd, 0, sizeof *fwd);
+  return false;
+}
+
+/* The point of byte `to`, from the point `p` of byte `from` <= to. */
+static TSPoint advance_point(TSPoint p, tl_str text, uint32_t from,
+                             uint32_t to) {
+  const char *s = text.ptr + from, *e = text.ptr + to;
+  for (const char *nl; (nl = memchr(s, '\n', (size_t)(e - s)));) {
+    p.row++;
+    p.column = 0;
+    s = nl + 1;
+  }
+  p.column += (uint32_t)(e - s);
+  return p;
+}
+
+void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
+                         bool (*scan)(tl_str, tl_ts_cuts *)) {
+  memset(c, 0, sizeof *c);
+  c->text = text.ptr ? text : (tl_str){"", 0};
+  c->limit = tl_ts_chunk_limit ? tl_ts_chunk_limit : 1;
+  c->parser = ts_parser_new();
+  c->done =
+      !ts_parser_set_language(c->parser, lang) || c->text.len >= UINT32_MAX;
+  if (!c->done && c->text.len > c->limit && !scan(c->text, &c->cuts))
+    c->cuts.count = 0;
+  c->whole = c->cuts.count == 0;
+}
+
+void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
+                                tl_str text, tl_ts_cuts cuts,
+                                tl_ts_forward fwd) {
+  tl_ts_chunker_begin(c, lang, (tl_str){NULL, 0}, NULL);
+  c->text = text.ptr ? text : (tl_str){"", 0};
+  c->done = c->done || c->text.len >= UINT32_MAX;
+  c->cuts = cuts;
+  c->strict = true;
+  if (c->text.len <= c->limit || cuts.count == 0 || c->done ||
+      !(fwd.params_start <= fwd.params_end && fwd.params_end < fwd.body &&
+        fwd.body <= cuts.items[0])) {
+    c->cuts.count = 0;
+    c->whole = true;
+    return;
+  }
+  c->whole = false;
+  TSPoint a = advance_point((TSPoint){0, 0}, c->text, 0, fwd.params_start);
+  TSPoint b = advance_point(a, c->text, fwd.params_start, fwd.params_end);
+  TSPoint e = advance_point(b, c->text, fwd.params_end, fwd.body);
+  c->head[0] = (TSRange){{0, 0}, a, 0, fwd.params_start};
+  c->head[1] = (TSRange){b, e, fwd.params_end, fwd.body};
+  c->head_count = 2;
+}
+
+/* The whole text, as tl_ts_parse without ranges. */
+static TSTree *parse_whole(tl_ts_chunker *c) {
+  c->done = true;
+  if (!ts_parser_set_included_ranges(c->parser, NULL, 0))
+    return NULL;
+  return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
+                                (uint32_t)c->text.len);
+}
+
+static bool is_error(TSNode n) {
+  return ts_node_is_missing(n) || strcmp(ts_node_type(n), "ERROR") == 0;
+}
+
+/* Did the chunk fail to parse as a run of top-level items? Its root, or one
+ * of its items, is an ERROR (or MISSING) node. An error inside an item
+ * (AOT wrappers call macros such as CONVERT_EXCEPTION_TO_ERROR_CODE({...})
+ * with no `;`) is recovered within that item's brackets and does not count. */
+static bool top_level_error(TSNode root) {
+  if (!ts_node_has_error(root))
+    return false;
+  if (is_error(root))
+    return true;
+  uint32_t n = ts_node_child_count(root);
+  for (uint32_t i = 0; i < n; i++)
+    if (is_error(ts_node_child(root, i)))
+      return true;
+  return false;
+}
+
+TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
+  *restart = false;
+  if (c->done)
+    return NULL;
+  TSTree *tree = NULL;
+  if (!c->whole) {
+    /* The first cut always (progress), then every cut within the limit. */
+    uint32_t start = c->start, end = (uint32_t)c->text.len;
+    size_t k = c->next_cut;
+    if (k < c->cuts.count && end - start > c->limit) {
+      end = c->cuts.items[k++];
+      while (k < c->cuts.count && c->cuts.items[k] - start <= c->limit)
+        end = c->cuts.items[k++];
+    }
+    TSPoint to = advance_point(c->point, c->text, start, end);
+    TSRange ranges[3];
+    uint32_t count = start > 0 ? c->head_count : 0;
+    for (uint32_t i = 0; i < count; i++)
+      ranges[i] = c->head[i];
+    ranges[count++] = (TSRange){c->point, to, start, end};
+    if (ts_parser_set_included_ranges(c->parser, ranges, count))
+      tree = ts_parser_parse_string(c->parser, NULL, c->text.ptr,
+                                    (uint32_t)c->text.len);
+    c->start = end;
+    c->point = to;
+    c->next_cut = k;
+    c->done = end >= c->text.len;
+    TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
+    if (tree &&
+        !(c->strict ? ts_node_has_error(root) : top_level_error(root))) {
+      c->chunks++;
+      return tree;
+    }
+    if (tree)
+      ts_tree_delete(tree);
+    c->whole = true;
+    *restart = c->chunks > 0;
+  }
+  tree = parse_whole(c);
+  if (tree)
+    c->chunks++;
+  return tree;
+}
+
+void tl_ts_chunker_end(tl_ts_chunker *c) {
+  if (c->parser)
+    ts_parser_delete(c->parser);
+  TL_VEC_FREE(c->cuts);
+  memset(c, 0, sizeof *c);
+}

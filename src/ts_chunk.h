@@ -1,0 +1,102 @@
+/* ts_chunk.h: chunked parsing for the analyzers (fx_graph.c, pycode.c,
+ * cppcode.c). A long code text is parsed one chunk at a time, so that only
+ * one chunk's syntax tree is alive: memory follows the largest top-level
+ * definition, not the whole text (a 57 MB AOT wrapper's tree alone was
+ * 740 MB). Sits between tree-sitter and the analyzers' queries (ts_query.h);
+ * the chunker owns its parser and cuts, the caller each tree it returns.
+ */
+#ifndef TL_TS_CHUNK_H
+#define TL_TS_CHUNK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "buf.h"
+
+/* A scanner per language lists the offsets where a top-level definition or
+ * statement begins; the chunker groups whole definitions into chunks of about
+ * tl_ts_chunk_limit bytes and parses each over an included range, so node
+ * positions (bytes, rows, columns) stay those of the whole text.
+ *
+ *   tl_ts_chunker ch;
+ *   bool restart;
+ *   tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+ *   for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+ *     if (restart) ...forget what earlier chunks gave...
+ *     ...run the queries on t, keep bytes and lines, never TSNodes...
+ *     ts_tree_delete(t);
+ *   }
+ *   tl_ts_chunker_end(&ch);
+ */
+typedef TL_VEC(uint32_t) tl_ts_cuts;
+
+/* Scanners: fill `cuts` with the offsets (ascending, each in (0, len)) where
+ * a top-level item of the text begins (C++: after the `;` or `}` that ends
+ * the one before; Python: at the start of its line), and return true. They
+ * understand only what can hide an item's end: comments, string and character
+ * literals, brackets (and for C++ raw strings, preprocessor lines and #if
+ * nesting; for Python triple-quoted strings, line continuations and clauses
+ * such as `else:` and decorators that continue a statement). When unsure
+ * (unbalanced brackets, an unterminated comment or literal, a NUL byte) they
+ * return false with no cuts: the caller then parses the text whole, as before.
+ * Total: any bytes in, linear time. */
+bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts);
+bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
+/* An FX graph as print_readable writes it, and only that shape: one
+ * top-level `class ...:` whose body is one `def forward(...):`, whose body
+ * statements sit at indentation 8 (deeper lines are theirs). Fills `fwd`
+ * (the first body statement's line, and the bytes between the parentheses
+ * of `forward(...)`) and sets `cuts` to the starts of the other statements'
+ * lines. False, with no cuts, for any other shape or when unsure. */
+typedef struct tl_ts_forward {
+  uint32_t body;                     /* line start of the first statement */
+  uint32_t params_start, params_end; /* after `(`, at the matching `)` */
+} tl_ts_forward;
+bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
+                               tl_ts_forward *fwd);
+
+/* The size a chunk grows to, in bytes (1 MiB). One item larger than this is
+ * one chunk. Read when a chunker begins; tests set it small to cut at every
+ * item, or SIZE_MAX to parse whole. */
+extern size_t tl_ts_chunk_limit;
+
+typedef struct tl_ts_chunker {
+  TSParser *parser; /* owned; reused for every chunk */
+  tl_str text;
+  tl_ts_cuts cuts; /* none: parse the text whole */
+  size_t limit, next_cut;
+  uint32_t start; /* the next chunk's first byte and its point */
+  TSPoint point;
+  TSRange head[2]; /* head every chunk after the first (count 0: none) */
+  uint32_t head_count;
+  bool strict; /* any syntax error, not only a top-level one, gives up */
+  bool whole, done;
+  size_t chunks; /* trees returned so far (for tests) */
+} tl_ts_chunker;
+
+/* Scans `text` with `scan` (unless it fits in one chunk) and prepares the
+ * first chunk. */
+void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
+                         bool (*scan)(tl_str, tl_ts_cuts *));
+/* Parses the next chunk and returns its tree (the caller deletes it), or
+ * NULL when the text is done or tree-sitter refused the language or range.
+ * A chunk that does not parse as a run of top-level items (its root or one
+ * of its items is an ERROR or MISSING node) makes the chunker give up
+ * splitting: it returns the tree of the whole text with *restart set, and
+ * the caller forgets what earlier chunks gave. Errors recovered inside an
+ * item (a macro call with no `;`) do not count. */
+TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart);
+/* As tl_ts_chunker_begin with the cuts of an FX graph's forward already
+ * found (taken over: the chunker frees them): every chunk after the first
+ * is parsed after the header lines (`class ...:` and `def forward(...):`
+ * with the parameters left out, a signature can be megabytes), so that
+ * its statements parse where they sit. Such chunks give up on any syntax
+ * error. */
+void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
+                                tl_str text, tl_ts_cuts cuts,
+                                tl_ts_forward fwd);
+void tl_ts_chunker_end(tl_ts_chunker *c);
+
+#endif
