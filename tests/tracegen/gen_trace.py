@@ -219,8 +219,10 @@ def pre_grad_graph(m):
             for pn in L.param_names:
                 mod, _, attr = pn.partition("_")
                 t = m.tensor(D, D) if pn == "fc_weight" else m.tensor(D)
-                out.append("%slayers_%d_%s: %s = self.layers.%d.%s.%s" % (
-                    ind, L.k, pn, t, L.k, mod, attr))
+                # FX prints a get_attr path part that is not an identifier
+                # as getattr(...) (torch.fx.graph._format_target).
+                out.append('%slayers_%d_%s: %s = getattr(self.layers, "%d")'
+                           '.%s.%s' % (ind, L.k, pn, t, L.k, mod, attr))
         prev = "x"
     else:
         sig = ['L_x_: %s' % m.tensor(B, D)]
