@@ -318,7 +318,11 @@ static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
   if (tl_ts_iter_get(it, id->entry_body, &b) &&
       tl_ts_iter_get(it, id->entry_name, &a)) {
     byte_range r = {ts_node_start_byte(b), ts_node_end_byte(b)};
-    TL_VEC_PUSH(s->entries, r);
+    /* Every chunk of a body split into chunks has the same entry. */
+    bool seen = s->entries.count &&
+                s->entries.items[s->entries.count - 1].start == r.start;
+    if (!seen)
+      TL_VEC_PUSH(s->entries, r);
   } else if (tl_ts_iter_get(it, id->launcher_def, &b) &&
              tl_ts_iter_get(it, id->launcher_name, &a)) {
     tl_str name = tl_ts_text(a, s->text);
@@ -560,6 +564,9 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   range_vec comments = {0};
   tl_ts_chunker ch;
   tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+  /* run_impl alone can be most of a wrapper: parse it a few statements at
+   * a time (each chunk repeats its head and closing brace). */
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
   bool restart;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart) {

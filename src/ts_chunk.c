@@ -139,25 +139,46 @@ static bool skip_directive(const char *t, size_t n, size_t *pos, long *depth) {
   return true;
 }
 
-/* C++: an item ends after a `;` outside any bracket, or after the `}` that
- * closes a function body, namespace or `extern "C" {}` block. A top-level
- * `{` after `=` or after class/struct/union/enum opens an initializer or a
- * type whose item ends at the `;` that follows (`struct S {...} s;`), so
- * its `}` is no cut. Cuts are offered only outside #if nesting. Being
- * conservative (too few cuts) costs memory, never correctness. */
-bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
+/* Records a cut at `pos` when it lies strictly inside (from, to) and after
+ * the last one. */
+static void add_cut_in(tl_ts_cuts *cuts, size_t pos, size_t from, size_t to) {
+  if (pos <= from || pos >= to)
+    return;
+  if (cuts->count && cuts->items[cuts->count - 1] >= pos)
+    return;
+  TL_VEC_PUSH(*cuts, (uint32_t)pos);
+}
+
+/* Is the first word at or after `i` (past blanks) `word`? */
+static bool next_word_is(const char *t, size_t n, size_t i, const char *word) {
+  while (i < n && strchr(" \t\r\n\f\v", t[i]))
+    i++;
+  size_t w = i;
+  while (i < n && is_ident_char((unsigned char)t[i]))
+    i++;
+  return word_is(t + w, i - w, word);
+}
+
+/* The C++ scanner over t[from, to), with offsets of the whole text. Between
+ * declarations (the top level, a namespace body) an item ends after a `;`
+ * outside any bracket, or after the `}` that closes a function body,
+ * namespace or `extern "C" {}` block; a `{` after `=` or after
+ * class/struct/union/enum opens an initializer or a type whose item ends at
+ * the `;` that follows (`struct S {...} s;`), so its `}` is no cut. Between
+ * statements (a function body) only a `;` ends one, and not before `else`.
+ * Cuts are offered only outside #if nesting. Being conservative (too few
+ * cuts) costs memory, never correctness. */
+static bool cpp_scan(const char *t, size_t from, size_t to, bool statements,
+                     tl_ts_cuts *cuts) {
   static const char *const type_words[] = {"class", "struct", "union", "enum",
                                            NULL};
   static const char *const str_prefixes[] = {"L", "u", "U", "u8", NULL};
   static const char *const raw_prefixes[] = {"R",  "LR",  "uR",
                                              "UR", "u8R", NULL};
-  const char *t = text.ptr;
-  size_t n = text.len, i = 0;
+  size_t n = to, i = from;
   long brace = 0, paren = 0, pp = 0;
-  bool line_start = true, needs_semi = false;
-  cuts->count = 0;
-  if (!t || n >= UINT32_MAX || memchr(t, '\0', n))
-    return n == 0;
+  bool line_start = from == 0 || t[from - 1] == '\n', needs_semi = false;
+  size_t first = cuts->count;
   while (i < n) {
     unsigned char c = (unsigned char)t[i];
     if (c == '\n') {
@@ -215,8 +236,8 @@ bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
       case '}':
         if (--brace < 0)
           goto unsure;
-        if (brace == 0 && paren == 0 && !needs_semi && pp == 0)
-          add_cut(cuts, i + 1, n);
+        if (brace == 0 && paren == 0 && !needs_semi && pp == 0 && !statements)
+          add_cut_in(cuts, i + 1, from, to);
         break;
       case '(':
       case '[':
@@ -230,8 +251,8 @@ bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
       case ';':
         if (brace == 0 && paren == 0) {
           needs_semi = false;
-          if (pp == 0)
-            add_cut(cuts, i + 1, n);
+          if (pp == 0 && !(statements && next_word_is(t, n, i + 1, "else")))
+            add_cut_in(cuts, i + 1, from, to);
         }
         break;
       case '=':
@@ -247,8 +268,117 @@ bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
   if (brace == 0 && paren == 0 && pp == 0)
     return true;
 unsure:
-  cuts->count = 0;
+  cuts->count = first;
   return false;
+}
+
+bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
+  cuts->count = 0;
+  if (!text.ptr || text.len >= UINT32_MAX || memchr(text.ptr, '\0', text.len))
+    return text.len == 0;
+  return cpp_scan(text.ptr, 0, text.len, false, cuts);
+}
+
+/* The `{` that opens the body of the item t[start, end): the first one
+ * outside parentheses. Sets *kind to what the head says: 'n' for a
+ * namespace or `extern "C"` block, 'f' for a function (the head ends with
+ * `)` or a trailing const/noexcept/override/final), 0 for anything else. */
+static bool find_body_open(const char *t, size_t start, size_t end,
+                           size_t *open, size_t *first_token, char *kind) {
+  static const char *const after_params[] = {"const", "noexcept", "override",
+                                             "final", NULL};
+  size_t i = start;
+  long paren = 0, pp = 0;
+  bool line_start = start == 0 || t[start - 1] == '\n';
+  size_t first_word = 0, first_len = 0;
+  char last = 0; /* the last significant byte, or 'w' after_params word */
+  *kind = 0;
+  while (i < end) {
+    unsigned char c = (unsigned char)t[i];
+    if (strchr(" \t\r\n\f\v", c)) {
+      line_start = c == '\n' || line_start;
+      i++;
+      continue;
+    }
+    if (c == '#' && line_start) {
+      if (!skip_directive(t, end, &i, &pp) || pp != 0)
+        return false;
+      continue;
+    }
+    line_start = false;
+    bool comment =
+        c == '/' && i + 1 < end && (t[i + 1] == '/' || t[i + 1] == '*');
+    if (!comment && *first_token == SIZE_MAX)
+      *first_token = i;
+    if (c == '/' && i + 1 < end && t[i + 1] == '/') {
+      i = line_comment_end(t, end, i);
+    } else if (c == '/' && i + 1 < end && t[i + 1] == '*') {
+      if (!(i = block_comment_end(t, end, i)))
+        return false;
+    } else if (c == '"' || c == '\'') {
+      if (!skip_quoted(t, end, &i))
+        return false;
+      last = '"';
+    } else if (is_ident_char(c)) {
+      size_t w = i;
+      while (i < end && is_ident_char((unsigned char)t[i]))
+        i++;
+      if (i < end && t[i] == '"')
+        return false; /* a prefixed or raw string in a head: not ours */
+      if (!first_len) {
+        first_word = w;
+        first_len = i - w;
+      }
+      last = word_in(t + w, i - w, after_params) ? ')' : 'w';
+    } else if (c == '(') {
+      paren++;
+      i++;
+    } else if (c == ')') {
+      if (--paren < 0)
+        return false;
+      last = ')';
+      i++;
+    } else if (c == '{' && paren == 0) {
+      *open = i;
+      if (last == ')')
+        *kind = 'f';
+      else if (word_is(t + first_word, first_len, "namespace") ||
+               (word_is(t + first_word, first_len, "extern") && last == '"'))
+        *kind = 'n';
+      return *kind != 0;
+    } else {
+      last = (char)c;
+      i++;
+    }
+  }
+  return false;
+}
+
+bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
+                    tl_ts_cuts *cuts) {
+  const char *t = text.ptr;
+  cuts->count = 0;
+  if (!t || end > text.len || start >= end)
+    return false;
+  size_t close = end;
+  while (close > start && strchr(" \t\r\n\f\v", t[close - 1]))
+    close--;
+  if (close <= start || t[close - 1] != '}')
+    return false;
+  close--;
+  size_t open = 0, first_token = SIZE_MAX;
+  char kind = 0;
+  if (!find_body_open(t, start, close, &open, &first_token, &kind))
+    return false;
+  if (!cpp_scan(t, open + 1, close, kind == 'f', cuts) || cuts->count == 0) {
+    cuts->count = 0;
+    return false;
+  }
+  body->start = start;
+  body->head = (uint32_t)first_token;
+  body->open = (uint32_t)open;
+  body->close = (uint32_t)close;
+  return true;
 }
 
 /* Python string literal from its quote at *pos, triple-quoted or not;
@@ -511,36 +641,132 @@ static bool top_level_error(TSNode root) {
   return false;
 }
 
+void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of) {
+  c->body_of = body_of;
+}
+
+/* Did a chunk inside bodies fail to parse as a run of the innermost body's
+ * members? Some node from that body's `{` up to the root, or one of the
+ * body's children, is an ERROR or MISSING node. */
+static bool nested_error(const tl_ts_chunker *c, TSNode root) {
+  if (!ts_node_has_error(root))
+    return false;
+  uint32_t open = c->nests[c->depth - 1].body.open;
+  TSNode brace = ts_node_descendant_for_byte_range(root, open, open + 1);
+  if (ts_node_is_null(brace) || ts_node_start_byte(brace) != open)
+    return true;
+  for (TSNode n = brace; !ts_node_is_null(n); n = ts_node_parent(n))
+    if (is_error(n))
+      return true;
+  TSNode body = ts_node_parent(brace);
+  uint32_t count = ts_node_child_count(body);
+  for (uint32_t i = 0; i < count; i++)
+    if (is_error(ts_node_child(body, i)))
+      return true;
+  return false;
+}
+
+/* Goes into the body of the item that starts the next chunk, if it is
+ * larger than the limit and has one; returns true when it did. */
+static bool go_into_item(tl_ts_chunker *c, uint32_t item_end) {
+  if (!c->body_of || c->depth == TL_TS_MAX_NEST ||
+      item_end - c->start <= c->limit)
+    return false;
+  tl_ts_nest *nest = &c->nests[c->depth];
+  if (!c->body_of(c->text, c->start, item_end, &nest->body, &nest->cuts))
+    return false;
+  const tl_ts_body *b = &nest->body;
+  TSPoint head = advance_point(c->point, c->text, c->start, b->head);
+  TSPoint open_end = advance_point(head, c->text, b->head, b->open + 1);
+  TSPoint close = advance_point(open_end, c->text, b->open + 1, b->close);
+  nest->first_head = (TSRange){c->point, open_end, c->start, b->open + 1};
+  nest->head = (TSRange){head, open_end, b->head, b->open + 1};
+  nest->head_used = false;
+  nest->tail = (TSRange){close, (TSPoint){close.row, close.column + 1},
+                         b->close, b->close + 1};
+  nest->next_cut = 0;
+  c->depth++;
+  c->start = b->open + 1;
+  c->point = open_end;
+  return true;
+}
+
+/* The end of the next chunk in the current body (or the text): the first
+ * cut always (progress), then every cut within the limit; goes into the
+ * bodies of large items first. Leaves bodies that are done. Returns false
+ * when the text is done. */
+static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
+  for (;;) {
+    tl_ts_nest *nest = c->depth ? &c->nests[c->depth - 1] : NULL;
+    uint32_t region_end = nest ? nest->body.close : (uint32_t)c->text.len;
+    uint32_t blank = c->start; /* a rest of only blanks makes no chunk */
+    while (blank < region_end && strchr(" \t\r\n", c->text.ptr[blank]))
+      blank++;
+    if (blank == region_end && blank > c->start) {
+      c->point = advance_point(c->point, c->text, c->start, blank);
+      c->start = blank;
+    }
+    if (c->start >= region_end) {
+      if (!nest)
+        return false;
+      c->start = nest->body.close + 1; /* its `}` was every chunk's tail */
+      c->point = nest->tail.end_point;
+      c->depth--;
+      continue;
+    }
+    tl_ts_cuts *cuts = nest ? &nest->cuts : &c->cuts;
+    size_t *k = nest ? &nest->next_cut : &c->next_cut;
+    while (*k < cuts->count && cuts->items[*k] <= c->start)
+      (*k)++;
+    uint32_t first = *k < cuts->count ? cuts->items[*k] : region_end;
+    if (go_into_item(c, first))
+      continue;
+    *end = region_end;
+    if (*k < cuts->count && region_end - c->start > c->limit) {
+      *end = cuts->items[(*k)++];
+      while (*k < cuts->count && cuts->items[*k] - c->start <= c->limit)
+        *end = cuts->items[(*k)++];
+    }
+    return true;
+  }
+}
+
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
   *restart = false;
   if (c->done)
     return NULL;
   TSTree *tree = NULL;
   if (!c->whole) {
-    /* The first cut always (progress), then every cut within the limit. */
-    uint32_t start = c->start, end = (uint32_t)c->text.len;
-    size_t k = c->next_cut;
-    if (k < c->cuts.count && end - start > c->limit) {
-      end = c->cuts.items[k++];
-      while (k < c->cuts.count && c->cuts.items[k] - start <= c->limit)
-        end = c->cuts.items[k++];
+    uint32_t start, end;
+    if (!next_chunk_end(c, &end)) {
+      c->done = true;
+      return NULL;
     }
+    start = c->start;
     TSPoint to = advance_point(c->point, c->text, start, end);
-    TSRange ranges[3];
+    TSRange ranges[2 * TL_TS_MAX_NEST + 3];
     uint32_t count = start > 0 ? c->head_count : 0;
     for (uint32_t i = 0; i < count; i++)
       ranges[i] = c->head[i];
+    for (uint32_t i = 0; i < c->depth; i++) {
+      tl_ts_nest *nest = &c->nests[i];
+      ranges[count++] = nest->head_used ? nest->head : nest->first_head;
+      nest->head_used = true;
+    }
     ranges[count++] = (TSRange){c->point, to, start, end};
+    for (uint32_t i = c->depth; i-- > 0;)
+      ranges[count++] = c->nests[i].tail;
     if (ts_parser_set_included_ranges(c->parser, ranges, count))
       tree = ts_parser_parse_string(c->parser, NULL, c->text.ptr,
                                     (uint32_t)c->text.len);
     c->start = end;
     c->point = to;
-    c->next_cut = k;
-    c->done = end >= c->text.len;
+    c->done = c->depth == 0 && end >= c->text.len;
     TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
-    if (tree &&
-        !(c->strict ? ts_node_has_error(root) : top_level_error(root))) {
+    bool failed = !tree || (c->strict  ? ts_node_has_error(root)
+                            : c->depth ? nested_error(c, root)
+                                       : top_level_error(root));
+    if (!failed) {
       c->chunks++;
       return tree;
     }
@@ -559,5 +785,7 @@ void tl_ts_chunker_end(tl_ts_chunker *c) {
   if (c->parser)
     ts_parser_delete(c->parser);
   TL_VEC_FREE(c->cuts);
+  for (uint32_t i = 0; i < TL_TS_MAX_NEST; i++)
+    TL_VEC_FREE(c->nests[i].cuts);
   memset(c, 0, sizeof *c);
 }

@@ -43,6 +43,22 @@ typedef TL_VEC(uint32_t) tl_ts_cuts;
  * return false with no cuts: the caller then parses the text whole, as before.
  * Total: any bytes in, linear time. */
 bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts);
+
+/* A C++ item whose body the chunker may split: text[start, open] is the
+ * item up to its `{` (`namespace torch::aot_inductor {`, `void
+ * AOTInductorModel::run_impl(...) {`), with the comments before it;
+ * text[head, open] is the same without them; text[close] is the `}`. */
+typedef struct tl_ts_body {
+  uint32_t start, head, open, close;
+} tl_ts_body;
+/* For the item text[start, end) (a top-level item, or one inside a body):
+ * when it is a namespace, an `extern "C" {}` block or a function
+ * definition ending in its body's `}`, fills `body` and sets `cuts` to the
+ * places in the body where one member (namespace, block) or statement
+ * (function) ends and the next begins, and returns true. False, with no
+ * cuts, for any other item, a body with nothing to cut, or when unsure. */
+bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
+                    tl_ts_cuts *cuts);
 bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
 /* An FX graph as print_readable writes it, and only that shape: one
  * top-level `class ...:` whose body is one `def forward(...):`, whose body
@@ -62,6 +78,25 @@ bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
  * item, or SIZE_MAX to parse whole. */
 extern size_t tl_ts_chunk_limit;
 
+/* How deep the chunker goes into bodies (a namespace, then a function). */
+enum { TL_TS_MAX_NEST = 4 };
+
+/* A body the chunker is inside: every chunk of it is parsed after its head
+ * and those of the bodies around it, and before their closing braces. */
+typedef struct tl_ts_nest {
+  tl_ts_body body;
+  /* text[start, open + 1) for the body's first chunk, then text[head,
+   * open + 1), so the comments before the item are parsed once; and the
+   * closing text[close, close + 1). */
+  TSRange first_head, head, tail;
+  bool head_used;
+  tl_ts_cuts cuts;
+  size_t next_cut;
+} tl_ts_nest;
+
+typedef bool (*tl_ts_body_fn)(tl_str text, uint32_t start, uint32_t end,
+                              tl_ts_body *body, tl_ts_cuts *cuts);
+
 typedef struct tl_ts_chunker {
   TSParser *parser; /* owned; reused for every chunk */
   tl_str text;
@@ -71,7 +106,10 @@ typedef struct tl_ts_chunker {
   TSPoint point;
   TSRange head[2]; /* head every chunk after the first (count 0: none) */
   uint32_t head_count;
-  bool strict; /* any syntax error, not only a top-level one, gives up */
+  tl_ts_body_fn body_of; /* NULL: never go into an item's body */
+  tl_ts_nest nests[TL_TS_MAX_NEST];
+  uint32_t depth; /* bodies the next chunk is inside */
+  bool strict;    /* any syntax error, not only a top-level one, gives up */
   bool whole, done;
   size_t chunks; /* trees returned so far (for tests) */
 } tl_ts_chunker;
@@ -80,6 +118,12 @@ typedef struct tl_ts_chunker {
  * first chunk. */
 void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
                          bool (*scan)(tl_str, tl_ts_cuts *));
+/* Lets the chunker go into the body of an item larger than the limit (see
+ * tl_ts_cpp_body), so that a namespace holding most of the text, or one
+ * long function such as run_impl, is parsed a few statements at a time.
+ * Call after tl_ts_chunker_begin. The chunks inside a body give up (parse
+ * whole) when any statement or member of it is an ERROR or MISSING node. */
+void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of);
 /* Parses the next chunk and returns its tree (the caller deletes it), or
  * NULL when the text is done or tree-sitter refused the language or range.
  * A chunk that does not parse as a run of top-level items (its root or one

@@ -88,6 +88,58 @@ TEST(cpp_scanner_is_unsure_of_unbalanced_input) {
   TL_VEC_FREE(cuts);
 }
 
+/* The body tl_ts_cpp_body finds in `text` (one item) as "head,open,close:
+ * cuts", or "none". */
+static const char *cpp_body(const char *text) {
+  static char out[256];
+  tl_ts_body body;
+  tl_ts_cuts cuts = {0};
+  tl_str t = tl_str_from(text);
+  if (!tl_ts_cpp_body(t, 0, (uint32_t)t.len, &body, &cuts)) {
+    TL_VEC_FREE(cuts);
+    return "none";
+  }
+  int n =
+      snprintf(out, sizeof out, "%u,%u,%u:", body.head, body.open, body.close);
+  for (size_t i = 0; i < cuts.count && n < (int)sizeof out; i++)
+    n += snprintf(out + n, sizeof out - (size_t)n, "%s%u", i ? "," : "",
+                  cuts.items[i]);
+  TL_VEC_FREE(cuts);
+  return out;
+}
+
+TEST(cpp_body_cuts_a_namespace_between_members) {
+  /* `namespace n {` opens at 12; members end at 20 (`int a;`) and 32
+   * (`void f() {}`); the `}` is at 33. */
+  CHECK_STR_EQ(cpp_body("namespace n {\nint a;\nvoid f() {}\n}"),
+               "0,12,33:20,32");
+  CHECK_STR_EQ(cpp_body("extern \"C\" {\nint a;\nint b;\n}\n"),
+               "0,11,27:19,26");
+  /* Comments before the item belong to it; its head starts after them. */
+  CHECK_STR_EQ(cpp_body("// lead\nnamespace n {\nint a;\nint b;\n}"),
+               "8,20,36:28,35");
+}
+
+TEST(cpp_body_cuts_a_function_between_statements_only) {
+  /* Statements end after `a();` (22) and `d();` (57): not before `else`,
+   * not inside the else block, not at a block's `}` (49). */
+  CHECK_STR_EQ(cpp_body("void f(int x) {\n  a();\n  if (x) b(); else "
+                        "{ c(); }\n  d();\n}"),
+               "0,14,58:22,57");
+  CHECK_STR_EQ(cpp_body("void K::run_impl(\n    int* h) const {\n  a();\n"
+                        "  { b(); }\n  c();\n}"),
+               "0,36,63:44,62");
+}
+
+TEST(cpp_body_leaves_types_initializers_and_odd_items_whole) {
+  CHECK_STR_EQ(cpp_body("struct S {\n  int a;\n  int b;\n};"), "none");
+  CHECK_STR_EQ(cpp_body("class K {\n  int a;\n  int b;\n}"), "none");
+  CHECK_STR_EQ(cpp_body("int v[] = {\n  1, 2\n}"), "none");
+  CHECK_STR_EQ(cpp_body("int a;"), "none");
+  CHECK_STR_EQ(cpp_body("void f() {}"), "none"); /* nothing to cut */
+  CHECK_STR_EQ(cpp_body("void f() {\n  a(;\n}"), "none");
+}
+
 /* ---- the chunker ----------------------------------------------------------
  */
 
@@ -112,7 +164,80 @@ TEST(chunker_gives_whole_definitions_in_the_text_coordinates) {
     }
     ts_tree_delete(t);
   }
-  CHECK_INT_EQ(k, 4); /* the last chunk is the final newline */
+  CHECK_INT_EQ(k, 3); /* the final newline makes no chunk */
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = (size_t)1 << 20;
+}
+
+TEST(chunker_goes_into_bodies_keeping_the_text_coordinates) {
+  /* Each statement of run_impl is one chunk, parsed under the namespace's
+   * and the function's heads and before their closing braces. */
+  const char *text = "// lead\nnamespace n {\nvoid run_impl() {\n  a();\n"
+                     "  b();\n}\n}\n";
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker ch;
+  bool restart;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), tl_str_from(text),
+                      tl_ts_cpp_cuts);
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
+  static const char *const want[] = {"a();", "b();"};
+  static const unsigned rows[] = {3, 4};
+  size_t k = 0, comments = 0;
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart)); k++) {
+    CHECK(!restart);
+    CHECK(!ts_node_has_error(ts_tree_root_node(t)));
+    TSNode root = ts_tree_root_node(t);
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); i++)
+      comments +=
+          strcmp(ts_node_type(ts_node_named_child(root, i)), "comment") == 0;
+    /* namespace > declaration_list > function_definition > body */
+    uint32_t items = ts_node_named_child_count(root);
+    TSNode body = {0};
+    if (k < 2 && items > 0) {
+      TSNode ns = ts_node_named_child(root, items - 1);
+      TSNode list = ts_node_child_by_field_name(ns, "body", 4);
+      TSNode fn = ts_node_is_null(list) ? list : ts_node_named_child(list, 0);
+      if (!ts_node_is_null(fn))
+        body = ts_node_child_by_field_name(fn, "body", 4);
+    }
+    CHECK(k >= 2 || !ts_node_is_null(body));
+    if (k < 2 && !ts_node_is_null(body)) {
+      TSNode stmt = ts_node_named_child(body, 0);
+      CHECK_INT_EQ(ts_node_named_child_count(body), 1);
+      CHECK(tl_str_eq_cstr(tl_ts_text(stmt, tl_str_from(text)), want[k]));
+      CHECK_INT_EQ(ts_node_start_point(stmt).row, rows[k]);
+      /* The function's body spans its real braces in every chunk. */
+      CHECK_INT_EQ(ts_node_start_point(body).row, 2);
+      CHECK_INT_EQ(ts_node_end_point(body).row, 5);
+    }
+    ts_tree_delete(t);
+  }
+  CHECK_INT_EQ(k, 2);        /* a(); and b(); the blanks after them make none */
+  CHECK_INT_EQ(comments, 1); /* `// lead` in the first chunk only */
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = (size_t)1 << 20;
+}
+
+TEST(chunker_gives_up_a_body_whose_statement_does_not_parse) {
+  /* `@@;` is balanced for the scanner but no statement: the whole text. */
+  const char *text = "void run_impl() {\n  a();\n  @@;\n  b();\n}\n";
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker ch;
+  bool restart, restarted = false;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), tl_str_from(text),
+                      tl_ts_cpp_cuts);
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
+  TSTree *last = NULL;
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    restarted |= restart;
+    if (last)
+      ts_tree_delete(last);
+    last = t;
+  }
+  CHECK(restarted);
+  if (last)
+    CHECK_INT_EQ(ts_node_end_byte(ts_tree_root_node(last)), strlen(text));
+  ts_tree_delete(last);
   tl_ts_chunker_end(&ch);
   tl_ts_chunk_limit = (size_t)1 << 20;
 }
@@ -144,9 +269,9 @@ TEST(chunker_falls_back_to_the_whole_text_on_a_top_level_error) {
 static const size_t LIMITS[] = {1, 64, 1000, 20000};
 
 /* Both analyses whole and in chunks of each size of LIMITS; every dump must
- * equal the whole one. Returns the chunks the wrapper makes at size 1. */
-static size_t check_chunked_equals_whole(const char *what, tl_str wrapper,
-                                         tl_str kernels, bool has_kernels) {
+ * equal the whole one. */
+static void check_chunked_equals_whole(const char *what, tl_str wrapper,
+                                       tl_str kernels, bool has_kernels) {
   tl_buf whole;
   tl_buf_init(&whole);
   tl_ts_chunk_limit = SIZE_MAX;
@@ -164,10 +289,17 @@ static size_t check_chunked_equals_whole(const char *what, tl_str wrapper,
     tl_buf_free(&part);
   }
   tl_buf_free(&whole);
+}
+
+/* The chunks the wrapper makes at size 1, going into bodies or not; 1 when
+ * the chunker gave up and parsed it whole. */
+static size_t count_chunks(tl_str wrapper, bool into_bodies) {
   tl_ts_chunk_limit = 1;
   tl_ts_chunker ch;
   bool restart, restarted = false;
   tl_ts_chunker_begin(&ch, tree_sitter_cpp(), wrapper, tl_ts_cpp_cuts);
+  if (into_bodies)
+    tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
   for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
     restarted |= restart;
     ts_tree_delete(t);
@@ -245,10 +377,16 @@ TEST(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers) {
     bool ok = payload(logs[i], "inductor_aot_wrapper_code", &wrapper) &&
               payload(logs[i], "inductor_aot_kernel_code", &kernels);
     CHECK(ok);
-    size_t chunks = check_chunked_equals_whole(logs[i], tl_buf_str(&wrapper),
-                                               tl_buf_str(&kernels), true);
-    /* A real wrapper splits into many chunks (launchers, namespaces). */
-    CHECK(chunks > 10);
+    check_chunked_equals_whole(logs[i], tl_buf_str(&wrapper),
+                               tl_buf_str(&kernels), true);
+    /* A real wrapper splits into many chunks (launchers, namespaces), and
+     * into more when the chunker goes into bodies (run_impl's statements),
+     * without giving up. */
+    size_t flat = count_chunks(tl_buf_str(&wrapper), false);
+    size_t nested = count_chunks(tl_buf_str(&wrapper), true);
+    printf("  %s: %zu chunks, %zu going into bodies\n", logs[i], flat, nested);
+    CHECK(flat > 10);
+    CHECK(nested > 2 * flat);
     /* The CPU kernel code too, where it holds kernel bodies. */
     check_chunked_equals_whole(logs[i], tl_buf_str(&kernels), (tl_str){NULL, 0},
                                false);
@@ -265,6 +403,11 @@ int main(void) {
   RUN(cpp_scanner_ends_types_and_initializers_at_their_semicolon);
   RUN(cpp_scanner_is_unsure_of_unbalanced_input);
   RUN(chunker_gives_whole_definitions_in_the_text_coordinates);
+  RUN(cpp_body_cuts_a_namespace_between_members);
+  RUN(cpp_body_cuts_a_function_between_statements_only);
+  RUN(cpp_body_leaves_types_initializers_and_odd_items_whole);
+  RUN(chunker_goes_into_bodies_keeping_the_text_coordinates);
+  RUN(chunker_gives_up_a_body_whose_statement_does_not_parse);
   RUN(chunker_falls_back_to_the_whole_text_on_a_top_level_error);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers);
