@@ -92,13 +92,19 @@ void tl_buf_reserve(tl_buf *b, size_t extra) {
   size_t need = b->len + extra + 1;
   if (need <= b->cap)
     return;
-  /* Doubling keeps appends amortized; a larger request gets its exact size
-   * (a whole file read at once is not rounded up to a power of two). */
-  size_t cap = b->cap ? 2 * b->cap : 64;
-  if (cap < need)
-    cap = need;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < need)
+    cap *= 2;
   b->data = tl_xrealloc(b->data, cap);
   b->cap = cap;
+}
+
+void tl_buf_reserve_exact(tl_buf *b, size_t extra) {
+  size_t need = b->len + extra + 1;
+  if (need <= b->cap)
+    return;
+  b->data = tl_xrealloc(b->data, need);
+  b->cap = need;
 }
 
 void tl_buf_append(tl_buf *b, const void *data, size_t len) {

@@ -38,6 +38,9 @@ void tl_buf_init(tl_buf *b);
 void tl_buf_free(tl_buf *b);
 void tl_buf_clear(tl_buf *b);
 void tl_buf_reserve(tl_buf *b, size_t extra);
+/* Room for `extra` more bytes, and no more: for a size known in advance
+ * (a file read whole). tl_buf_reserve doubles, which suits appends. */
+void tl_buf_reserve_exact(tl_buf *b, size_t extra);
 void tl_buf_append(tl_buf *b, const void *data, size_t len);
 void tl_buf_puts(tl_buf *b, const char *cstr);
 void tl_buf_putc(tl_buf *b, char c);

@@ -77,7 +77,7 @@ bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
    * reads back can be tens of megabytes. */
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    tl_buf_reserve(out, (size_t)st.st_size);
+    tl_buf_reserve_exact(out, (size_t)st.st_size);
   char chunk[65536];
   size_t n;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)

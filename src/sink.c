@@ -14,6 +14,8 @@
 /* Copied bytes the queue may hold before the reading thread waits. One item
  * larger than this is still taken when the queue is empty. */
 enum { MAX_BYTES_QUEUED = 8 << 20 };
+/* The scratch buffer (raw.jsonl lines, paths) is kept up to this size. */
+enum { SCRATCH_KEPT = 1 << 20 };
 
 typedef enum step_kind {
   STEP_RECORD,        /* raw.jsonl line, md5 check; becomes "current" */
@@ -105,6 +107,10 @@ static void write_raw_jsonl(tl_sink *sink, const step *s) {
     tl_buf_putc(line, '\n');
   }
   fwrite(line->data, 1, line->len, sink->raw_jsonl);
+  if (line->cap > SCRATCH_KEPT) { /* do not hold a large payload's copy */
+    tl_buf_free(line);
+    tl_buf_init(line);
+  }
 }
 
 /* Does one step; returns the step if it must stay (the current record). */

@@ -139,6 +139,24 @@ static bool skip_directive(const char *t, size_t n, size_t *pos, long *depth) {
   return true;
 }
 
+/* Skips the comment or quoted literal at t[*pos]: 1 when it did, 0 when
+ * none starts there, -1 when it is unterminated. */
+static int skip_comment_or_quote(const char *t, size_t n, size_t *pos) {
+  size_t i = *pos;
+  if (t[i] == '/' && i + 1 < n && t[i + 1] == '/') {
+    *pos = line_comment_end(t, n, i);
+    return 1;
+  }
+  if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
+    size_t e = block_comment_end(t, n, i);
+    *pos = e ? e : *pos;
+    return e ? 1 : -1;
+  }
+  if (t[i] == '"' || t[i] == '\'')
+    return skip_quoted(t, n, pos) ? 1 : -1;
+  return 0;
+}
+
 /* Records a cut at `pos` when it lies strictly inside (from, to) and after
  * the last one. */
 static void add_cut_in(tl_ts_cuts *cuts, size_t pos, size_t from, size_t to) {
@@ -196,15 +214,12 @@ static bool cpp_scan(const char *t, size_t from, size_t to, bool statements,
       continue;
     }
     line_start = false;
-    if (c == '/' && i + 1 < n && t[i + 1] == '/') {
-      i = line_comment_end(t, n, i);
-    } else if (c == '/' && i + 1 < n && t[i + 1] == '*') {
-      if (!(i = block_comment_end(t, n, i)))
-        goto unsure;
-    } else if (c == '"' || c == '\'') {
-      if (!skip_quoted(t, n, &i))
-        goto unsure;
-    } else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(t[i + 1]))) {
+    int skipped = skip_comment_or_quote(t, n, &i);
+    if (skipped < 0)
+      goto unsure;
+    if (skipped > 0)
+      continue;
+    if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(t[i + 1]))) {
       /* A number: 1'000'000, 0x1p-3, 1.5e+10f. */
       for (i++; i < n; i++) {
         unsigned char d = (unsigned char)t[i], p = (unsigned char)t[i - 1];
@@ -306,20 +321,18 @@ static bool find_body_open(const char *t, size_t start, size_t end,
       continue;
     }
     line_start = false;
-    bool comment =
-        c == '/' && i + 1 < end && (t[i + 1] == '/' || t[i + 1] == '*');
+    bool comment = c == '/' && i + 1 < end && strchr("/*", t[i + 1]);
     if (!comment && *first_token == SIZE_MAX)
       *first_token = i;
-    if (c == '/' && i + 1 < end && t[i + 1] == '/') {
-      i = line_comment_end(t, end, i);
-    } else if (c == '/' && i + 1 < end && t[i + 1] == '*') {
-      if (!(i = block_comment_end(t, end, i)))
-        return false;
-    } else if (c == '"' || c == '\'') {
-      if (!skip_quoted(t, end, &i))
-        return false;
-      last = '"';
-    } else if (is_ident_char(c)) {
+    bool quote = c == '"' || c == '\'';
+    int skipped = skip_comment_or_quote(t, end, &i);
+    if (skipped < 0)
+      return false;
+    if (skipped > 0) {
+      last = quote ? '"' : last;
+      continue;
+    }
+    if (is_ident_char(c)) {
       size_t w = i;
       while (i < end && is_ident_char((unsigned char)t[i]))
         i++;
