@@ -11,8 +11,9 @@
 #include "html.h"
 #include "reader.h"
 
-/* Copied bytes the queue may hold before the reading thread waits. One item
- * larger than this is still taken when the queue is empty. */
+/* Copied bytes, waiting or being written, past which the reading thread
+ * waits while anything is still queued. An item larger than this is taken
+ * when the queue is empty, so at worst about twice this is held. */
 enum { MAX_BYTES_QUEUED = 8 << 20 };
 /* The scratch buffer (raw.jsonl lines, paths) is kept up to this size. */
 enum { SCRATCH_KEPT = 1 << 20 };
