@@ -13,7 +13,8 @@
 
 /* Copied bytes, waiting or being written, past which the reading thread
  * waits while anything is still queued. An item larger than this is taken
- * when the queue is empty, so at worst about twice this is held. */
+ * when the queue is empty, so at worst this much and two records more are
+ * held. */
 enum { MAX_BYTES_QUEUED = 8 << 20 };
 /* The scratch buffer (raw.jsonl lines, paths) is kept up to this size. */
 enum { SCRATCH_KEPT = 1 << 20 };
