@@ -15,9 +15,11 @@
 #define TL_TEST_CASE_FILE_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include "fsutil.h"
 
 typedef struct tl_case {
   tl_str name;
@@ -86,6 +88,28 @@ static inline tl_str case_trim(tl_str s) {
   while (s.len && s.ptr[s.len - 1] == '\n')
     s.len--;
   return s;
+}
+
+typedef void (*tl_case_fn)(void *ctx, const char *file, const tl_case *c);
+
+/* Calls fn(ctx, file, case) for every case of the case file at `path`
+ * (`file` names it in messages). Returns the number of cases, or -1 when
+ * the file cannot be read. */
+static inline int tl_case_file_each(const char *path, const char *file,
+                                    tl_case_fn fn, void *ctx) {
+  size_t len = 0;
+  char *text = tl_fs_read_all(path, &len);
+  if (!text)
+    return -1;
+  int cases = 0;
+  size_t pos = 0;
+  tl_case c;
+  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
+    fn(ctx, file, &c);
+    cases++;
+  }
+  free(text);
+  return cases;
 }
 
 #endif

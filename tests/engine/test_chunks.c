@@ -159,24 +159,17 @@ static size_t check_chunked_equals_whole(const char *what, tl_str text,
   return chunks;
 }
 
+static void check_case(void *ctx, const char *file, const tl_case *c) {
+  char name[256];
+  snprintf(name, sizeof name, "%s: %.*s", file, (int)c->name.len, c->name.ptr);
+  check_chunked_equals_whole(name, c->input, *(const bool *)ctx);
+}
+
 /* Each `=== name` case of a corpus file: its input lines up to `---`. */
 static int check_corpus(const char *path, bool fx) {
-  size_t len = 0;
-  char *text = tl_fs_read_all(path, &len);
-  CHECK(text != NULL);
-  if (!text)
-    return 0;
-  int cases = 0;
-  size_t pos = 0;
-  tl_case c;
-  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
-    char name[256];
-    snprintf(name, sizeof name, "%s: %.*s", fx ? "fx_graph.txt" : "pycode.txt",
-             (int)c.name.len, c.name.ptr);
-    check_chunked_equals_whole(name, c.input, fx);
-    cases++;
-  }
-  free(text);
+  int cases = tl_case_file_each(path, fx ? "fx_graph.txt" : "pycode.txt",
+                                check_case, &fx);
+  CHECK(cases >= 0);
   return cases;
 }
 

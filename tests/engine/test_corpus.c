@@ -18,32 +18,27 @@
 
 typedef void (*dump_fn)(tl_str input, tl_buf *out);
 
+/* One case: the dump of its input must equal its expected lines. */
+static void run_case(void *ctx, const char *file, const tl_case *c) {
+  dump_fn dump = *(const dump_fn *)ctx;
+  tl_buf actual;
+  tl_buf_init(&actual);
+  dump(c->input, &actual);
+  tl_str got = case_trim(tl_buf_str(&actual));
+  tl_str expected = case_trim(c->expected);
+  if (!tl_str_eq(got, expected)) {
+    printf("  %s: case \"%.*s\"\n  expected:\n%.*s\n  actual:\n%.*s\n", file,
+           (int)c->name.len, c->name.ptr, (int)expected.len, expected.ptr,
+           (int)got.len, got.ptr);
+    check_failures_in_test++;
+  }
+  tl_buf_free(&actual);
+}
+
 /* Runs every case of one corpus file; returns the number of cases. */
 static int run_file(const char *path, dump_fn dump) {
-  size_t len = 0;
-  char *text = tl_fs_read_all(path, &len);
-  CHECK(text != NULL);
-  if (!text)
-    return 0;
-  int cases = 0;
-  size_t pos = 0;
-  tl_case c;
-  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
-    tl_buf actual;
-    tl_buf_init(&actual);
-    dump(c.input, &actual);
-    tl_str got = case_trim(tl_buf_str(&actual));
-    tl_str expected = case_trim(c.expected);
-    cases++;
-    if (!tl_str_eq(got, expected)) {
-      printf("  %s: case \"%.*s\"\n  expected:\n%.*s\n  actual:\n%.*s\n", path,
-             (int)c.name.len, c.name.ptr, (int)expected.len, expected.ptr,
-             (int)got.len, got.ptr);
-      check_failures_in_test++;
-    }
-    tl_buf_free(&actual);
-  }
-  free(text);
+  int cases = tl_case_file_each(path, path, run_case, &dump);
+  CHECK(cases >= 0);
   return cases;
 }
 

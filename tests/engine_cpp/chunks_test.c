@@ -310,26 +310,20 @@ static size_t count_chunks(tl_str wrapper, bool into_bodies) {
   return chunks;
 }
 
+static void check_case(void *ctx, const char *file, const tl_case *c) {
+  (void)ctx;
+  char what[512];
+  snprintf(what, sizeof what, "%s: %.*s", file, (int)c->name.len, c->name.ptr);
+  check_chunked_equals_whole(what, c->input, c->kernels, c->has_kernels);
+}
+
 /* Every case of one case file (the format of corpus_test.c). */
 static int check_case_file(const char *file) {
   char path[4096];
   snprintf(path, sizeof path, "%s/tests/engine_cpp/cases/%s", TL_SOURCE_DIR,
            file);
-  size_t len = 0;
-  char *text = tl_fs_read_all(path, &len);
-  CHECK(text != NULL);
-  if (!text)
-    return 0;
-  int cases = 0;
-  size_t pos = 0;
-  tl_case c;
-  while (tl_case_next((tl_str){text, len}, &pos, &c)) {
-    char what[512];
-    snprintf(what, sizeof what, "%s: %.*s", file, (int)c.name.len, c.name.ptr);
-    check_chunked_equals_whole(what, c.input, c.kernels, c.has_kernels);
-    cases++;
-  }
-  free(text);
+  int cases = tl_case_file_each(path, file, check_case, NULL);
+  CHECK(cases >= 0);
   return cases;
 }
 

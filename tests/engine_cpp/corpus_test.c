@@ -9,22 +9,19 @@
 
 static int cases_run, cases_failed;
 
-static void run_case(const char *file, tl_str name, tl_str wrapper,
-                     tl_str kernels, bool has_kernels, tl_str expected) {
+static void run_case(void *ctx, const char *file, const tl_case *c) {
+  (void)ctx;
   tl_buf got;
   tl_buf_init(&got);
-  analyze(wrapper, kernels, has_kernels, &got);
-  while (expected.len && (expected.ptr[expected.len - 1] == '\n'))
-    expected.len--;
-  tl_str actual = tl_buf_str(&got);
-  while (actual.len && actual.ptr[actual.len - 1] == '\n')
-    actual.len--;
+  analyze(c->input, c->kernels, c->has_kernels, &got);
+  tl_str expected = case_trim(c->expected);
+  tl_str actual = case_trim(tl_buf_str(&got));
   cases_run++;
   if (!tl_str_eq(actual, expected)) {
     cases_failed++;
     check_failures_in_test++;
     printf("  %s: case \"%.*s\"\n  expected:\n%.*s\n  got:\n%.*s\n", file,
-           (int)name.len, name.ptr, (int)expected.len, expected.ptr,
+           (int)c->name.len, c->name.ptr, (int)expected.len, expected.ptr,
            (int)actual.len, actual.ptr);
   }
   tl_buf_free(&got);
@@ -35,16 +32,7 @@ static void run_case_file(const char *file) {
   char path[4096];
   snprintf(path, sizeof path, "%s/tests/engine_cpp/cases/%s", TL_SOURCE_DIR,
            file);
-  size_t len = 0;
-  char *text = tl_fs_read_all(path, &len);
-  CHECK(text != NULL);
-  if (!text)
-    return;
-  size_t pos = 0;
-  tl_case c;
-  while (tl_case_next((tl_str){text, len}, &pos, &c))
-    run_case(file, c.name, c.input, c.kernels, c.has_kernels, c.expected);
-  free(text);
+  CHECK(tl_case_file_each(path, file, run_case, NULL) >= 0);
 }
 
 TEST(cppcode_matches_every_corpus_case) {
