@@ -28,9 +28,10 @@ static bool word_in(const char *w, size_t len, const char *const *list) {
   return false;
 }
 
-/* Records a cut at `pos` when it lies inside the text and after the last. */
-static void add_cut(tl_ts_cuts *cuts, size_t pos, size_t n) {
-  if (pos == 0 || pos >= n)
+/* Records a cut at `pos` when it lies strictly inside (from, to) (the text,
+ * or a body in it) and after the last one. */
+static void add_cut(tl_ts_cuts *cuts, size_t pos, size_t from, size_t to) {
+  if (pos <= from || pos >= to)
     return;
   if (cuts->count && cuts->items[cuts->count - 1] >= pos)
     return;
@@ -157,16 +158,6 @@ static int skip_comment_or_quote(const char *t, size_t n, size_t *pos) {
   return 0;
 }
 
-/* Records a cut at `pos` when it lies strictly inside (from, to) and after
- * the last one. */
-static void add_cut_in(tl_ts_cuts *cuts, size_t pos, size_t from, size_t to) {
-  if (pos <= from || pos >= to)
-    return;
-  if (cuts->count && cuts->items[cuts->count - 1] >= pos)
-    return;
-  TL_VEC_PUSH(*cuts, (uint32_t)pos);
-}
-
 /* Is the first word at or after `i` (past blanks) `word`? */
 static bool next_word_is(const char *t, size_t n, size_t i, const char *word) {
   while (i < n && strchr(" \t\r\n\f\v", t[i]))
@@ -252,7 +243,7 @@ static bool cpp_scan(const char *t, size_t from, size_t to, bool statements,
         if (--brace < 0)
           goto unsure;
         if (brace == 0 && paren == 0 && !needs_semi && pp == 0 && !statements)
-          add_cut_in(cuts, i + 1, from, to);
+          add_cut(cuts, i + 1, from, to);
         break;
       case '(':
       case '[':
@@ -267,7 +258,7 @@ static bool cpp_scan(const char *t, size_t from, size_t to, bool statements,
         if (brace == 0 && paren == 0) {
           needs_semi = false;
           if (pp == 0 && !(statements && next_word_is(t, n, i + 1, "else")))
-            add_cut_in(cuts, i + 1, from, to);
+            add_cut(cuts, i + 1, from, to);
         }
         break;
       case '=':
@@ -486,7 +477,7 @@ static void py_cut_visit(void *ctx, tl_str text, size_t line, size_t indent) {
   if (indent != 0 || py_is_clause(text, line))
     return;
   if (!st->after_decorator)
-    add_cut(st->cuts, line, text.len);
+    add_cut(st->cuts, line, 0, text.len);
   st->after_decorator = text.ptr[line] == '@';
 }
 
@@ -527,7 +518,7 @@ static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
     if (k == 2)
       st->fwd->body = (uint32_t)line;
     else
-      add_cut(st->cuts, line, text.len);
+      add_cut(st->cuts, line, 0, text.len);
   } else {
     st->ok &= indent > 8 && indent != SIZE_MAX && k > 2;
   }
