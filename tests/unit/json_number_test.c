@@ -1,0 +1,92 @@
+/* json_number_test.c: numbers as the Rust tlparse writes them (serde_json +
+ * ryu). Every expected text here was printed by the Rust tool 0.4.3 or by
+ * serde_json's documented rules (parity spec section 10). */
+#include "check.h"
+#include "json_number.h"
+
+static char text_buf[128];
+
+static const char *number(const char *text) {
+  tl_buf out;
+  tl_buf_init(&out);
+  tl_json_number(&out, tl_str_from(text));
+  snprintf(text_buf, sizeof text_buf, "%s", out.data);
+  tl_buf_free(&out);
+  return text_buf;
+}
+
+static const char *dbl(double value) {
+  tl_buf out;
+  tl_buf_init(&out);
+  tl_json_double(&out, value);
+  snprintf(text_buf, sizeof text_buf, "%s", out.data);
+  tl_buf_free(&out);
+  return text_buf;
+}
+
+TEST(integer_literals_that_fit_are_copied) {
+  CHECK_STR_EQ(number("0"), "0");
+  CHECK_STR_EQ(number("139877824898048"), "139877824898048");
+  CHECK_STR_EQ(number("18446744073709551615"), "18446744073709551615");
+  CHECK_STR_EQ(number("-9223372036854775808"), "-9223372036854775808");
+  CHECK_STR_EQ(number("-12"), "-12");
+}
+
+TEST(integers_past_u64_or_i64_become_floats) {
+  CHECK_STR_EQ(number("18446744073709551616"), "1.8446744073709552e19");
+  CHECK_STR_EQ(number("-9223372036854775809"), "-9.223372036854776e18");
+  CHECK_STR_EQ(number("-0"), "-0.0");
+}
+
+TEST(floats_take_their_shortest_round_trip_digits) {
+  CHECK_STR_EQ(number("1733527214084600.2"), "1733527214084600.2");
+  CHECK_STR_EQ(number("1733527214084600.25"), "1733527214084600.2");
+  CHECK_STR_EQ(number("100.0"), "100.0");
+  CHECK_STR_EQ(number("1E5"), "100000.0");
+  CHECK_STR_EQ(number("1.50"), "1.5");
+  CHECK_STR_EQ(number("12345678.9"), "12345678.9");
+  CHECK_STR_EQ(number("0.1"), "0.1");
+  CHECK_STR_EQ(number("3.910064697265625e-05"), "0.00003910064697265625");
+  CHECK_STR_EQ(number("0.0"), "0.0");
+  CHECK_STR_EQ(number("-0.0"), "-0.0");
+  CHECK_STR_EQ(number("2.0"), "2.0");
+}
+
+TEST(exponents_are_written_without_plus_or_padding) {
+  CHECK_STR_EQ(number("1e16"), "1e16");
+  CHECK_STR_EQ(number("1e15"), "1000000000000000.0");
+  CHECK_STR_EQ(number("1e21"), "1e21");
+  CHECK_STR_EQ(number("1.5e-7"), "1.5e-7");
+  CHECK_STR_EQ(number("1e-7"), "1e-7");
+  CHECK_STR_EQ(number("0.00001"), "0.00001");
+  CHECK_STR_EQ(number("0.000001"), "1e-6");
+  CHECK_STR_EQ(number("-2.5e+300"), "-2.5e300");
+}
+
+TEST(what_is_not_a_json_number_is_copied) {
+  CHECK_STR_EQ(number("1e999"), "1e999");
+  CHECK_STR_EQ(number("01"), "01");
+  CHECK_STR_EQ(number("1."), "1.");
+  CHECK_STR_EQ(number("NaN"), "NaN");
+  CHECK(!tl_json_is_number(tl_str_from("")));
+  CHECK(!tl_json_is_number(tl_str_from("-")));
+  CHECK(tl_json_is_number(tl_str_from("-0.5E-3")));
+}
+
+TEST(doubles_are_always_floats) {
+  CHECK_STR_EQ(dbl(0), "0.0");
+  CHECK_STR_EQ(dbl(6885841.870239033), "6885841.870239033");
+  CHECK_STR_EQ(dbl(2), "2.0");
+  CHECK_STR_EQ(dbl(1e-7), "1e-7");
+  CHECK_STR_EQ(dbl(0.0 / 0.0), "null");
+}
+
+int main(void) {
+  RUN(integer_literals_that_fit_are_copied);
+  RUN(integers_past_u64_or_i64_become_floats);
+  RUN(floats_take_their_shortest_round_trip_digits);
+  RUN(exponents_are_written_without_plus_or_padding);
+  RUN(what_is_not_a_json_number_is_copied);
+  RUN(doubles_are_always_floats);
+  return check_summary();
+}
