@@ -303,6 +303,31 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
   st->on_record(st->ctx, &rec);
 }
 
+/* Blank lines after a payload's last line are the payload's own last lines
+ * (a payload ending in "\n" is logged with a last line of "\t" alone) when,
+ * and only when, the payload's md5 says so; otherwise they separate entries. */
+static void keep_trailing_blank_lines(const cJSON *env, tl_buf *payload,
+                                      bool *any_payload, size_t blank_lines) {
+  const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(env, "has_payload");
+  if (!cJSON_IsString(md5) || !is_md5_hex(md5->valuestring))
+    return;
+  size_t len = payload->len;
+  bool any = *any_payload;
+  for (size_t k = 0; k < blank_lines; k++) {
+    if (any)
+      tl_buf_putc(payload, '\n');
+    any = true;
+  }
+  char digest[MD5_DIGEST_STRING_LENGTH];
+  MD5Data((const uint8_t *)payload->data, payload->len, digest);
+  if (strncasecmp(digest, md5->valuestring, 32) == 0) {
+    *any_payload = true;
+    return;
+  }
+  payload->len = len;
+  payload->data[len] = '\0';
+}
+
 bool tl_reader_run(const char *path, const tl_reader_options *options,
                    tl_diag *diag, tl_record_fn on_record, void *ctx,
                    char *error, size_t error_size) {
@@ -380,10 +405,24 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     tl_buf_clear(&payload);
     bool any_payload = false, truncated = false;
     bool line_had_newline = had_newline;
+    /* Blank lines are payload lines whose tab a whitespace-stripping editor
+     * removed ("\t" alone): kept as empty lines when another payload line
+     * follows; blank lines that end the payload are not part of it. */
+    size_t blank_lines = 0;
     while ((have = next_line(&src, &line, &had_newline))) {
-      if (line.len == 0 || line.data[0] != '\t')
+      if (line.len == 0) {
+        lineno++;
+        blank_lines++;
+        continue;
+      }
+      if (line.data[0] != '\t')
         break;
       lineno++;
+      for (; blank_lines; blank_lines--) {
+        if (any_payload)
+          tl_buf_putc(&payload, '\n');
+        any_payload = true;
+      }
       if (any_payload)
         tl_buf_putc(&payload, '\n');
       tl_buf_append(&payload, line.data + 1, line.len - 1);
@@ -391,6 +430,8 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
       if (!had_newline)
         truncated = true;
     }
+    if (env && blank_lines)
+      keep_trailing_blank_lines(env, &payload, &any_payload, blank_lines);
     if (!env) {
       tl_diag_add(diag, TL_DIAG_JSON, env_line,
                   "bad JSON envelope at column %zu%s", error_column,

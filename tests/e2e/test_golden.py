@@ -8,6 +8,7 @@ independently by tracelog.py). Skips, saying so, when the fixtures are absent.
 
 import collections
 import html
+import json
 import os
 import re
 import subprocess
@@ -62,7 +63,10 @@ class GoldenRuns(unittest.TestCase):
                 self.assertEqual(missing, [])
                 self.assertEqual(links.broken_links(out), [])
                 count += 1
-        self.assertEqual(count, 13)
+        # One run per single-log listing (the "--" listings are other modes).
+        listings = [l for l in os.listdir(os.path.join(
+            tracelog.FIXTURES, "expected-files")) if "--" not in l]
+        self.assertEqual(count, len(listings))
 
     def test_artifact_files_hold_the_exact_payload_bytes(self):
         checked = 0
@@ -96,9 +100,83 @@ class GoldenRuns(unittest.TestCase):
                         self.assertEqual(f.read(), payload.encode("utf-8"),
                                          path)
                     checked += 1
-        # Every artifact of the 13 logs was compared (count read off the
-        # logs by tracelog: entries with a file stem and a payload).
+        # Every artifact of the logs was compared (count read off the logs
+        # by tracelog: entries with a file stem and a payload).
         self.assertGreater(checked, 100)
+
+
+def glog_entry(envelope, payload, line_end="\n", strip_tabs=False):
+    """One entry as torch/_logging writes it: every payload line behind a
+    tab. strip_tabs removes the tab of lines that hold nothing else, as a
+    whitespace-stripping editor does."""
+    envelope = dict(envelope, has_payload=tracelog.md5(payload))
+    lines = ["V1120 10:00:00.000000 77 torch/x.py:1] " + json.dumps(envelope)]
+    for l in payload.split("\n"):
+        lines.append("" if strip_tabs and l == "" else "\t" + l)
+    return "".join(l + line_end for l in lines)
+
+
+class PayloadsAreNeverCut(unittest.TestCase):
+    """A payload is every payload line after its envelope, blank lines
+    included, until the next envelope; the md5 covers exactly those bytes."""
+
+    PAYLOADS = [
+        "def f(x):\n\n    return x  \n\n\n# end",  # blank lines, spaces
+        "\nleading blank line",
+        "trailing newline\n",
+        "two trailing newlines\n\n",
+        "tab\tinside\n  \t\n",
+    ]
+
+    def check(self, line_end, strip_tabs):
+        log = "".join(
+            glog_entry({"artifact": {"name": "piece%d" % k,
+                                     "encoding": "string"},
+                        "frame_id": 0, "frame_compile_id": 0, "attempt": 0},
+                       payload, line_end, strip_tabs)
+            for k, payload in enumerate(self.PAYLOADS))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "blank.log")
+            with open(path, "w", newline="") as f:
+                f.write(log)
+            out = os.path.join(tmp, "out")
+            r = run([path, "-o", out, "--no-browser", "--strict"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("md5", r.stderr)
+            for k, payload in enumerate(self.PAYLOADS):
+                name = os.path.join(out, "-_0_0_0", "piece%d_%d.txt" % (k, k))
+                with open(name, "rb") as f:
+                    self.assertEqual(f.read(), payload.encode(), name)
+            # The independent reader agrees, entry by entry.
+            read = [p for _, _, p in tracelog.records(path)]
+            self.assertEqual(read, self.PAYLOADS)
+
+    def test_blank_lines_and_trailing_spaces_are_kept(self):
+        self.check("\n", strip_tabs=False)
+
+    def test_lines_whose_lone_tab_was_stripped_are_blank_payload_lines(self):
+        self.check("\n", strip_tabs=True)
+
+    def test_crlf_line_ends_are_not_payload_bytes(self):
+        self.check("\r\n", strip_tabs=True)
+
+    @unittest.skipUnless(tracelog.fixture("export.log"),
+                         "shared fixtures folder is absent: skipped")
+    def test_exported_program_of_export_log_is_whole(self):
+        log = tracelog.fixture("export.log")
+        program = next(p for _, env, p in tracelog.records(log)
+                       if tracelog.kind(env) == "exported_program")
+        # Read off the log (lines 61-84): 18 lines behind a tab and 6 blank
+        # ones between them, whose lone tab was stripped.
+        self.assertEqual(len(program.split("\n")), 24)
+        self.assertEqual(program.split("\n").count(""), 6)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            r = run([log, "-o", out, "--no-browser"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(out, "-_-_-_-", "exported_program_0.txt"),
+                      "rb") as f:
+                self.assertEqual(f.read(), program.encode())
 
 
 class StackTrie(unittest.TestCase):

@@ -37,16 +37,30 @@ def records(path):
         m = GLOG.search(line)
         if not m:
             continue
+        start = i
         payload_lines = []
-        while i < len(lines) and lines[i].startswith("\t"):
-            payload_lines.append(lines[i][1:])
+        blank = 0
+        # A blank line is a payload line whose lone tab was stripped: kept
+        # when another payload line follows, and at the end only when the
+        # md5 in has_payload says it belongs to the payload.
+        while i < len(lines) and (lines[i].startswith("\t") or
+                                  lines[i] == "" and i + 1 < len(lines)):
+            if lines[i] == "":
+                blank += 1
+            else:
+                payload_lines += [""] * blank + [lines[i][1:]]
+                blank = 0
             i += 1
         try:
             env = json.loads(line[m.start(1):])
         except ValueError:
             continue
+        if blank and isinstance(env.get("has_payload"), str):
+            longer = payload_lines + [""] * blank
+            if md5("\n".join(longer)) == env["has_payload"]:
+                payload_lines = longer
         payload = "\n".join(payload_lines) if "has_payload" in env else None
-        yield i - len(payload_lines), env, payload
+        yield start, env, payload
 
 
 def kind(env):
