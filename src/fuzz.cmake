@@ -58,4 +58,9 @@ if(BUILD_TESTING AND NOT TLPARSE_LIBFUZZER)
     COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_hostile.py")
   set_tests_properties(hostile PROPERTIES TIMEOUT 900 ENVIRONMENT
     "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_WITH_PAGES=${with_pages};TL_NODE=${TL_HOSTILE_NODE};TLPARSE_TSAN=$<BOOL:${TLPARSE_TSAN}>")
+  # The output folder and the process: races, --overwrite, signals, inputs.
+  add_test(NAME hostile_output_folder
+    COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_output_folder.py")
+  set_tests_properties(hostile_output_folder PROPERTIES TIMEOUT 600
+    ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>")
 endif()

@@ -16,6 +16,7 @@
 
 #include "diag.h"
 #include "fsutil.h"
+#include "outdir.h"
 #include "reader.h"
 #include "report.h"
 #include "store.h"
@@ -177,7 +178,9 @@ static void open_browser(const char *index_path) {
     waitpid(pid, NULL, 0);
 }
 
-/* Resolves PATH (file, or folder with --latest) into *input (malloc'd). */
+/* Resolves PATH (file, or folder with --latest) into *input (malloc'd).
+ * Only a regular file is read: a device, a FIFO or a socket could be
+ * endless or never answer. */
 static bool resolve_input(const cli *c, char **input) {
   struct stat st;
   if (stat(c->path, &st) != 0) {
@@ -200,77 +203,14 @@ static bool resolve_input(const cli *c, char **input) {
     }
     return true;
   }
+  if (!S_ISREG(st.st_mode)) {
+    fprintf(stderr,
+            "tlparse: %s is not a regular file (a device, FIFO or socket); "
+            "save the trace to a file first\n",
+            c->path);
+    return false;
+  }
   *input = tl_xstrdup(c->path);
-  return true;
-}
-
-/* Whether `inner` is `outer` or lies inside it (both resolved). */
-static bool path_within(const char *inner, const char *outer) {
-  size_t n = strlen(outer);
-  if (strncmp(inner, outer, n) != 0)
-    return false;
-  return inner[n] == '\0' || inner[n] == '/' || strcmp(outer, "/") == 0;
-}
-
-/* --overwrite must never delete the folder the run stands in or reads from
- * (`-o .`, `-o ..`, `-o /`, or a folder holding the input). */
-static bool safe_to_replace(const char *out_dir, const char *input) {
-  char *out = realpath(out_dir, NULL);
-  if (!out)
-    return true; /* nothing there to delete */
-  char *cwd = realpath(".", NULL);
-  char *in = realpath(input, NULL);
-  bool unsafe = (cwd && path_within(cwd, out)) || (in && path_within(in, out));
-  free(cwd);
-  free(in);
-  free(out);
-  return !unsafe;
-}
-
-/* Refuses an existing output folder without --overwrite, then creates the
- * staging folder `<out>.tlparse-<pid>` beside it, where the run writes. */
-static bool prepare_output(const cli *c, const char *input, char **staging) {
-  char error[512];
-  if (tl_fs_exists(c->out_dir) && !c->overwrite) {
-    fprintf(stderr,
-            "tlparse: output folder %s already exists; pass --overwrite to "
-            "replace it (nothing was deleted)\n",
-            c->out_dir);
-    return false;
-  }
-  if (tl_fs_exists(c->out_dir) && !safe_to_replace(c->out_dir, input)) {
-    fprintf(stderr,
-            "tlparse: refusing to replace %s: it holds the current folder or "
-            "the input (nothing was deleted)\n",
-            c->out_dir);
-    return false;
-  }
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_puts(&path, c->out_dir);
-  while (path.len > 1 && path.data[path.len - 1] == '/')
-    path.data[--path.len] = '\0';
-  tl_buf_printf(&path, ".tlparse-%ld", (long)getpid());
-  *staging = tl_buf_detach(&path);
-  if (!tl_fs_remove_tree(*staging, error, sizeof error) ||
-      !tl_fs_mkdirs(*staging, error, sizeof error)) {
-    fprintf(stderr, "tlparse: %s\n", error);
-    return false;
-  }
-  return true;
-}
-
-/* Puts the finished report in place: removes the old output folder (never
- * following a symlink out of it) and renames the staging folder. */
-static bool publish_output(const cli *c, const char *staging, char *error,
-                           size_t error_size) {
-  if (!tl_fs_remove_tree(c->out_dir, error, error_size))
-    return false;
-  if (rename(staging, c->out_dir) != 0) {
-    snprintf(error, error_size, "cannot rename %s to %s: %s", staging,
-             c->out_dir, strerror(errno));
-    return false;
-  }
   return true;
 }
 
@@ -282,12 +222,17 @@ int main(int argc, char **argv) {
   char *input = NULL;
   if (!resolve_input(&c, &input))
     return 1;
-  char *staging = NULL;
-  if (!prepare_output(&c, input, &staging)) {
-    free(staging);
+  tl_outdir outdir;
+  char error[512] = "";
+  if (!tl_outdir_check(&outdir, c.out_dir, c.overwrite, input, error,
+                       sizeof error) ||
+      !tl_outdir_stage(&outdir, error, sizeof error)) {
+    fprintf(stderr, "tlparse: %s\n", error);
+    tl_outdir_free(&outdir);
     free(input);
     return 1;
   }
+  const char *staging = outdir.staging;
   tl_diag diag;
   tl_diag_init(&diag, input);
   diag.verbose = c.verbose;
@@ -297,7 +242,6 @@ int main(int argc, char **argv) {
   tl_store_options store_options = {c.plain_text, c.provenance,
                                     c.strict_compile_id, cpus > 1};
   bool ok = tl_store_open(&store, staging, &store_options, &diag);
-  char error[512] = "";
   if (ok) {
     progress prog = {false};
     struct stat st;
@@ -326,12 +270,11 @@ int main(int argc, char **argv) {
     ok = false;
   }
   if (ok)
-    ok = publish_output(&c, staging, error, sizeof error);
+    ok = tl_outdir_publish(&outdir, error, sizeof error);
   tl_diag_print_summary(&diag);
   int exit_code = 0;
   if (!ok) {
-    char ignored[512];
-    tl_fs_remove_tree(staging, ignored, sizeof ignored);
+    tl_outdir_abandon(&outdir);
     fprintf(stderr, "tlparse: %s\n", error);
     exit_code = 1;
   } else {
@@ -363,7 +306,7 @@ int main(int argc, char **argv) {
 #ifdef HAVE_tl_engine
   tl_ts_query_cache_free();
 #endif
-  free(staging);
+  tl_outdir_free(&outdir);
   free(input);
   return exit_code;
 }

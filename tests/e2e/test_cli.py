@@ -306,9 +306,19 @@ class Environment(Case):
         self.assertEqual(r.returncode, 1)
         self.assertIn("already exists; pass --overwrite", r.stderr)
         self.assertTrue(os.path.exists(keep))
+        # A folder with a file tlparse never writes is not a report: even
+        # --overwrite keeps it.
+        r = run([log, "--no-browser", "-o", out, "--overwrite"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("does not look like a tlparse report (it holds "
+                      "keep.txt)", r.stderr)
+        self.assertTrue(os.path.exists(keep))
+        os.remove(keep)
+        r = run([log, "--no-browser", "-o", out])
+        self.assertEqual(r.returncode, 1)
         r = run([log, "--no-browser", "-o", out, "--overwrite"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertFalse(os.path.exists(keep))
+        self.assertTrue(os.path.exists(os.path.join(out, "index.html")))
 
     def test_overwrite_never_follows_a_symlink_out(self):
         outside = os.path.join(self.tmp, "outside")
@@ -318,11 +328,14 @@ class Environment(Case):
             f.write("keep me")
         out = os.path.join(self.tmp, "o")
         os.mkdir(out)
-        os.symlink(outside, os.path.join(out, "link"))
+        self.write("o/index.html", b"old")
+        os.symlink(outside, os.path.join(out, "-_0_0_0"))
         log = self.write("e.log", b"")
         r = run([log, "--no-browser", "-o", out, "--overwrite"])
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("(it holds -_0_0_0)", r.stderr)
         self.assertTrue(os.path.exists(precious))
+        self.assertTrue(os.path.islink(os.path.join(out, "-_0_0_0")))
 
     def test_overwrite_refuses_the_current_folder_and_the_inputs_folder(self):
         log = self.write("e.log", b"")

@@ -292,7 +292,7 @@ class Paths(Case):
             "-_0_-1_-/dynamo_output_graph_6.txt"})
         self.assertEqual(self.read(out, "-_0_0_0/x_2.txt"), b"c")
 
-    def test_overwrite_through_a_symlinked_output_removes_only_the_link(self):
+    def test_overwrite_through_a_symlinked_output_is_refused(self):
         outside = os.path.join(self.tmp, "outside")
         os.mkdir(outside)
         self.write("outside/precious.txt", b"keep")
@@ -300,10 +300,11 @@ class Paths(Case):
         os.symlink(outside, link)
         log = self.write("e.log", b"")
         r = run([log, "-o", link, "--overwrite", "--no-browser"])
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(b"it is a symbolic link (nothing was deleted)",
+                      r.stderr)
         self.assertEqual(os.listdir(outside), ["precious.txt"])
-        self.assertFalse(os.path.islink(link))
-        self.assertTrue(os.path.exists(os.path.join(link, "index.html")))
+        self.assertTrue(os.path.islink(link))
 
     def test_long_names_are_cut_not_fatal(self):
         name = "n" * 300

@@ -1,0 +1,51 @@
+/* outdir.h: the output folder, from the command line's checks to the
+ * finished report in place. A run writes into a staging folder made by
+ * mkdtemp beside the output folder (`<out>.tlparse-XXXXXX`: unpredictable,
+ * created atomically, so no planted link can redirect the report) and
+ * publishes it with one rename that never replaces anything it was not
+ * allowed to: without --overwrite a folder that appeared during the run is
+ * kept and the run fails; with --overwrite only a folder that looks like a
+ * tlparse report is replaced, and it is checked again after it was moved
+ * aside. SIGINT, SIGTERM and SIGHUP remove the staging folder and exit with
+ * 128+N. Every function returns false with a one-line message in `error`.
+ */
+#ifndef TL_OUTDIR_H
+#define TL_OUTDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct tl_outdir {
+  char *out;     /* the output folder as given, without trailing '/' */
+  char *staging; /* the folder the run writes into, or NULL */
+  bool overwrite;
+} tl_outdir;
+
+/* Checks the output folder before anything is read: `out` is a non-empty
+ * name; if something exists there, --overwrite was given and it is a real
+ * folder (not a link) that looks like a report and holds neither the
+ * current folder nor `input`. Fills `dir` (free with tl_outdir_free). */
+bool tl_outdir_check(tl_outdir *dir, const char *out, bool overwrite,
+                     const char *input, char *error, size_t error_size);
+
+/* Makes the staging folder (and the output folder's parents) and installs
+ * the signal handlers that remove it. */
+bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size);
+
+/* Renames the staging folder into place (see the header comment). When the
+ * output folder appeared during the run, the new report is left in the
+ * staging folder, whose name `error` gives. */
+bool tl_outdir_publish(tl_outdir *dir, char *error, size_t error_size);
+
+/* Removes the staging folder, if any, and the signal handlers. */
+void tl_outdir_abandon(tl_outdir *dir);
+
+void tl_outdir_free(tl_outdir *dir);
+
+/* Exposed for tests: whether every entry of folder `path` is one a tlparse
+ * report holds (an empty folder is one too); otherwise `foreign` names the
+ * first other entry. */
+bool tl_outdir_looks_like_report(const char *path, char *foreign,
+                                 size_t foreign_size);
+
+#endif

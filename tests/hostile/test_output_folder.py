@@ -1,0 +1,258 @@
+"""The output folder and the process under attack (issue 14, items 2, 4, 5
+and the argument checks of 6), end to end against the real binary.
+
+Promises held here (docs/reliability.md): nothing is deleted that tlparse did
+not create, in any race a test can script; --overwrite replaces only a folder
+that looks like a tlparse report; the staging folder is unpredictable, so a
+planted link cannot redirect the report; SIGINT, SIGTERM and SIGHUP leave no
+staging folder behind and exit with 128+N; inputs that are not regular files
+are refused at once; every argument is checked before the trace is read.
+
+Environment: TLPARSE (the binary).
+"""
+
+import glob
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+TLPARSE = os.environ.get("TLPARSE", "tlparse")
+ENV = dict(os.environ, CI="1")
+
+
+def run(args, **kw):
+    return subprocess.run([TLPARSE] + args, capture_output=True, text=True,
+                          env=ENV, **kw)
+
+
+def big_log(path, entries=30000):
+    """A log that takes a second or so to write (30,000 small graphs in 100
+    compile folders), long enough for a test to act while it runs."""
+    md5 = hashlib.md5(b"g").hexdigest()
+    line = ('V0101 00:00:00.000000 1 a.py:1] {"dynamo_output_graph": {}, '
+            '"frame_id": %d, "frame_compile_id": 0, "attempt": 0, '
+            '"has_payload": "' + md5 + '"}\n\tg\n')
+    with open(path, "w") as f:
+        f.write("".join(line % (i % 100) for i in range(entries)))
+
+
+class Case(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = tempfile.mkdtemp(prefix="tl-outdir-log-")
+        cls.log = os.path.join(cls.shared, "big.log")
+        big_log(cls.log)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.shared, ignore_errors=True)
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tl-outdir-")
+        self.out = os.path.join(self.tmp, "o")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start(self, *extra):
+        return subprocess.Popen([TLPARSE, self.log, "--no-browser", "-o",
+                                 self.out] + list(extra), env=ENV,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def wait_for_staging(self, p):
+        """Waits until the run writes into its staging folder; returns it."""
+        deadline = time.time() + 30
+        while time.time() < deadline and p.poll() is None:
+            found = glob.glob(self.out + ".tlparse-*/-_1_0_0")
+            if found:
+                return os.path.dirname(found[0])
+            time.sleep(0.002)
+        self.fail("the run never started writing")
+
+    def staging_folders(self):
+        return glob.glob(self.out + ".tlparse-*")
+
+    def make_report(self, path, marker=b"old report"):
+        """A folder shaped like a report of the Rust tool."""
+        os.makedirs(os.path.join(path, "-_0_0_0"))
+        os.makedirs(os.path.join(path, "payloads"))
+        for name in ("index.html", "raw.jsonl", "compile_directory.json",
+                     "-_0_0_0/dynamo_output_graph_0.txt"):
+            with open(os.path.join(path, name), "wb") as f:
+                f.write(marker)
+
+
+class Races(Case):
+    def test_folder_created_during_the_run_is_kept(self):
+        p = self.start()
+        staging = self.wait_for_staging(p)
+        os.mkdir(self.out)
+        with open(os.path.join(self.out, "mine.txt"), "w") as f:
+            f.write("user data")
+        _, err = p.communicate()
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(os.listdir(self.out), ["mine.txt"])
+        self.assertEqual(
+            err.splitlines()[-1],
+            "tlparse: %s appeared during the run: nothing was replaced; the "
+            "new report is in %s" % (self.out, staging))
+        self.assertTrue(os.path.isfile(os.path.join(staging, "index.html")))
+
+    def test_two_runs_into_one_folder_publish_one_report(self):
+        first, second = self.start(), self.start()
+        results = [first.communicate(), second.communicate()]
+        codes = sorted([first.returncode, second.returncode])
+        self.assertEqual(codes, [0, 1])
+        loser = results[[first.returncode, second.returncode].index(1)]
+        self.assertIn("appeared during the run: nothing was replaced",
+                      loser[1])
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "index.html")))
+
+    def test_a_user_file_added_to_the_old_report_during_the_run_is_kept(self):
+        self.make_report(self.out)
+        p = self.start("--overwrite")
+        staging = self.wait_for_staging(p)
+        with open(os.path.join(self.out, "notes.txt"), "w") as f:
+            f.write("user data")
+        _, err = p.communicate()
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("refusing to replace %s: it does not look like a "
+                      "tlparse report (it holds notes.txt)" % self.out, err)
+        with open(os.path.join(self.out, "notes.txt")) as f:
+            self.assertEqual(f.read(), "user data")
+        with open(os.path.join(self.out, "index.html"), "rb") as f:
+            self.assertEqual(f.read(), b"old report")
+        self.assertFalse(os.path.exists(staging))
+
+    def test_planted_links_at_staging_names_are_never_followed(self):
+        target = os.path.join(self.tmp, "target")
+        os.mkdir(target)
+        with open("/proc/sys/kernel/ns_last_pid") as f:
+            last = int(f.read())
+        # The earlier tool named its staging folder after its pid: plant a
+        # link at each of the next pids' names.
+        for pid in range(last + 1, last + 400):
+            os.symlink(target, "%s.tlparse-%d" % (self.out, pid))
+        r = run([self.log, "--no-browser", "-o", self.out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.listdir(target), [])
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "index.html")))
+
+
+class Overwrite(Case):
+    def test_a_report_of_either_tool_is_replaced(self):
+        self.make_report(self.out)
+        r = run([self.log, "--no-browser", "-o", self.out, "--overwrite"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.out, "index.html"), "rb") as f:
+            self.assertNotEqual(f.read(), b"old report")
+        self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
+
+    def test_a_regular_file_is_not_replaced(self):
+        with open(self.out, "w") as f:
+            f.write("a file")
+        r = run([self.log, "--no-browser", "-o", self.out, "--overwrite"])
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: refusing to replace %s: it is "
+                         "not a folder (nothing was deleted)\n" % self.out)
+        with open(self.out) as f:
+            self.assertEqual(f.read(), "a file")
+
+    def test_a_symbolic_link_is_not_replaced_or_followed(self):
+        target = os.path.join(self.tmp, "target")
+        self.make_report(target)
+        os.symlink(target, self.out)
+        r = run([self.log, "--no-browser", "-o", self.out, "--overwrite"])
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: refusing to replace %s: it is a "
+                         "symbolic link (nothing was deleted)\n" % self.out)
+        self.assertTrue(os.path.islink(self.out))
+        with open(os.path.join(target, "index.html"), "rb") as f:
+            self.assertEqual(f.read(), b"old report")
+
+    def test_a_folder_with_other_files_is_not_replaced(self):
+        self.make_report(self.out)
+        os.symlink("/", os.path.join(self.out, "-_1_0_0"))
+        r = run([self.log, "--no-browser", "-o", self.out, "--overwrite"])
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: refusing to replace %s: it does "
+                         "not look like a tlparse report (it holds -_1_0_0); "
+                         "nothing was deleted\n" % self.out)
+        self.assertTrue(os.path.islink(os.path.join(self.out, "-_1_0_0")))
+
+
+class Signals(Case):
+    def interrupt(self, signo):
+        self.make_report(self.out)
+        p = self.start("--overwrite")
+        self.wait_for_staging(p)
+        p.send_signal(signo)
+        p.communicate()
+        self.assertEqual(p.returncode, 128 + signo)
+        self.assertEqual(self.staging_folders(), [])
+        with open(os.path.join(self.out, "index.html"), "rb") as f:
+            self.assertEqual(f.read(), b"old report")
+
+    def test_sigint_removes_the_staging_folder(self):
+        self.interrupt(signal.SIGINT)
+
+    def test_sigterm_removes_the_staging_folder(self):
+        self.interrupt(signal.SIGTERM)
+
+    def test_sighup_removes_the_staging_folder(self):
+        self.interrupt(signal.SIGHUP)
+
+
+class Inputs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tl-inputs-")
+        self.out = os.path.join(self.tmp, "o")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def refused(self, path):
+        # A hang would fail here (timeout), not pass.
+        r = run([path, "--no-browser", "-o", self.out], timeout=10)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: %s is not a regular file (a "
+                         "device, FIFO or socket); save the trace to a file "
+                         "first\n" % path)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_fifo_without_a_writer_is_refused(self):
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)
+        self.refused(fifo)
+
+    def test_endless_device_is_refused(self):
+        self.refused("/dev/zero")
+
+    def test_socket_is_refused(self):
+        path = os.path.join(self.tmp, "sock")
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(path)
+        try:
+            self.refused(path)
+        finally:
+            s.close()
+
+    def test_empty_output_name_is_refused_before_reading(self):
+        log = os.path.join(self.tmp, "t.log")
+        with open(log, "w") as f:
+            f.write("")
+        r = run([log, "--no-browser", "-o", ""])
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: -o needs a folder name\n")
+        self.assertEqual(os.listdir(self.tmp), ["t.log"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
