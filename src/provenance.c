@@ -182,6 +182,7 @@ typedef struct view {
   kernel_table kernels;
   pair_vec pre_to_post, post_to_pre, code_to_post, post_to_code;
   pair_vec kernel_to_post, post_to_kernel;
+  cJSON *malformed; /* mapping entries of the wrong type, skipped */
 } view;
 
 static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
@@ -275,13 +276,62 @@ static const tl_kernel_def *definition_of(const view *v, tl_str name) {
              : NULL;
 }
 
+static const char *json_type_name(const cJSON *j) {
+  if (cJSON_IsString(j))
+    return "a string";
+  if (cJSON_IsNumber(j))
+    return "a number";
+  if (cJSON_IsBool(j))
+    return "a boolean";
+  if (cJSON_IsNull(j))
+    return "null";
+  if (cJSON_IsObject(j))
+    return "an object";
+  return "a list";
+}
+
+/* Records a mapping entry of the wrong type, which the join skips:
+ * {"section": "preToPost", "key": "relu", "problem": "..."}. */
+static void malformed(view *v, const char *section, const char *key,
+                      const char *problem, const cJSON *value) {
+  if (!v->malformed)
+    v->malformed = cJSON_CreateArray();
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "section", section);
+  cJSON_AddStringToObject(o, "key", key ? key : "");
+  char text[96];
+  snprintf(text, sizeof text, problem, json_type_name(value));
+  cJSON_AddStringToObject(o, "problem", text);
+  cJSON_AddItemToArray(v->malformed, o);
+}
+
+/* Whether a mapping entry is a list of names; reports it when not. */
+static bool is_name_list(view *v, const char *section, const cJSON *entry) {
+  if (!cJSON_IsArray(entry)) {
+    malformed(v, section, entry->string, "%s, not a list of names", entry);
+    return false;
+  }
+  const cJSON *item;
+  cJSON_ArrayForEach(item, entry) {
+    if (!cJSON_IsString(item))
+      malformed(v, section, entry->string, "a list holding %s, not a name",
+                item);
+  }
+  return true;
+}
+
 /* pre <-> post: `map` is {"node": ["node", ...]}; from_pre tells the side. */
 static void join_graphs(view *v, const cJSON *map, bool from_pre) {
+  const char *section = from_pre ? "preToPost" : "postToPre";
   const cJSON *entry;
   cJSON_ArrayForEach(entry, map) {
+    if (!is_name_list(v, section, entry))
+      continue;
     int a = node_line(v, from_pre, tl_str_from(entry->string));
     const cJSON *to;
     cJSON_ArrayForEach(to, entry) {
+      if (!cJSON_IsString(to))
+        continue;
       int b = node_line(v, !from_pre, json_str(to));
       pair_vec *pairs = from_pre ? &v->pre_to_post : &v->post_to_pre;
       if (a && b)
@@ -311,8 +361,12 @@ static void join_kernels(view *v, const cJSON *code_to_post,
                          const cJSON *post_to_code) {
   const cJSON *entry, *item;
   cJSON_ArrayForEach(entry, code_to_post) {
+    if (!is_name_list(v, "cppCodeToPost", entry))
+      continue;
     kernel *k = kernel_of(v, tl_str_from(entry->string));
     cJSON_ArrayForEach(item, entry) {
+      if (!cJSON_IsString(item))
+        continue;
       tl_str post = json_str(item);
       size_t index = k - v->kernels.items.items;
       int line = node_line(v, false, post);
@@ -322,9 +376,13 @@ static void join_kernels(view *v, const cJSON *code_to_post,
     }
   }
   cJSON_ArrayForEach(entry, post_to_code) {
+    if (!is_name_list(v, "postToCppCode", entry))
+      continue;
     tl_str post = tl_str_from(entry->string);
     int line = node_line(v, false, post);
     cJSON_ArrayForEach(item, entry) {
+      if (!cJSON_IsString(item))
+        continue;
       kernel *k = kernel_of(v, json_str(item));
       TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
       add_kernel_pairs(v, k, line, false);
@@ -498,6 +556,9 @@ static void emit(view *v, cJSON *root, const cJSON *traces) {
     cJSON_AddItemToArray(un_k, str_json(missing[i]));
   free(missing);
   cJSON_AddItemToObject(root, "unresolved", unres);
+  cJSON_AddItemToObject(root, "malformed",
+                        v->malformed ? v->malformed : cJSON_CreateArray());
+  v->malformed = NULL;
   cJSON *emb = cJSON_AddArrayToObject(root, "embedded");
   for (size_t i = 0; i < v->code.embedded_count; i++) {
     const tl_embedded *e = &v->code.embedded[i];
@@ -528,8 +589,15 @@ static bool has_content(const cJSON *m) {
   return false;
 }
 
-static const cJSON *object_item(const cJSON *m, const char *key) {
-  const cJSON *o = m ? cJSON_GetObjectItemCaseSensitive(m, key) : NULL;
+/* One of the mapping's four sections; one that is there but not an object
+ * is reported and skipped. */
+static const cJSON *mapping_section(view *v, const cJSON *mapping,
+                                    const char *key) {
+  const cJSON *o = cJSON_IsObject(mapping)
+                       ? cJSON_GetObjectItemCaseSensitive(mapping, key)
+                       : NULL;
+  if (o && !cJSON_IsObject(o))
+    malformed(v, key, NULL, "%s, not an object", o);
   return cJSON_IsObject(o) ? o : NULL;
 }
 
@@ -628,10 +696,10 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
 
   analyze(&v, in);
   cJSON *traces = parse_json(in->stack_traces);
-  join_graphs(&v, object_item(mapping, "preToPost"), true);
-  join_graphs(&v, object_item(mapping, "postToPre"), false);
-  join_kernels(&v, object_item(mapping, "cppCodeToPost"),
-               object_item(mapping, "postToCppCode"));
+  join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
+  join_graphs(&v, mapping_section(&v, mapping, "postToPre"), false);
+  join_kernels(&v, mapping_section(&v, mapping, "cppCodeToPost"),
+               mapping_section(&v, mapping, "postToCppCode"));
   if (cJSON_IsObject(traces)) { /* kernels known only by their traces */
     const cJSON *t;
     cJSON_ArrayForEach(t, traces) kernel_of(&v, tl_str_from(t->string));

@@ -135,7 +135,27 @@ typedef struct view_job {
   bool has_copies; /* keep `json` for the copies */
   cJSON *json;     /* kept only while copies need it */
   char error[512]; /* first problem, reported by the main thread */
+  /* Mapping entries of the wrong type: how many, and the first one. */
+  size_t malformed;
+  char malformed_example[256];
 } view_job;
+
+/* Notes the view's skipped mapping entries (its "malformed" list). */
+static void note_malformed(view_job *job, const cJSON *json) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(json, "malformed");
+  const cJSON *first = cJSON_GetArrayItem(list, 0);
+  if (!first)
+    return;
+  job->malformed = (size_t)cJSON_GetArraySize(list);
+  const cJSON *section = cJSON_GetObjectItemCaseSensitive(first, "section");
+  const cJSON *key = cJSON_GetObjectItemCaseSensitive(first, "key");
+  const cJSON *problem = cJSON_GetObjectItemCaseSensitive(first, "problem");
+  snprintf(job->malformed_example, sizeof job->malformed_example,
+           "%s[\"%.80s\"]: %s",
+           cJSON_IsString(section) ? section->valuestring : "",
+           cJSON_IsString(key) ? key->valuestring : "",
+           cJSON_IsString(problem) ? problem->valuestring : "");
+}
 
 static tl_str read_text(const char *out_dir, const tl_artifact *a, tl_buf *buf,
                         char *error, size_t error_size) {
@@ -223,6 +243,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
     in.mappings_path = path_of(v->mappings);
     in.stack_traces_path = path_of(v->stack_traces);
     json = tl_provenance_build(&in);
+    note_malformed(job, json);
   }
   char *text = cJSON_Print(json);
   if (text)
@@ -349,6 +370,12 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
     if (jobs[i].error[0])
       tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,
                   jobs[i].error);
+    if (jobs[i].malformed)
+      tl_diag_add(diag, TL_DIAG_PROVENANCE, views[i].mappings->line,
+                  "node mappings: %zu entr%s of the wrong type skipped, "
+                  "first %s",
+                  jobs[i].malformed, jobs[i].malformed == 1 ? "y" : "ies",
+                  jobs[i].malformed_example);
     cJSON_Delete(jobs[i].json);
   }
   free(order);

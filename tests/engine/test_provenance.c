@@ -144,6 +144,33 @@ TEST(graph_line_maps_are_sorted_unions) {
   cJSON_Delete(j);
 }
 
+TEST(mapping_entries_of_the_wrong_type_are_listed_as_malformed) {
+  cJSON *j =
+      build("{\"preToPost\": {\"x\": \"relu\", \"y\": [\"mul\", 7, null]},"
+            " \"postToPre\": [],"
+            " \"cppCodeToPost\": {\"k_1\": {\"a\": 1}, \"k_10\": [\"mul\"]},"
+            " \"postToCppCode\": {\"relu\": [true]}}",
+            NULL);
+  CHECK(
+      json_equals(at(j, "malformed", NULL),
+                  "[{\"section\": \"preToPost\", \"key\": \"x\","
+                  "  \"problem\": \"a string, not a list of names\"},"
+                  " {\"section\": \"preToPost\", \"key\": \"y\","
+                  "  \"problem\": \"a list holding a number, not a name\"},"
+                  " {\"section\": \"preToPost\", \"key\": \"y\","
+                  "  \"problem\": \"a list holding null, not a name\"},"
+                  " {\"section\": \"postToPre\", \"key\": \"\","
+                  "  \"problem\": \"a list, not an object\"},"
+                  " {\"section\": \"cppCodeToPost\", \"key\": \"k_1\","
+                  "  \"problem\": \"an object, not a list of names\"},"
+                  " {\"section\": \"postToCppCode\", \"key\": \"relu\","
+                  "  \"problem\": \"a list holding a boolean, not a name\"}]"));
+  /* The well-typed parts still join: y -> mul, k_10 -> mul. */
+  CHECK(json_equals(at(j, "lines", "preToPost"), "{\"5\": [4]}"));
+  CHECK(json_equals(at(j, "nodes", "pre"), "{\"y\": 5}"));
+  cJSON_Delete(j);
+}
+
 TEST(names_without_a_line_are_listed_as_unresolved) {
   cJSON *j = build(
       "{\"preToPost\": {\"x\": [\"primals_1\", \"_tensor_constant1\"],"
@@ -446,6 +473,7 @@ int main(int argc, char **argv) {
   RUN(v2_handle_binds_exactly_one_call_and_never_a_longer_handle);
   RUN(v1_bare_name_takes_every_call_of_that_kernel_only);
   RUN(graph_line_maps_are_sorted_unions);
+  RUN(mapping_entries_of_the_wrong_type_are_listed_as_malformed);
   RUN(names_without_a_line_are_listed_as_unresolved);
   RUN(key_with_inner_colons_splits_its_handle_at_the_last_colon);
   RUN(view_without_usable_mapping_says_why_and_keeps_artifacts);

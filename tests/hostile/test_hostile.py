@@ -515,5 +515,28 @@ class Big(Case):
         self.assertIn(b"1000000 entries", self.read(out, "index.html"))
 
 
+class WrongTypes(Case):
+    """Mapping entries of the wrong type are skipped, listed in the view's
+    JSON, and reported with the place of the mapping artifact."""
+
+    def test_wrong_typed_mapping_entries_are_reported_with_their_place(self):
+        mapping = json.dumps({"preToPost": {"x": "relu", "y": ["mul", 7]},
+                              "postToPre": []}).encode()
+        log = self.write("m.log", entry(b'"dynamo_output_graph": {}', b"g")
+                         + artifact("inductor_provenance_tracking_node_"
+                                    "mappings", mapping, b"json"))
+        r, out = self.parse(log, "-i")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # The mapping's envelope is line 3 (line 2 is the graph's payload).
+        self.assertEqual(self.stderr_lines(r), [
+            "tlparse: %s:3: node mappings: 3 entries of the wrong type "
+            "skipped, first preToPost[\"x\"]: a string, not a list of names "
+            "(1 provenance views with problems)" % log])
+        view = json.loads(self.read(out, "provenance_tracking_-_0_0_0.json"))
+        self.assertEqual([(m["section"], m["key"]) for m in view["malformed"]],
+                         [("preToPost", "x"), ("preToPost", "y"),
+                          ("postToPre", "")])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
