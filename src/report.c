@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "html.h"
+#include "utf8.h"
 #ifdef HAVE_tl_engine
 #include "provenance.h"
 #endif
@@ -138,6 +139,7 @@ typedef struct view_job {
   /* Mapping entries of the wrong type: how many, and the first one. */
   size_t malformed;
   char malformed_example[256];
+  size_t invalid_utf8; /* sequences written as U+FFFD in the view's JSON */
 } view_job;
 
 /* Notes the view's skipped mapping entries (its "malformed" list). */
@@ -246,8 +248,14 @@ static void run_view_job(view_job *job, view_job *jobs) {
     note_malformed(job, json);
   }
   char *text = cJSON_Print(json);
-  if (text)
-    write_output(job, ".json", text, strlen(text));
+  if (text) {
+    /* Names from the trace may hold any bytes; the file stays UTF-8. */
+    tl_buf valid;
+    tl_buf_init(&valid);
+    job->invalid_utf8 = tl_utf8_repair(&valid, tl_str_from(text));
+    write_output(job, ".json", valid.data, valid.len);
+    tl_buf_free(&valid);
+  }
   free(text);
 #ifdef HAVE_tl_page
   tl_buf page;
@@ -370,6 +378,13 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
     if (jobs[i].error[0])
       tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,
                   jobs[i].error);
+    if (jobs[i].invalid_utf8)
+      tl_diag_add(diag, TL_DIAG_PROVENANCE,
+                  views[i].mappings ? views[i].mappings->line : 0,
+                  "%s.json: %zu invalid UTF-8 sequence%s in names written "
+                  "as U+FFFD",
+                  views[i].name, jobs[i].invalid_utf8,
+                  jobs[i].invalid_utf8 == 1 ? "" : "s");
     if (jobs[i].malformed)
       tl_diag_add(diag, TL_DIAG_PROVENANCE, views[i].mappings->line,
                   "node mappings: %zu entr%s of the wrong type skipped, "

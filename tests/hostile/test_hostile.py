@@ -515,9 +515,10 @@ class Big(Case):
         self.assertIn(b"1000000 entries", self.read(out, "index.html"))
 
 
-class WrongTypes(Case):
-    """Mapping entries of the wrong type are skipped, listed in the view's
-    JSON, and reported with the place of the mapping artifact."""
+class Mappings(Case):
+    """Hostile node mappings: entries of the wrong type are skipped, listed
+    in the view's JSON and reported with the place of the mapping artifact;
+    invalid UTF-8 in names still gives a valid UTF-8 JSON file."""
 
     def test_wrong_typed_mapping_entries_are_reported_with_their_place(self):
         mapping = json.dumps({"preToPost": {"x": "relu", "y": ["mul", 7]},
@@ -536,6 +537,23 @@ class WrongTypes(Case):
         self.assertEqual([(m["section"], m["key"]) for m in view["malformed"]],
                          [("preToPost", "x"), ("preToPost", "y"),
                           ("postToPre", "")])
+
+
+    def test_invalid_utf8_in_node_names_gives_valid_json(self):
+        mapping = b'{"preToPost": {"x\xff\xfe": ["relu\xc0"]}}'
+        log = self.write("u.log", entry(b'"dynamo_output_graph": {}', b"g")
+                         + artifact("inductor_provenance_tracking_node_"
+                                    "mappings", mapping, b"json"))
+        r, out = self.parse(log, "-i")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.stderr_lines(r), [
+            "tlparse: %s:3: provenance_tracking_-_0_0_0.json: 3 invalid "
+            "UTF-8 sequences in names written as U+FFFD (1 provenance views "
+            "with problems)" % log])
+        view = json.loads(self.read(out, "provenance_tracking_-_0_0_0.json")
+                          .decode("utf-8", "strict"))
+        self.assertEqual(view["unresolved"]["pre_nodes"], ["x\ufffd\ufffd"])
+        self.assertEqual(view["unresolved"]["post_nodes"], ["relu\ufffd"])
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include "fsutil.h"
 #include "html.h"
 #include "reader.h"
+#include "utf8.h"
 
 static long glog(const char *line) {
   return tl_reader_glog_envelope_offset(tl_str_from(line));
@@ -129,6 +130,35 @@ TEST(json_string_escapes_controls_quotes_and_backslashes) {
   tl_buf_free(&b);
 }
 
+static const char *repaired(const char *text, size_t len, size_t *count) {
+  static char result[64];
+  tl_buf out;
+  tl_buf_init(&out);
+  *count = tl_utf8_repair(&out, (tl_str){text, len});
+  snprintf(result, sizeof result, "%s", out.data);
+  tl_buf_free(&out);
+  return result;
+}
+
+TEST(invalid_utf8_is_replaced_by_one_fffd_per_maximal_subpart) {
+  size_t n;
+  CHECK_STR_EQ(repaired("ok \xc3\xa9 \xf0\x9f\x98\x80", 10, &n),
+               "ok \xc3\xa9 \xf0\x9f\x98\x80");
+  CHECK_INT_EQ(n, 0);
+  /* a lone continuation byte, a cut 3-byte sequence, an overlong '/', a
+   * surrogate, a code point past U+10FFFF, a cut sequence at the end */
+  CHECK_STR_EQ(repaired("a\x80"
+                        "b\xe2\x82"
+                        "c\xc0\xaf\xed\xa0\x80\xf4\x90\xe2",
+                        14, &n),
+               "a\xef\xbf\xbd"
+               "b\xef\xbf\xbd"
+               "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK_INT_EQ(n, 10);
+  CHECK_INT_EQ(tl_utf8_valid_prefix((tl_str){"ab\xff", 3}), 2);
+}
+
 TEST(buf_printf_grows_past_its_capacity) {
   tl_buf b;
   tl_buf_init(&b);
@@ -162,6 +192,7 @@ int main(void) {
   RUN(script_json_cannot_close_its_script_element);
   RUN(only_http_and_relative_urls_are_safe);
   RUN(json_string_escapes_controls_quotes_and_backslashes);
+  RUN(invalid_utf8_is_replaced_by_one_fffd_per_maximal_subpart);
   RUN(buf_printf_grows_past_its_capacity);
   RUN(arena_serves_large_and_small_allocations);
   return check_summary();

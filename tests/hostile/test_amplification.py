@@ -1,0 +1,104 @@
+"""Amplification (issue 14, item 3): no small trace may make a large report.
+
+A trace can name a long string once (an interned `str` entry, a frame name)
+and refer to it from thousands of entries. Each case here builds such a trace
+and asserts the promise of docs/reliability.md: the whole output folder
+(every file, `raw.log` included) is at most 16 times the input's size, and
+the run's peak memory stays below a bound of its own. The bound is the
+documented multiple, not a measured time.
+
+Environment: TLPARSE (the binary).
+"""
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+TLPARSE = os.environ.get("TLPARSE", "tlparse")
+PREFIX = "V0101 00:00:00.000000 1 model.py:1] "
+OUTPUT_MULTIPLE = 16
+
+
+def line(envelope):
+    return PREFIX + json.dumps(envelope) + "\n"
+
+
+def folder_size(path):
+    total = 0
+    for root, _, names in os.walk(path):
+        for n in names:
+            total += os.lstat(os.path.join(root, n)).st_size
+    return total
+
+
+class Amplification(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tl-amplify-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def check(self, text, *extra):
+        log = os.path.join(self.tmp, "t.log")
+        with open(log, "w") as f:
+            f.write(text)
+        out = os.path.join(self.tmp, "out")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        r = subprocess.run([TLPARSE, log, "-o", out, "--no-browser"]
+                           + list(extra), capture_output=True,
+                           env=dict(os.environ, CI="1"))
+        peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        size_in, size_out = os.path.getsize(log), folder_size(out)
+        self.assertLessEqual(
+            size_out, OUTPUT_MULTIPLE * size_in,
+            "output %d bytes for %d bytes of input" % (size_out, size_in))
+        # Memory: a fixed allowance plus the same multiple of the input.
+        if peak_kib > before:
+            self.assertLess(peak_kib * 1024,
+                            64 * 2**20 + OUTPUT_MULTIPLE * size_in)
+        return out
+
+    def test_long_interned_filename_used_by_2000_compiles(self):
+        name = "/very/long/" + "d" * 200000 + ".py"
+        text = line({"str": [name, 0]})
+        for i in range(2000):
+            text += line({"dynamo_start": {"stack": [
+                {"line": 1, "name": "f", "filename": 0},
+                {"line": 2, "name": "g", "filename": 0}]},
+                "frame_id": i, "frame_compile_id": 0, "attempt": 0})
+            text += line({"compilation_metrics": {"co_filename": 0,
+                                                  "co_name": "g"},
+                          "frame_id": i, "frame_compile_id": 0,
+                          "attempt": 0})
+        self.check(text)
+
+    def test_long_frame_name_repeated_in_every_stack(self):
+        text = ""
+        for i in range(2000):
+            text += line({"dynamo_start": {"stack": [
+                {"line": 1, "name": "n" * 2000, "filename": "m.py"}]},
+                "frame_id": i, "frame_compile_id": 0, "attempt": 0})
+        self.check(text)
+
+    def test_long_interned_filename_on_every_metrics_page(self):
+        name = "r" * 100000
+        text = line({"str": [name, 0]})
+        for i in range(500):
+            text += line({"dynamo_start": {"stack": [
+                {"line": 1, "name": "f", "filename": 0}]},
+                "frame_id": i, "frame_compile_id": 0, "attempt": 0})
+            text += line({"compilation_metrics": {
+                "fail_type": "E", "fail_reason": "short",
+                "fail_user_frame_filename": "x.py",
+                "restart_reasons": ["graph break"]},
+                "frame_id": i, "frame_compile_id": 0, "attempt": 0})
+        self.check(text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
