@@ -4,12 +4,17 @@ builds Release and calls it. Python 3 standard library only.
 
 Per input it runs `tlparse INPUT -i -o OUT --overwrite --no-browser` several
 times and reports wall time (min/median/max), CPU time (user+sys, from
-wait4), MB/s and peak RSS (GNU time's %M). Inputs are generated into the
-work folder at run time: the provenance fixture concatenated N times, and
-traces from tests/tracegen/gen_trace.py. Nothing here asserts a time; the
-checks are that every run succeeds and writes the same, non-empty output.
+wait4), MB/s and peak RSS (GNU time's %M). With the Rust tlparse at hand
+(--rust, by default build/venv/bin/tlparse from .ci/install-python) each
+input is also run with it, the runs of the two tools interleaved (ours,
+Rust, ours, ...) so that both see the same machine, and the report gives
+both side by side with the ratios. Inputs are generated into the work folder
+at run time: the provenance fixture concatenated N times, and traces from
+tests/tracegen/gen_trace.py. Nothing here asserts a time; the checks are
+that every run succeeds and writes the same, non-empty output.
 
     bench.py --tlparse build-bench/tlparse --work build-bench/bench [--smoke]
+             [--rust PATH | --no-rust]
 """
 
 import argparse
@@ -145,60 +150,78 @@ def tree_size(top):
     return files, size, pages
 
 
-def bench_input(inp, tlparse, work, out_root, runs):
-    """Makes, runs and checks one input; returns its row (a dict)."""
+def bench_input(inp, tools, work, out_root, runs):
+    """Makes, runs and checks one input with each tool of `tools` (a list
+    of (label, binary)), their runs interleaved; returns one row (a dict)
+    per tool."""
     path = os.path.join(work, inp.name + ".log")
     inp.make(path)
     mb = os.path.getsize(path) / 1e6
     with open(path, "rb") as f:  # page cache: every run reads from memory
         lines = sum(chunk.count(b"\n") for chunk in iter(
             lambda: f.read(1 << 20), b""))
-    walls, cpus, syss, rss, shapes = [], [], [], [], set()
+    samples = {label: ([], [], [], [], set()) for label, _ in tools}
     for i in range(runs):
-        out_dir = os.path.join(out_root, "%s.run%d" % (inp.name, i))
-        log = os.path.join(work, "%s.run%d.txt" % (inp.name, i))
-        wall, cpu, kib, rc = run_once(tlparse, path, out_dir, log)
-        if rc != 0:
-            with open(log, errors="replace") as f:
-                tail = f.read()[-2000:]
-            raise SystemExit("bench: %s: tlparse exited %d:\n%s" % (
-                inp.name, rc, tail))
-        shape = tree_size(out_dir)
-        if not os.path.exists(os.path.join(out_dir, "index.html")) or \
-                shape[2] == 0:
-            raise SystemExit("bench: %s: no index.html or no provenance "
-                             "page in %s" % (inp.name, out_dir))
-        shapes.add(shape)
-        walls.append(wall)
-        cpus.append(cpu[0] + cpu[1])
-        syss.append(cpu[1])
-        rss.append(kib)
-    if len(shapes) != 1:
-        raise SystemExit("bench: %s: runs wrote different outputs: %s" % (
-            inp.name, sorted(shapes)))
-    files, size, pages = shapes.pop()
-    med = statistics.median(walls)
-    row = {"name": inp.name, "what": inp.what, "mb": mb, "lines": lines,
-           "runs": runs, "min": min(walls), "median": med, "max": max(walls),
-           "cpu": statistics.median(cpus), "sys": statistics.median(syss),
-           "mbps": mb / med,
-           "rss": max(abs(k) for k in rss) / 1024.0,
-           "rss_exact": min(rss) > 0, "files": files, "out_mb": size / 1e6,
-           "pages": pages}
-    print("  %-18s %8.2f MB %3d runs  wall %s  cpu %.3f s (sys %.3f)  "
-          "%6.1f MB/s  RSS %6.1f MiB  %d files" % (
-              inp.name, mb, runs, fmt_wall(row), row["cpu"], row["sys"],
-              row["mbps"], row["rss"], files), flush=True)
-    return row
+        for label, binary in tools:
+            walls, cpus, syss, rss, shapes = samples[label]
+            out_dir = os.path.join(out_root, "%s.%s.run%d" % (
+                inp.name, label, i))
+            log = os.path.join(work, "%s.%s.run%d.txt" % (inp.name, label, i))
+            wall, cpu, kib, rc = run_once(binary, path, out_dir, log)
+            if rc != 0:
+                with open(log, errors="replace") as f:
+                    tail = f.read()[-2000:]
+                raise SystemExit("bench: %s: %s exited %d:\n%s" % (
+                    inp.name, label, rc, tail))
+            shape = tree_size(out_dir)
+            if not os.path.exists(os.path.join(out_dir, "index.html")) or \
+                    shape[2] == 0:
+                raise SystemExit("bench: %s: %s wrote no index.html or no "
+                                 "provenance page in %s" % (inp.name, label,
+                                                            out_dir))
+            shapes.add(shape)
+            walls.append(wall)
+            cpus.append(cpu[0] + cpu[1])
+            syss.append(cpu[1])
+            rss.append(kib)
+    rows = []
+    for label, _ in tools:
+        walls, cpus, syss, rss, shapes = samples[label]
+        if len(shapes) != 1:
+            raise SystemExit("bench: %s: %s runs wrote different outputs: %s"
+                             % (inp.name, label, sorted(shapes)))
+        files, size, pages = shapes.pop()
+        med = statistics.median(walls)
+        row = {"name": inp.name, "tool": label, "what": inp.what, "mb": mb,
+               "lines": lines, "runs": runs, "min": min(walls),
+               "median": med, "max": max(walls),
+               "cpu": statistics.median(cpus), "sys": statistics.median(syss),
+               "mbps": mb / med,
+               "rss": max(abs(k) for k in rss) / 1024.0,
+               "rss_exact": min(rss) > 0, "files": files,
+               "out_mb": size / 1e6, "pages": pages}
+        print("  %-18s %-4s %8.2f MB %3d runs  wall %s  cpu %.3f s (sys "
+              "%.3f)  %6.1f MB/s  RSS %6.1f MiB  %d files" % (
+                  inp.name, label, mb, runs, fmt_wall(row), row["cpu"],
+                  row["sys"], row["mbps"], row["rss"], files), flush=True)
+        rows.append(row)
+    return rows
 
 
 def fmt_wall(r):
     return "%.3f / %.3f / %.3f s" % (r["min"], r["median"], r["max"])
 
 
+def side_by_side(rows):
+    """(our row, Rust's row) per input that both tools ran."""
+    rust = {r["name"]: r for r in rows if r["tool"] == "rust"}
+    return [(r, rust[r["name"]]) for r in rows
+            if r["tool"] == "ours" and r["name"] in rust]
+
+
 def linearity(rows, base, others):
     """Per-MB median wall and CPU time of `others`, relative to `base`."""
-    by = {r["name"]: r for r in rows}
+    by = {r["name"]: r for r in rows if r["tool"] == "ours"}
     if base not in by:
         return []
     b = by[base]
@@ -234,6 +257,9 @@ def report(rows, args, started, load0, load1):
                                             if args.smoke else ""))
     L.append("")
     L.append("- binary: `%s`" % args.tlparse)
+    L.append("- Rust tlparse: %s" % ("`%s` (%s), runs interleaved with ours"
+                                     % (args.rust, args.rust_version)
+                                     if args.rust else "not run"))
     L.append("- machine: %s" % machine())
     L.append("- load average before / after: %.2f / %.2f" % (load0, load1))
     L.append("- command per run: `tlparse INPUT -i -o OUT --overwrite "
@@ -246,18 +272,34 @@ def report(rows, args, started, load0, load1):
              "maximum resident set size (GNU time %M; `*` marks an upper "
              "bound from wait4 where GNU time is missing)")
     L.append("")
-    L.append("| input | MB | lines | runs | wall min / median / max (s) | "
-             "cpu (s) | of which sys | MB/s | peak RSS (MiB) | output files "
-             "/ MB |")
-    L.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+    L.append("| input | tool | MB | lines | runs | wall min / median / max "
+             "(s) | cpu (s) | of which sys | MB/s | peak RSS (MiB) | output "
+             "files / MB |")
+    L.append("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        L.append("| %s | %.2f | %d | %d | %s | %.3f | %.3f | %.1f | %.1f%s | "
-                 "%d / %.1f |" % (r["name"], r["mb"], r["lines"], r["runs"],
-                                  fmt_wall(r)[:-2], r["cpu"], r["sys"],
-                                  r["mbps"], r["rss"],
-                                  "" if r["rss_exact"] else "*", r["files"],
-                                  r["out_mb"]))
+        L.append("| %s | %s | %.2f | %d | %d | %s | %.3f | %.3f | %.1f | "
+                 "%.1f%s | %d / %.1f |" % (
+                     r["name"], r["tool"], r["mb"], r["lines"], r["runs"],
+                     fmt_wall(r)[:-2], r["cpu"], r["sys"], r["mbps"],
+                     r["rss"], "" if r["rss_exact"] else "*", r["files"],
+                     r["out_mb"]))
     L.append("")
+    pairs = side_by_side(rows)
+    if pairs:
+        L.append("Side by side (Rust / ours: how many times faster, and how "
+                 "many times less memory, ours is):")
+        L.append("")
+        L.append("| input | wall ours / Rust (s) | wall ratio | cpu ours / "
+                 "Rust (s) | cpu ratio | RSS ours / Rust (MiB) | RSS ratio |")
+        L.append("|---|---|---:|---|---:|---|---:|")
+        for ours, rust in pairs:
+            L.append("| %s | %.3f / %.3f | %.1f× | %.3f / %.3f | %.1f× | "
+                     "%.1f / %.1f | %.1f× |" % (
+                         ours["name"], ours["median"], rust["median"],
+                         rust["median"] / ours["median"], ours["cpu"],
+                         rust["cpu"], rust["cpu"] / max(ours["cpu"], 1e-6),
+                         ours["rss"], rust["rss"], rust["rss"] / ours["rss"]))
+        L.append("")
     for title, base, others in (
             ("Linearity (concatenations)", "fixture-1x",
              ["fixture-2x", "fixture-4x", "fixture-16x", "fixture-200x"]),
@@ -279,7 +321,8 @@ def report(rows, args, started, load0, load1):
     L.append("Inputs:")
     L.append("")
     for r in rows:
-        L.append("- %s: %s" % (r["name"], r["what"]))
+        if r["tool"] == "ours":
+            L.append("- %s: %s" % (r["name"], r["what"]))
     return "\n".join(L) + "\n"
 
 
@@ -299,12 +342,31 @@ def main(argv=None):
     p.add_argument("--runs", type=int, help="runs per input (overrides)")
     p.add_argument("--only", action="append", default=[],
                    help="run only inputs whose name starts with this")
+    p.add_argument("--rust", default=os.path.join(ROOT, "build", "venv",
+                                                  "bin", "tlparse"),
+                   help="the Rust tlparse to run beside ours (default: "
+                   "build/venv/bin/tlparse, made by .ci/install-python)")
+    p.add_argument("--no-rust", action="store_true",
+                   help="time our binary alone")
     p.add_argument("--smoke", action="store_true",
                    help="tiny inputs, one run each (a test, no timing check)")
     args = p.parse_args(argv)
     args.tlparse = os.path.abspath(args.tlparse)
     if not os.access(args.tlparse, os.X_OK):
         p.error("not an executable: %s" % args.tlparse)
+    tools = [("ours", args.tlparse)]
+    args.rust_version = ""
+    if args.no_rust or not os.access(args.rust, os.X_OK):
+        if not args.no_rust:
+            print("bench: no Rust tlparse at %s: timing ours alone"
+                  % args.rust)
+        args.rust = None
+    else:
+        args.rust = os.path.abspath(args.rust)
+        args.rust_version = subprocess.run(
+            [args.rust, "--version"], capture_output=True,
+            text=True).stdout.strip()
+        tools.append(("rust", args.rust))
     os.makedirs(args.work, exist_ok=True)
     # Always a folder of our own inside --out-root, deleted at the end.
     out_root = os.path.join(os.path.abspath(args.out_root or args.work),
@@ -327,8 +389,8 @@ def main(argv=None):
             print("  %-18s skipped: fixture %s absent" % (inp.name, fixture))
             continue
         try:
-            rows.append(bench_input(inp, args.tlparse, args.work, out_root,
-                                    args.runs or inp.runs))
+            rows += bench_input(inp, tools, args.work, out_root,
+                                args.runs or inp.runs)
         except BaseException:
             shutil.rmtree(out_root, ignore_errors=True)
             raise
@@ -343,7 +405,8 @@ def main(argv=None):
     print("bench: wrote %s" % results)
     if args.smoke:  # the generated smoke inputs are small; drop them
         for r in rows:
-            os.remove(os.path.join(args.work, r["name"] + ".log"))
+            if r["tool"] == "ours":
+                os.remove(os.path.join(args.work, r["name"] + ".log"))
     if skipped:
         print("bench: skipped %s (fixtures absent)" % ", ".join(skipped))
         return SKIP
