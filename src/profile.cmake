@@ -21,6 +21,16 @@ if(BUILD_TESTING)
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/profile/profile_e2e.py
               --tlparse $<TARGET_FILE:tlparse>
               --work ${CMAKE_BINARY_DIR}/profile-test)
-    set_tests_properties(profile_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+    set_tests_properties(profile_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+      FIXTURES_SETUP profile_report)
+    find_program(TL_NODE node)
+    if(TL_NODE)
+      # The report profile_e2e wrote from the real CPU profile, in Chromium.
+      add_test(NAME profile_browser
+        COMMAND ${TL_NODE} ${CMAKE_SOURCE_DIR}/tests/browser/profile_page_test.mjs
+                --out ${CMAKE_BINARY_DIR}/profile-test/cpu/out)
+      set_tests_properties(profile_browser PROPERTIES SKIP_RETURN_CODE 77
+        TIMEOUT 300 FIXTURES_REQUIRED profile_report)
+    endif()
   endif()
 endif()

@@ -44,6 +44,7 @@
     prev: function (panel) { if (V[panel]) V[panel].step(-1); },
     goToDefinition: goToDefinition,
     lineCount: function (panel) { return M[panel] ? M[panel].n : 0; },
+    profile: profileAt,
     readyMs: performance.now() - t0
   };
   if (performance.mark) performance.mark('tlprov-ready');

@@ -104,6 +104,10 @@
 
 
   /* ---- DOM: panels -------------------------------------------------------- */
+  /* Hooks that profile.js sets when the view has a profile: a time cell per
+   * row (timeCell(panel, line) -> element) and a kernel's time (kernelTime(k)
+   * -> µs or null) for a sortable column of the kernel table. */
+  var timeCell = null, kernelTime = null;
   var app = document.getElementById('tlprov') || document.body;
   app.textContent = '';
   var banner = null;
@@ -269,7 +273,9 @@
         s.innerHTML = m.html[i];
         row.setAttribute('data-hljs', '');
       } else s.textContent = stripCR(m.lines[i - 1]);
-      row.appendChild(g); row.appendChild(s);
+      row.appendChild(g);
+      if (timeCell) row.appendChild(timeCell(this.p, i));
+      row.appendChild(s);
       frag.appendChild(row);
       map.set(i, row);
     }
@@ -535,13 +541,32 @@
     var table = el('table', 'tp-ktable'), thead = el('thead'), tr = el('tr');
     ['Kernel', 'Kind', 'Call lines', 'Post-grad nodes', 'Definition', 'User source']
       .forEach(function (h) { tr.appendChild(el('th', null, h)); });
+    var tbody = el('tbody');
+    if (kernelTime) {
+      var th = el('th', 'tp-sort', 'Time (\u00b5s) \u25be');
+      th.title = 'Sort by time';
+      var desc = true;
+      th.addEventListener('click', function () {
+        desc = !desc;
+        th.textContent = 'Time (\u00b5s) ' + (desc ? '\u25be' : '\u25b4');
+        krows.slice().sort(function (a, b) {
+          var d = Number(b.dataset.us || -1) - Number(a.dataset.us || -1);
+          return desc ? d : -d;
+        }).forEach(function (row) { tbody.appendChild(row); });
+      });
+      tr.insertBefore(th, tr.children[1]);
+    }
     thead.appendChild(tr);
     table.appendChild(thead);
-    var tbody = el('tbody');
     K.forEach(function (k) {
       var row = el('tr');
       row.dataset.kernel = k.key;
       row.appendChild(el('td', 'tp-mono', k.key));
+      if (kernelTime) {
+        var us = kernelTime(k);
+        row.appendChild(el('td', 'tp-num', us === null ? '\u2013' : fmtUs(us)));
+        if (us !== null) row.dataset.us = us;
+      }
       row.appendChild(el('td', null, k.kind));
       row.appendChild(el('td', null, k.calls.join(', ') || '\u2013'));
       row.appendChild(el('td', null, String(k.post.length)));
@@ -556,6 +581,11 @@
       tbody.appendChild(row);
       krows.push(row);
     });
+    if (kernelTime) {
+      krows.slice().sort(function (a, b) {
+        return Number(b.dataset.us || -1) - Number(a.dataset.us || -1);
+      }).forEach(function (row) { tbody.appendChild(row); });
+    }
     table.appendChild(tbody);
     kdetails.appendChild(table);
     markKernelRows(S.result);
