@@ -40,6 +40,8 @@ const char *tl_diag_kind_name(tl_diag_kind kind) {
     return "output";
   case TL_DIAG_PROVENANCE:
     return "provenance";
+  case TL_DIAG_PROFILE:
+    return "profile";
   case TL_DIAG_KIND_COUNT:
     break;
   }
@@ -68,6 +70,8 @@ const char *tl_diag_kind_title(tl_diag_kind kind) {
     return "output files not written";
   case TL_DIAG_PROVENANCE:
     return "provenance views with problems";
+  case TL_DIAG_PROFILE:
+    return "profile traces with problems";
   case TL_DIAG_KIND_COUNT:
     break;
   }

@@ -24,6 +24,7 @@ typedef enum tl_diag_kind {
   TL_DIAG_NO_COMPILE_ID, /* entry without compile id (--strict-compile-id) */
   TL_DIAG_OUTPUT,        /* an output file could not be written */
   TL_DIAG_PROVENANCE,    /* a provenance view could not be fully joined */
+  TL_DIAG_PROFILE,       /* a --profile trace was unreadable in part */
   TL_DIAG_KIND_COUNT
 } tl_diag_kind;
 

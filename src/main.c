@@ -30,7 +30,7 @@ static const char USAGE[] =
     "[--strict-compile-id]\n"
     "               [-p|--plain-text] [-v|--verbose] "
     "[--custom-header-html HTML]\n"
-    "               [--version] [--help]\n"
+    "               [--profile TRACE.json[.gz]|DIR]... [--version] [--help]\n"
     "\n"
     "Turns a TORCH_TRACE structured log into a browsable folder (default\n"
     "tl_out/) with index.html and every artifact; -i adds the provenance\n"
@@ -40,6 +40,8 @@ typedef struct cli {
   const char *path;
   const char *out_dir;
   const char *custom_header_html;
+  const char **profiles; /* --profile, in order given (malloc'd array) */
+  size_t profile_count;
   bool latest, overwrite, no_browser, provenance, strict, strict_compile_id;
   bool plain_text, verbose;
 } cli;
@@ -51,6 +53,7 @@ enum {
   OPT_STRICT,
   OPT_STRICT_COMPILE_ID,
   OPT_CUSTOM_HEADER,
+  OPT_PROFILE,
   OPT_VERSION,
   OPT_HELP
 };
@@ -68,6 +71,7 @@ static int parse_args(int argc, char **argv, cli *c) {
       {"plain-text", no_argument, NULL, 'p'},
       {"verbose", no_argument, NULL, 'v'},
       {"custom-header-html", required_argument, NULL, OPT_CUSTOM_HEADER},
+      {"profile", required_argument, NULL, OPT_PROFILE},
       {"version", no_argument, NULL, OPT_VERSION},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
@@ -106,6 +110,12 @@ static int parse_args(int argc, char **argv, cli *c) {
       break;
     case OPT_CUSTOM_HEADER:
       c->custom_header_html = optarg;
+      break;
+    case OPT_PROFILE:
+      c->profiles = tl_xrealloc(c->profiles,
+                                (c->profile_count + 1) * sizeof *c->profiles);
+      c->profiles[c->profile_count++] = optarg;
+      c->provenance = true; /* the times are shown on the provenance pages */
       break;
     case OPT_VERSION:
       printf("tlparse %s\n", TLPARSE_VERSION);
@@ -263,8 +273,12 @@ int main(int argc, char **argv) {
     snprintf(error, sizeof error, "%s", store.error);
     ok = false;
   }
-  tl_report_options report_options = {input, c.custom_header_html, c.provenance,
-                                      cpus > 0 ? (int)cpus : 1};
+  tl_report_options report_options = {input,
+                                      c.custom_header_html,
+                                      c.provenance,
+                                      cpus > 0 ? (int)cpus : 1,
+                                      (const char *const *)c.profiles,
+                                      c.profile_count};
   if (ok && !tl_report_write(&store, &report_options, &diag)) {
     snprintf(error, sizeof error, "%s", store.error);
     ok = false;

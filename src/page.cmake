@@ -5,8 +5,24 @@
 # highlight.js resources are compiled in too (an archive member is only
 # linked where its symbol is still undefined, so tlcore's copy never clashes).
 
+# The page script is one module per concern (assets/page/), joined in this
+# order into the one script the page inlines (its CSP hash covers the whole).
+set(TL_PAGE_MODULES data selection panels search profile main)
+set(TL_PAGE_MODULE_FILES "")
+foreach(m ${TL_PAGE_MODULES})
+  list(APPEND TL_PAGE_MODULE_FILES "${CMAKE_SOURCE_DIR}/assets/page/${m}.js")
+endforeach()
+set(TL_PAGE_JS "${CMAKE_BINARY_DIR}/assets/provenance.js")
+string(REPLACE ";" "|" TL_PAGE_MODULE_ARG "${TL_PAGE_MODULE_FILES}")
+add_custom_command(OUTPUT "${TL_PAGE_JS}"
+  COMMAND ${CMAKE_COMMAND} -E make_directory "${CMAKE_BINARY_DIR}/assets"
+  COMMAND ${CMAKE_COMMAND} "-DMODULES=${TL_PAGE_MODULE_ARG}"
+          -DOUTPUT=${TL_PAGE_JS} -P "${CMAKE_SOURCE_DIR}/assets/concat.cmake"
+  DEPENDS ${TL_PAGE_MODULE_FILES} "${CMAKE_SOURCE_DIR}/assets/concat.cmake"
+  COMMENT "Joining the page script's modules" VERBATIM)
+
 set(TL_PAGE_EMBED "")
-tl_embed(TL_PAGE_EMBED prov_js "${CMAKE_SOURCE_DIR}/assets/provenance.js")
+tl_embed(TL_PAGE_EMBED prov_js "${TL_PAGE_JS}")
 tl_embed(TL_PAGE_EMBED prov_css "${CMAKE_SOURCE_DIR}/assets/provenance.css")
 
 add_library(tl_page STATIC src/provpage.c ${TL_PAGE_EMBED}

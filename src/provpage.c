@@ -1,6 +1,7 @@
 /* provpage.c: writes the provenance highlighter page of one view (emit).
  *
- * The page is a static shell (header, links, data) plus assets/provenance.js,
+ * The page is a static shell (header, links, data) plus provenance.js (the
+ * modules of assets/page/ joined by the build, src/page.cmake),
  * which builds the three panels in the browser from the embedded data:
  *   <script type="application/json" id="tlprov-view">  the engine's view JSON
  *   <script type="application/json" id="tlprov-text-pre"> "…" (or null), and

@@ -19,6 +19,9 @@
 #ifdef HAVE_tl_docs
 #include "help.h"
 #endif
+#ifdef HAVE_tl_profile
+#include "profile_join.h"
+#endif
 
 static bool is_pre(tl_role r) {
   return r == TL_ROLE_PRE_GRAD || r == TL_ROLE_PRE_GRAD_FALLBACK;
@@ -140,6 +143,7 @@ typedef struct view_job {
   size_t malformed;
   char malformed_example[256];
   size_t invalid_utf8; /* sequences written as U+FFFD in the view's JSON */
+  const void *profile; /* tl_profile of --profile, or NULL */
 } view_job;
 
 /* Notes the view's skipped mapping entries (its "malformed" list). */
@@ -247,6 +251,12 @@ static void run_view_job(view_job *job, view_job *jobs) {
     json = tl_provenance_build(&in);
     note_malformed(job, json);
   }
+#ifdef HAVE_tl_profile
+  if (job->profile) { /* "where the time goes" (profile_join.h) */
+    cJSON_DeleteItemFromObjectCaseSensitive(json, "profile");
+    cJSON_AddItemToObject(json, "profile", tl_profile_join(job->profile, json));
+  }
+#endif
   char *text = cJSON_Print(json);
   if (text) {
     /* Names from the trace may hold any bytes; the file stays UTF-8. */
@@ -341,7 +351,7 @@ static int by_key(const void *a, const void *b) {
 /* Analyzes the views on `threads` threads: first every distinct view, then
  * the copies of repeated ones; each worker writes its view's files. */
 static void write_views(tl_store *store, tl_view *views, size_t count,
-                        int threads, tl_diag *diag) {
+                        int threads, const void *profile, tl_diag *diag) {
   view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
   char(*keys)[256] = tl_xcalloc(count ? count : 1, sizeof *keys);
   size_t *order = tl_xcalloc(count ? count : 1, sizeof *order);
@@ -350,6 +360,7 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
     jobs[i].view = &views[i];
     jobs[i].aot = views[i].code && views[i].code->role == TL_ROLE_AOT_WRAPPER;
     jobs[i].original = i;
+    jobs[i].profile = profile;
     view_key(&jobs[i], keys[i], sizeof keys[i]);
     order[i] = i;
   }
@@ -749,8 +760,27 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
       for (size_t k = 0; k < counts[i]; k++)
         TL_VEC_PUSH(all, dir_views[i][k]);
     }
+#ifdef HAVE_tl_profile
+    tl_profile *profile =
+        options->profile_count
+            ? tl_profile_read(options->profiles, options->profile_count)
+            : NULL;
+    for (size_t i = 0; profile && i < profile->problems.count; i++)
+      tl_diag_add(diag, TL_DIAG_PROFILE, 0, "profile: %s (%llu): first %s",
+                  profile->problems.items[i].what,
+                  (unsigned long long)profile->problems.items[i].count,
+                  profile->problems.items[i].example);
+#else
+    void *profile = NULL;
+    if (options->profile_count)
+      tl_diag_add(diag, TL_DIAG_PROFILE, 0,
+                  "--profile ignored: this tlparse was built without it");
+#endif
 #ifdef HAVE_tl_engine
-    write_views(store, all.items, all.count, options->threads, diag);
+    write_views(store, all.items, all.count, options->threads, profile, diag);
+#endif
+#ifdef HAVE_tl_profile
+    tl_profile_free(profile);
 #endif
     TL_VEC_FREE(all);
   }

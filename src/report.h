@@ -17,6 +17,10 @@ typedef struct tl_report_options {
   const char *custom_header_html; /* the user's own HTML, or NULL */
   bool provenance;                /* -i */
   int threads;                    /* provenance views analyzed at once */
+  /* --profile: torch.profiler traces (files or folders) joined with each
+   * provenance view (profile_join.h); none when profile_count is 0. */
+  const char *const *profiles;
+  size_t profile_count;
 } tl_report_options;
 
 /* One provenance view: which artifacts of a compile folder it joins. */

@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                           error, sizeof error);
   FUZZ_CHECK(ok);
   FUZZ_CHECK(tl_store_close(&store));
-  tl_report_options report_options = {"trace.log", NULL, true, 1};
+  tl_report_options report_options = {"trace.log", NULL, true, 1, NULL, 0};
   FUZZ_CHECK(tl_report_write(&store, &report_options, &diag));
   tl_store_free(&store);
   tl_diag_free(&diag);

@@ -1,266 +1,10 @@
-/* provenance.js: behaviour of the provenance highlighter page (issue 4).
- * Reads the view JSON and artifact texts that src/provpage.c embeds, builds
- * the panels (pre, post, code and the AOT kernel-code tab), and links them
- * through the view's line maps. Speed: only visible lines are in the DOM,
- * per-line link sets are Maps built once, syntax is highlighted per chunk of
- * lines when first shown and cached. Safety: trace text reaches the DOM only
- * through textContent or highlight.js output of that text (escaped by it).
- * Tests drive it through window.tlprov (select, clear, reveal, highlighted).
+/* panels.js: the DOM. Lazy per-chunk syntax highlighting with
+ * highlight.js, the virtualised panels (View: only visible rows are in the
+ * DOM), tabs and dividers, and the bottom area: selection info, user source
+ * (stack traces), the kernel table and the coverage line. Uses data.js and
+ * the state of selection.js; profile.js adds its columns through the hooks
+ * `gutterFor` and `kernelColumns` defined here.
  */
-(function () {
-  'use strict';
-  var t0 = performance.now();
-  var PANELS = ['pre', 'post', 'code', 'kernel'];
-  var TITLE = {pre: 'Pre-grad graph', post: 'Post-grad graph',
-    code: 'Generated code', kernel: 'Kernel code'};
-  var HASH_KEY = {pre: 'pre', post: 'post', code: 'code', kernel: 'kcode'};
-  var CHUNK = 200;    /* lines highlighted by one highlight.js call */
-  var OVERSCAN = 12;  /* rows rendered above and below the viewport */
-  var HOW_TO = 'To record the mapping, run the program with ' +
-    'INDUCTOR_PROVENANCE=1 (or TORCH_COMPILE_DEBUG=1), then run ' +
-    'tlparse with -i (--inductor-provenance).';
-
-  /* ---- data ------------------------------------------------------------ */
-  function readData(id) {
-    var el = document.getElementById(id);
-    if (!el) return null;
-    try { return JSON.parse(el.textContent); } catch (e) { return null; }
-  }
-  function isObj(v) { return v !== null && typeof v === 'object' && !Array.isArray(v); }
-  function arr(v) { return Array.isArray(v) ? v : []; }
-  function str(v) { return typeof v === 'string' ? v : ''; }
-  function posInt(v) { return typeof v === 'number' && v > 0 && Math.floor(v) === v; }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function sorted(set) {
-    return Array.from(set).sort(function (a, b) { return a - b; });
-  }
-
-  var view = readData('tlprov-view');
-  if (!isObj(view)) view = {};
-  var aot = str(view.mode) === 'aot';
-  var artifacts = isObj(view.artifacts) ? view.artifacts : {};
-  var ART_KEY = {pre: 'pre_grad_graph', post: 'post_grad_graph', code: 'code',
-    kernel: 'kernel_code'};
-
-  function splitLines(text) {
-    var lines = text.split('\n');
-    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-    return lines;
-  }
-
-  var M = {};  /* panel name -> model */
-  PANELS.forEach(function (p) {
-    var text = readData('tlprov-text-' + p);
-    var lines = typeof text === 'string' ? splitLines(text) : null;
-    var n = lines ? lines.length : 0, maxLen = 0;
-    for (var i = 0; i < n; i++) if (lines[i].length > maxLen) maxLen = lines[i].length;
-    M[p] = {name: p, lines: lines, n: n, maxLen: maxLen,
-      lang: (p === 'pre' || p === 'post' || !aot) ? 'python' : 'cpp',
-      segs: [], html: new Array(n + 1), done: new Uint8Array(n + 1),
-      mapped: new Uint8Array(n + 1), defs: [], defKeys: new Map()};
-  });
-  function inPanel(p, line) { return posInt(line) && line <= M[p].n; }
-
-  /* Embedded kernel sources highlighted as their own language. */
-  arr(view.embedded).forEach(function (e) {
-    if (!isObj(e)) return;
-    var p = e.file === 'kernel_code' ? 'kernel' : e.file === 'code' ? 'code' : null;
-    var lang = str(e.language);
-    if (!p || !inPanel(p, e.first) || !posInt(e.last) || e.last < e.first) return;
-    M[p].segs.push({first: e.first, last: Math.min(e.last, M[p].n), lang: lang});
-  });
-  PANELS.forEach(function (p) {
-    var segs = M[p].segs.sort(function (a, b) { return a.first - b.first; });
-    M[p].segs = segs.filter(function (s, i) { return i === 0 || s.first > segs[i - 1].last; });
-  });
-
-  /* A line map of the view ({"11": [4, 7]}), read in place: lookups check
-   * the targets, nothing is copied at load. */
-  function lineMap(obj, from, to) {
-    var raw = isObj(obj) ? obj : {}, n = M[from].n, nTo = M[to].n;
-    function ok(t) { return posInt(t) && t <= nTo; }
-    function get(line) {
-      if (!(line > 0 && line <= n)) return undefined;
-      var t = raw[line];
-      if (!Array.isArray(t)) return undefined;
-      for (var i = 0; i < t.length; i++) {
-        if (!ok(t[i])) { t = t.filter(ok); break; }
-      }
-      return t.length ? t : undefined;
-    }
-    return {get: get, has: function (line) { return get(line) !== undefined; }};
-  }
-  var lines = isObj(view.lines) ? view.lines : {};
-  var preToPost = lineMap(lines.preToPost, 'pre', 'post');
-  var postToPre = lineMap(lines.postToPre, 'post', 'pre');
-  var codeToPost = lineMap(lines.codeToPost, 'code', 'post');
-  var postToCode = lineMap(lines.postToCode, 'post', 'code');
-  /* AOT CPU: post-grad lines <-> first lines of cpp_fused_* bodies in the
-   * kernel-code file. */
-  var klines = isObj(view.kernel_lines) ? view.kernel_lines : {};
-  var kernelToPost = lineMap(klines.kernelToPost, 'kernel', 'post');
-  var postToKernel = lineMap(klines.postToKernel, 'post', 'kernel');
-
-  /* Node name -> line and line -> names, built on first use. */
-  var nodes = isObj(view.nodes) ? view.nodes : {};
-  var nodeMaps = {};
-  function nodeMap(p) {
-    if (nodeMaps[p]) return nodeMaps[p];
-    var obj = isObj(nodes[p]) ? nodes[p] : {}, byName = new Map(), byLine = new Map();
-    for (var name in obj) {
-      var line = obj[name];
-      if (!inPanel(p, line)) continue;
-      byName.set(name, line);
-      var at = byLine.get(line);
-      if (at) at.push(name); else byLine.set(line, [name]);
-    }
-    return (nodeMaps[p] = {byName: byName, byLine: byLine});
-  }
-
-  /* Kernels, their call sites and definitions. */
-  var K = [];
-  var callIdx = new Map();  /* code line -> kernel indices */
-  arr(view.kernels).forEach(function (k) {
-    if (!isObj(k)) return;
-    var i = K.length, def = null, d = k.definition;
-    if (isObj(d)) {
-      var p = d.file === 'kernel_code' ? 'kernel' : 'code';
-      if (inPanel(p, d.first)) {
-        var last = posInt(d.last) && d.last >= d.first ? Math.min(d.last, M[p].n) : d.first;
-        def = {panel: p, first: d.first, last: last};
-      }
-    }
-    var kernel = {i: i, key: str(k.key) || str(k.name), name: str(k.name),
-      kind: str(k.kind), def: def,
-      calls: arr(k.calls).filter(function (c) { return inPanel('code', c); }),
-      post: arr(k.post_nodes).filter(function (s) { return typeof s === 'string'; }),
-      stacks: arr(k.stack_traces).filter(function (s) { return typeof s === 'string'; })};
-    K.push(kernel);
-    kernel.calls.forEach(function (c) {
-      var at = callIdx.get(c);
-      if (at) { if (at.indexOf(i) < 0) at.push(i); } else callIdx.set(c, [i]);
-      M.code.mapped[c] = 1;
-    });
-    if (def) {
-      var m = M[def.panel], dkey = def.first + ':' + def.last, found = m.defKeys.get(dkey);
-      if (found) found.ks.push(i);
-      else {
-        found = {first: def.first, last: def.last, ks: [i]};
-        m.defs.push(found);
-        m.defKeys.set(dkey, found);
-      }
-      m.mapped[def.first] = 1;
-    }
-  });
-  ['code', 'kernel'].forEach(function (p) {
-    M[p].defs.sort(function (a, b) { return a.first - b.first || b.last - a.last; });
-  });
-  /* Whether a line takes part in a mapping (shown bold). */
-  function isMapped(p, i) {
-    if (M[p].mapped[i]) return true;
-    if (p === 'pre') return preToPost.has(i);
-    if (p === 'post') return postToPre.has(i) || postToCode.has(i) || postToKernel.has(i);
-    if (p === 'code') return codeToPost.has(i);
-    return kernelToPost.has(i);
-  }
-
-  /* The innermost definition containing `line`, or null. */
-  function defAt(p, line) {
-    var defs = M[p].defs, lo = 0, hi = defs.length - 1, idx = -1;
-    while (lo <= hi) {
-      var mid = (lo + hi) >> 1;
-      if (defs[mid].first <= line) { idx = mid; lo = mid + 1; } else hi = mid - 1;
-    }
-    var best = null;
-    for (var j = idx; j >= 0 && j > idx - 64; j--) {
-      var d = defs[j];
-      if (d.last >= line && (!best || d.last - d.first < best.last - best.first)) best = d;
-    }
-    return best;
-  }
-
-  /* ---- selection model -------------------------------------------------- */
-  /* A selection is {panel, line} or {kernel: index}. Its result: the source
-   * lines (class sel), the linked lines per panel (class hl), the kernels
-   * involved and their definition ranges (class def). */
-  function compute(sel) {
-    var r = {sel: sel, src: {panel: sel.panel || 'code', lines: []},
-      hl: {pre: new Set(), post: new Set(), code: new Set(), kernel: new Set()},
-      ks: []};
-    function add(set, list) { if (list) for (var i = 0; i < list.length; i++) set.add(list[i]); }
-    function fromPost() { r.hl.post.forEach(function (p) { add(r.hl.pre, postToPre.get(p)); }); }
-    function withKernels(ks) {
-      r.ks = ks.slice();
-      ks.forEach(function (k) {
-        add(r.hl.code, K[k].calls);
-        K[k].post.forEach(function (name) {
-          var l = nodeMap('post').byName.get(name);
-          if (l) r.hl.post.add(l);
-        });
-      });
-      fromPost();
-    }
-    var line = sel.line, d;
-    if (sel.kernel !== undefined) {
-      withKernels([sel.kernel]);
-      r.src.lines = K[sel.kernel].calls.slice();
-    } else if (sel.panel === 'pre') {
-      add(r.hl.post, preToPost.get(line));
-      r.hl.post.forEach(function (p) {
-        add(r.hl.code, postToCode.get(p));
-        add(r.hl.kernel, postToKernel.get(p));
-      });
-    } else if (sel.panel === 'post') {
-      add(r.hl.pre, postToPre.get(line));
-      add(r.hl.code, postToCode.get(line));
-      add(r.hl.kernel, postToKernel.get(line));
-    } else if (sel.panel === 'code') {
-      if (codeToPost.has(line)) {
-        add(r.hl.post, codeToPost.get(line));
-        fromPost();
-      } else if (callIdx.has(line)) {
-        withKernels(callIdx.get(line));
-      } else if ((d = defAt('code', line))) {
-        withKernels(d.ks);
-      }
-    } else if (sel.panel === 'kernel' && (d = defAt('kernel', line))) {
-      withKernels(d.ks);
-      add(r.hl.post, kernelToPost.get(d.first));
-      fromPost();
-    } else if (sel.panel === 'kernel' && kernelToPost.has(line)) {
-      add(r.hl.post, kernelToPost.get(line));
-      fromPost();
-    }
-    if (sel.kernel === undefined) r.src.lines = [line];
-    if (!r.ks.length) {
-      var ks = new Set();
-      var codeLines = sel.panel === 'code' ? [line] : [];
-      r.hl.code.forEach(function (c) { codeLines.push(c); });
-      codeLines.forEach(function (c) { add(ks, callIdx.get(c)); });
-      r.ks = sorted(ks);
-    }
-    r.ks.forEach(function (k) {
-      var def = K[k].def;
-      if (def && def.panel === 'kernel') r.hl.kernel.add(def.first);
-    });
-    r.src.lines.forEach(function (l) { r.hl[r.src.panel].delete(l); });
-    r.defs = {code: [], kernel: []};
-    r.ks.forEach(function (k) {
-      var def = K[k].def;
-      if (def && !r.defs[def.panel].some(function (x) { return x.first === def.first; })) {
-        r.defs[def.panel].push(def);
-      }
-    });
-    r.srcSet = new Set(r.src.lines);
-    r.empty = !r.ks.length && PANELS.every(function (p) { return !r.hl[p].size; });
-    return r;
-  }
-
   /* ---- syntax highlighting (lazy, per chunk, cached) -------------------- */
   function splitHtml(html) {
     var out = [], stack = [], cur = '', i = 0;
@@ -358,15 +102,12 @@
     });
   }
 
-  /* ---- state ------------------------------------------------------------ */
-  var S = {pinned: null, result: null, jumps: [], hoverView: null};
-  var EMPTY = {sel: {}, src: {panel: null, lines: []}, srcSet: new Set(), ks: [],
-    hl: {pre: new Set(), post: new Set(), code: new Set(), kernel: new Set()},
-    defs: {code: [], kernel: []}, empty: true};
-  var V = {};  /* panel name -> view (DOM) */
-  var LH = 18;
 
   /* ---- DOM: panels -------------------------------------------------------- */
+  /* Hooks that profile.js sets when the view has a profile: a time cell per
+   * row (timeCell(panel, line) -> element) and a kernel's time (kernelTime(k)
+   * -> µs or null) for a sortable column of the kernel table. */
+  var timeCell = null, kernelTime = null;
   var app = document.getElementById('tlprov') || document.body;
   app.textContent = '';
   var banner = null;
@@ -532,7 +273,9 @@
         s.innerHTML = m.html[i];
         row.setAttribute('data-hljs', '');
       } else s.textContent = stripCR(m.lines[i - 1]);
-      row.appendChild(g); row.appendChild(s);
+      row.appendChild(g);
+      if (timeCell) row.appendChild(timeCell(this.p, i));
+      row.appendChild(s);
       frag.appendChild(row);
       map.set(i, row);
     }
@@ -798,13 +541,32 @@
     var table = el('table', 'tp-ktable'), thead = el('thead'), tr = el('tr');
     ['Kernel', 'Kind', 'Call lines', 'Post-grad nodes', 'Definition', 'User source']
       .forEach(function (h) { tr.appendChild(el('th', null, h)); });
+    var tbody = el('tbody');
+    if (kernelTime) {
+      var th = el('th', 'tp-sort', 'Time (\u00b5s) \u25be');
+      th.title = 'Sort by time';
+      var desc = true;
+      th.addEventListener('click', function () {
+        desc = !desc;
+        th.textContent = 'Time (\u00b5s) ' + (desc ? '\u25be' : '\u25b4');
+        krows.slice().sort(function (a, b) {
+          var d = Number(b.dataset.us || -1) - Number(a.dataset.us || -1);
+          return desc ? d : -d;
+        }).forEach(function (row) { tbody.appendChild(row); });
+      });
+      tr.insertBefore(th, tr.children[1]);
+    }
     thead.appendChild(tr);
     table.appendChild(thead);
-    var tbody = el('tbody');
     K.forEach(function (k) {
       var row = el('tr');
       row.dataset.kernel = k.key;
       row.appendChild(el('td', 'tp-mono', k.key));
+      if (kernelTime) {
+        var us = kernelTime(k);
+        row.appendChild(el('td', 'tp-num', us === null ? '\u2013' : fmtUs(us)));
+        if (us !== null) row.dataset.us = us;
+      }
       row.appendChild(el('td', null, k.kind));
       row.appendChild(el('td', null, k.calls.join(', ') || '\u2013'));
       row.appendChild(el('td', null, String(k.post.length)));
@@ -819,6 +581,11 @@
       tbody.appendChild(row);
       krows.push(row);
     });
+    if (kernelTime) {
+      krows.slice().sort(function (a, b) {
+        return Number(b.dataset.us || -1) - Number(a.dataset.us || -1);
+      }).forEach(function (row) { tbody.appendChild(row); });
+    }
     table.appendChild(tbody);
     kdetails.appendChild(table);
     markKernelRows(S.result);
@@ -871,296 +638,3 @@
       d.appendChild(det);
     }
   }
-
-  /* ---- actions ------------------------------------------------------------ */
-  function apply(r, pinned) {
-    S.result = r;
-    PANELS.forEach(function (p) {
-      V[p].setTargets(r);
-      V[p].applyClasses();
-    });
-    showNavs();
-    updateInfo(r, pinned);
-    markKernelRows(r);
-  }
-  function showNavs() {
-    var tab = V.kernel.body.hidden ? 'code' : 'kernel';
-    V[tab === 'code' ? 'kernel' : 'code'].nav.hidden = true;
-  }
-  function preview(p, line) {
-    var r = compute({panel: p, line: line});
-    apply(r.empty ? EMPTY : r, false);
-  }
-  function pin(sel, revealSelf) {
-    var r = compute(sel);
-    if (r.empty) { clear(); return false; }
-    S.pinned = sel;
-    S.activeView = null;
-    apply(r, true);
-    PANELS.forEach(function (p) {
-      var v = V[p];
-      if (p === r.src.panel) {
-        if (revealSelf && r.src.lines.length) v.reveal(r.src.lines[0], false);
-        return;
-      }
-      if (!v.targets.length) return;
-      v.cur = 0;
-      /* code and kernel code share a panel: keep the code tab unless only
-       * the kernel code has targets */
-      if (p === 'kernel' && !v.shown() && (r.src.panel === 'code' || V.code.targets.length)) {
-        v.updateNav();
-        showNavs();
-        return;
-      }
-      v.updateNav();
-      v.reveal(v.targets[0], false);
-      v.applyClasses();
-    });
-    setHash(sel);
-    return true;
-  }
-  function clear() {
-    S.pinned = null;
-    S.jumps = [];
-    apply(EMPTY, false);
-    setHash(null);
-  }
-  function selectKernel(k) {
-    if (!K[k]) return false;
-    return pin({kernel: k}, true);
-  }
-  /* Where g goes: from a call site to the kernel's definition, from inside a
-   * definition back to the call site it came from (or the first call). */
-  function jumpTarget(r) {
-    var sel = r.sel;
-    if (sel.kernel !== undefined) {
-      var kd = K[sel.kernel].def;
-      return kd ? {panel: kd.panel, line: kd.first} : null;
-    }
-    if (sel.panel === 'code' && callIdx.has(sel.line)) {
-      var ks = callIdx.get(sel.line);
-      for (var i = 0; i < ks.length; i++) {
-        var d = K[ks[i]].def;
-        if (d) return {panel: d.panel, line: d.first};
-      }
-      return null;
-    }
-    var def = (sel.panel === 'code' || sel.panel === 'kernel') ? defAt(sel.panel, sel.line) : null;
-    if (def) {
-      var last = S.jumps[S.jumps.length - 1];
-      if (last) return {panel: last.panel, line: last.line, back: true, pop: true};
-      for (var j = 0; j < def.ks.length; j++) {
-        if (K[def.ks[j]].calls.length) return {panel: 'code', line: K[def.ks[j]].calls[0], back: true};
-      }
-    }
-    return null;
-  }
-  function goToDefinition() {
-    var r = S.pinned ? S.result : null;
-    var t = r ? jumpTarget(r) : null;
-    if (!t) return false;
-    var jumps = S.jumps.slice();
-    if (t.pop) jumps.pop();
-    else if (!t.back) jumps.push(r.sel.kernel !== undefined ? {panel: 'code', line: K[r.sel.kernel].calls[0] || 0} : r.sel);
-    pin({panel: t.panel, line: t.line}, true);
-    V[t.panel].reveal(t.line, false);
-    S.jumps = jumps.filter(function (j) { return j.line; });
-    updateInfo(S.result, true);
-    return true;
-  }
-  function activeView() {
-    var order = [S.hoverView, S.activeView, V.code, V.post, V.pre, V.kernel];
-    for (var i = 0; i < order.length; i++) {
-      var v = order[i];
-      if (v && v.shown() && v.targets.length) return v;
-    }
-    return null;
-  }
-
-  /* ---- search ------------------------------------------------------------- */
-  var searchBox = document.getElementById('tp-search-box') || app;
-  var search = el('input', 'tp-search');
-  search.type = 'search';
-  search.placeholder = 'Search nodes and kernels (/)';
-  search.setAttribute('aria-label', 'Search nodes and kernels');
-  var results = el('ul', 'tp-results');
-  results.hidden = true;
-  searchBox.appendChild(search);
-  searchBox.appendChild(results);
-  var index = null, matches = [], active = 0;
-  function buildIndex() {
-    index = [];
-    ['pre', 'post'].forEach(function (p) {
-      nodeMap(p).byName.forEach(function (line, name) {
-        index.push({label: name, lc: name.toLowerCase(), kind: p, line: line});
-      });
-    });
-    K.forEach(function (k) { index.push({label: k.key, lc: k.key.toLowerCase(), kind: 'kernel', k: k.i}); });
-  }
-  function runSearch() {
-    if (!index) buildIndex();
-    var q = search.value.trim().toLowerCase();
-    matches = [];
-    if (q) {
-      index.forEach(function (e) {
-        var at = e.lc.indexOf(q);
-        if (at < 0) return;
-        var rank = e.lc === q ? 0 : at === 0 ? 1 : 2;
-        if (e.kind === 'kernel' && rank && e.lc.lastIndexOf(':') === q.length &&
-            e.lc.slice(0, q.length) === q) rank = 0;
-        matches.push({e: e, rank: rank});
-      });
-      matches.sort(function (a, b) {
-        return a.rank - b.rank || a.e.label.length - b.e.label.length ||
-          (a.e.label < b.e.label ? -1 : a.e.label > b.e.label ? 1 : 0);
-      });
-    }
-    active = 0;
-    showResults();
-  }
-  function showResults() {
-    results.textContent = '';
-    results.hidden = !search.value.trim();
-    if (!matches.length) { results.appendChild(el('li', 'tp-none', 'No node or kernel matches')); return; }
-    matches.slice(0, 50).forEach(function (m, i) {
-      var li = el('li', i === active ? 'active' : '');
-      li.appendChild(el('span', 'tp-kind', m.e.kind === 'kernel' ? 'kernel' : m.e.kind + '-grad'));
-      li.appendChild(el('span', 'tp-mono', m.e.label));
-      if (m.e.line) li.appendChild(el('span', 'tp-hint', '  line ' + m.e.line));
-      li.addEventListener('mousedown', function (ev) { ev.preventDefault(); choose(i); });
-      results.appendChild(li);
-    });
-    if (matches.length > 50) results.appendChild(el('li', 'tp-none', (matches.length - 50) + ' more\u2026'));
-  }
-  function choose(i) {
-    var m = matches[i];
-    if (!m) return;
-    results.hidden = true;
-    search.blur();
-    if (m.e.kind === 'kernel') selectKernel(m.e.k);
-    else if (!pin({panel: m.e.kind, line: m.e.line}, true)) V[m.e.kind].reveal(m.e.line, false);
-  }
-  search.addEventListener('input', runSearch);
-  search.addEventListener('blur', function () { results.hidden = true; });
-  search.addEventListener('focus', function () { if (search.value.trim()) runSearch(); });
-  search.addEventListener('keydown', function (e) {
-    if (e.key === 'Enter') { e.preventDefault(); choose(active); }
-    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      var n = Math.min(matches.length, 50);
-      if (n) { active = (active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n; showResults(); }
-    } else if (e.key === 'Escape') {
-      search.value = ''; results.hidden = true; search.blur();
-    }
-  });
-
-  /* ---- deep links --------------------------------------------------------- */
-  var writingHash = false;
-  function setHash(sel) {
-    var h = '';
-    if (sel && sel.kernel !== undefined) {
-      h = '#kernel=' + encodeURIComponent(K[sel.kernel].key).replace(/%3A/g, ':');
-    } else if (sel) {
-      h = '#' + HASH_KEY[sel.panel] + '=' + sel.line;
-    }
-    if (h === location.hash || (!h && !location.hash)) return;
-    try {
-      history.replaceState(null, '', h || location.pathname + location.search);
-    } catch (e) {
-      writingHash = true;
-      location.hash = h;
-    }
-  }
-  function applyHash() {
-    if (writingHash) { writingHash = false; return; }
-    var h = location.hash.slice(1), eq = h.indexOf('=');
-    if (eq < 0) return;
-    var key = h.slice(0, eq), val = h.slice(eq + 1);
-    try { val = decodeURIComponent(val); } catch (e) { return; }
-    if (key === 'kernel') {
-      var k = -1;
-      for (var i = 0; i < K.length && k < 0; i++) if (K[i].key === val) k = i;
-      for (var j = 0; j < K.length && k < 0; j++) if (K[j].name === val) k = j;
-      if (k >= 0) selectKernel(k);
-      return;
-    }
-    for (var p in HASH_KEY) {
-      if (HASH_KEY[p] !== key) continue;
-      var line = Number(val);
-      if (!inPanel(p, line)) return;
-      if (!pin({panel: p, line: line}, true)) V[p].reveal(line, false);
-    }
-  }
-  window.addEventListener('hashchange', applyHash);
-
-  /* ---- keyboard ----------------------------------------------------------- */
-  document.addEventListener('keydown', function (e) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    var t = e.target;
-    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA')) return;
-    var v;
-    if (e.key === '/') { e.preventDefault(); search.focus(); search.select(); }
-    else if (e.key === 'Escape') clear();
-    else if (e.key === 'n' && (v = activeView())) v.step(1);
-    else if ((e.key === 'p' || e.key === 'N') && (v = activeView())) v.step(-1);
-    else if (e.key === 'g') goToDefinition();
-  });
-  document.addEventListener('mousemove', function (e) {
-    S.mouseX = e.clientX;
-    S.mouseY = e.clientY;
-  }, true);
-  document.addEventListener('click', function (e) {
-    if (e.target === document.body || e.target === document.documentElement ||
-        e.target === panelsEl) clear();
-  });
-  window.addEventListener('resize', function () {
-    PANELS.forEach(function (p) { V[p].render(true); V[p].updateRuler(S.result || EMPTY); });
-  });
-
-  /* ---- start -------------------------------------------------------------- */
-  PANELS.forEach(function (p) { V[p].measure(); });
-  showTab('code');
-  ['pre', 'post'].forEach(function (p) { V[p].render(true); });
-  apply(EMPTY, false);
-  applyHash();
-  S.started = true;
-  /* Build the name tables before the first hover needs them. */
-  setTimeout(function () { nodeMap('pre'); nodeMap('post'); }, 0);
-
-  function highlighted() {
-    var r = S.result || EMPTY, out = {};
-    PANELS.forEach(function (p) { out[p] = sorted(r.hl[p]); });
-    return out;
-  }
-  window.tlprov = {
-    select: function (panel, line) {
-      if (!V[panel] || !inPanel(panel, line)) return false;
-      var ok = pin({panel: panel, line: line}, true);
-      if (!ok) V[panel].reveal(line, false);
-      return ok;
-    },
-    selectKernel: function (key) {
-      for (var i = 0; i < K.length; i++) if (K[i].key === key) return selectKernel(i);
-      return false;
-    },
-    clear: clear,
-    reveal: function (panel, line) {
-      if (!V[panel] || !inPanel(panel, line)) return false;
-      V[panel].reveal(line, false);
-      return true;
-    },
-    highlighted: highlighted,
-    selected: function () {
-      var r = S.result || EMPTY;
-      return {panel: r.src.panel, lines: r.src.lines.slice(), pinned: !!S.pinned,
-        kernels: r.ks.map(function (k) { return K[k].key; })};
-    },
-    targets: function (panel) { return V[panel] ? V[panel].targets.slice() : []; },
-    next: function (panel) { if (V[panel]) V[panel].step(1); },
-    prev: function (panel) { if (V[panel]) V[panel].step(-1); },
-    goToDefinition: goToDefinition,
-    lineCount: function (panel) { return M[panel] ? M[panel].n : 0; },
-    readyMs: performance.now() - t0
-  };
-  if (performance.mark) performance.mark('tlprov-ready');
-})();

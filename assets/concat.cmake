@@ -1,0 +1,26 @@
+# Joins the page script's modules into one script, the body of one function
+# (so the modules share its scope and nothing leaks into window except what
+# main.js exports). Run as:
+#   cmake -DOUTPUT=.. -DMODULES="a.js|b.js" -P concat.cmake
+# The order of MODULES is the order of execution (src/page.cmake lists it).
+set(text "/* provenance.js: behaviour of the provenance highlighter page (issue 4),
+ * joined by the build (assets/concat.cmake) from assets/page/*.js:
+ * data, selection, panels, search, profile, main. Reads the view JSON and
+ * artifact texts that src/provpage.c embeds, builds the panels (pre, post,
+ * code and the AOT kernel-code tab), and links them through the view's line
+ * maps. Safety: trace text reaches the DOM only through textContent or
+ * highlight.js output of that text (escaped by it). Tests drive it through
+ * window.tlprov (select, clear, reveal, highlighted, profile).
+ */
+(function () {
+  'use strict';
+")
+string(REPLACE "|" ";" MODULES "${MODULES}")
+foreach(module IN LISTS MODULES)
+  get_filename_component(name "${module}" NAME)
+  file(READ "${module}" body)
+  string(APPEND text "\n  /* ==== ${name} ==== */\n" "${body}")
+endforeach()
+string(APPEND text "})();\n")
+file(WRITE "${OUTPUT}.tmp" "${text}")
+file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")

@@ -1,0 +1,155 @@
+/* profile.js: "where the time goes" (issue 16). When the view carries a
+ * profile (view.profile, written by src/profile_join.c from a torch.profiler
+ * trace given with --profile), adds a time column and a heat gutter to every
+ * panel, a time column to the kernel table and the "top kernels" and "top
+ * model lines" tables. Without a profile it does nothing.
+ */
+  /* Viridis (perceptually uniform, colour-blind safe), 10 steps. */
+  var VIRIDIS = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e',
+    '#1f9e89', '#35b779', '#6ece58', '#b5de2b', '#fde725'];
+  var PROF = isObj(view.profile) ? view.profile : null;
+  var profMatched = !!PROF && isObj(PROF.match) && PROF.match.status === 'matched';
+  var profLines = {}, profMax = {};
+  function finiteUs(v) { return typeof v === 'number' && isFinite(v) && v >= 0; }
+  function fmtUs(v) {
+    return v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US');
+  }
+  /* 0..1 -> step of the scale; sqrt so that a few hot lines do not wash
+   * out the rest. */
+  function heatStep(frac) { return Math.min(9, Math.floor(Math.sqrt(Math.max(0, frac)) * 10)); }
+  PANELS.forEach(function (p) {
+    var m = new Map(), max = 0;
+    var obj = PROF && isObj(PROF.lines) && isObj(PROF.lines[p]) ? PROF.lines[p] : {};
+    Object.keys(obj).forEach(function (k) {
+      var line = Number(k), v = obj[k];
+      if (!inPanel(p, line) || !finiteUs(v) || v <= 0) return;
+      m.set(line, v);
+      if (v > max) max = v;
+    });
+    profLines[p] = m;
+    profMax[p] = max;
+  });
+  /* For tests and scripts: what the time column of a line shows. */
+  function profileAt(panel, line) {
+    if (!profLines[panel]) return null;
+    var v = profLines[panel].get(line);
+    if (v === undefined) return null;
+    return {us: v, text: fmtUs(v), step: heatStep(v / profMax[panel]),
+      color: VIRIDIS[heatStep(v / profMax[panel])]};
+  }
+
+  if (profMatched) {
+    timeCell = function (p, i) {
+      var span = document.createElement('span');
+      span.className = 't';
+      var at = profileAt(p, i);
+      if (at) {
+        span.textContent = at.text;
+        span.style.background = at.color;
+        span.style.color = at.step >= 6 ? '#000' : '#fff';
+        span.title = at.us + ' \u00b5s of profiled kernel time';
+      }
+      return span;
+    };
+    kernelTime = function (k) {
+      var o = isObj(PROF.kernels) ? PROF.kernels[k.key] : null;
+      return isObj(o) && finiteUs(o.total_us) ? o.total_us : null;
+    };
+    PANELS.forEach(function (p) {
+      if (V[p].m.lines) V[p].spacer.style.width = 'calc(' + V[p].spacer.style.width.replace(/^calc\(|\)$/g, '') + ' + 9ch)';
+    });
+  }
+
+  /* The time summary, top kernels and top model lines under the panels. */
+  (function buildTimeSection() {
+    if (!PROF) return;
+    var det = el('details', 'tp-time');
+    det.open = profMatched;
+    var region = isObj(PROF.region) ? PROF.region : {};
+    var sum = el('summary', null, 'Where the time goes');
+    det.appendChild(sum);
+    if (!profMatched) {
+      var m = isObj(PROF.match) ? PROF.match : {};
+      det.appendChild(el('p', 'tp-hint', 'The profile was read, but no graph of it is this view (' +
+        str(m.status) + '): ' + str(m.reason)));
+      bottom.appendChild(det);
+      return;
+    }
+    var total = finiteUs(region.total_us) ? region.total_us : 0;
+    function pct(v) { return total > 0 && finiteUs(v) ? (100 * v / total).toFixed(1) + '%' : '\u2013'; }
+    det.appendChild(el('p', 'tp-region',
+      'Profiled ' + fmtUs(total) + ' \u00b5s (' + str(PROF.clock).toUpperCase() + ' clock) over ' +
+      String(PROF.calls) + ' calls of ' + str(PROF.match.phase) + ' graph ' + str(PROF.match.graph_key).slice(0, 12) +
+      '\u2026' + (PROF.steps ? ', ' + PROF.steps + ' profiler steps (' + fmtUs(region.per_step_us || 0) + ' \u00b5s per step)' : '') +
+      ': Inductor kernels ' + pct(region.inductor_us) + ', extern kernels ' + pct(region.extern_us) +
+      ', unknown ' + pct(region.unknown_us) + '.'));
+    var legend = el('div', 'tp-heat-legend');
+    legend.appendChild(el('span', null, 'Time column: less '));
+    VIRIDIS.forEach(function (c) {
+      var sw = el('span', 'tp-swatch');
+      sw.style.background = c;
+      legend.appendChild(sw);
+    });
+    legend.appendChild(el('span', null, ' more (per panel, square-root scale; \u00b5s per line, all profiled calls)'));
+    det.appendChild(legend);
+
+    var wrap = el('div', 'tp-tops');
+    /* top kernels */
+    var kt = el('table', 'tp-ktable tp-topk');
+    var kh = el('tr');
+    ['Top kernels', '\u00b5s', 'calls', 'mean \u00b5s'].forEach(function (h) { kh.appendChild(el('th', null, h)); });
+    kt.appendChild(kh);
+    K.map(function (k) { return {k: k, o: isObj(PROF.kernels) ? PROF.kernels[k.key] : null}; })
+      .filter(function (x) { return isObj(x.o) && finiteUs(x.o.total_us); })
+      .sort(function (a, b) { return b.o.total_us - a.o.total_us; })
+      .slice(0, 10).forEach(function (x) {
+        var row = el('tr');
+        row.dataset.kernel = x.k.key;
+        row.appendChild(el('td', 'tp-mono', x.k.key));
+        row.appendChild(el('td', 'tp-num', fmtUs(x.o.total_us)));
+        row.appendChild(el('td', 'tp-num', String(x.o.count)));
+        row.appendChild(el('td', 'tp-num', finiteUs(x.o.mean_us) ? fmtUs(x.o.mean_us) : '\u2013'));
+        row.addEventListener('click', function () { selectKernel(x.k.i); });
+        kt.appendChild(row);
+      });
+    wrap.appendChild(kt);
+    /* top model lines: clicking selects the kernel that gives the line most time */
+    var lt = el('table', 'tp-ktable tp-toplines');
+    var lh = el('tr');
+    ['Top model lines', 'code', '\u00b5s', 'fwd', 'bwd'].forEach(function (h) { lh.appendChild(el('th', null, h)); });
+    lt.appendChild(lh);
+    arr(PROF.source_lines).filter(isObj).slice(0, 10).forEach(function (s) {
+      var row = el('tr');
+      var where = str(s.file).split('/').pop() + ':' + String(s.line);
+      row.appendChild(el('td', 'tp-mono', where));
+      row.appendChild(el('td', 'tp-mono', str(s.code)));
+      row.appendChild(el('td', 'tp-num', finiteUs(s.total_us) ? fmtUs(s.total_us) : '\u2013'));
+      row.appendChild(el('td', 'tp-num', finiteUs(s.fwd_us) ? fmtUs(s.fwd_us) : '\u2013'));
+      row.appendChild(el('td', 'tp-num', finiteUs(s.bwd_us) ? fmtUs(s.bwd_us) : '\u2013'));
+      row.title = str(s.file);
+      var best = -1, bestUs = -1;
+      K.forEach(function (k) {
+        var o = isObj(PROF.kernels) ? PROF.kernels[k.key] : null;
+        if (!isObj(o) || !finiteUs(o.total_us) || o.total_us <= bestUs) return;
+        var hit = k.stacks.some(function (t) {
+          var f = parseFrames(t);
+          return f.length && f[f.length - 1].file === s.file && f[f.length - 1].line === s.line;
+        });
+        if (hit) { best = k.i; bestUs = o.total_us; }
+      });
+      if (best >= 0) {
+        row.addEventListener('click', function () { selectKernel(best); });
+        row.dataset.kernel = K[best].key;
+      }
+      lt.appendChild(row);
+    });
+    wrap.appendChild(lt);
+    det.appendChild(wrap);
+    var un = arr(PROF.unmatched).length, probs = arr(PROF.problems);
+    if (un || probs.length) {
+      var note = el('p', 'tp-hint', (un ? un + ' kernel call(s) of the trace matched no kernel of this view. ' : '') +
+        probs.map(function (x) { return isObj(x) ? str(x.what) + ' (' + String(x.count) + ')' : ''; }).join('; '));
+      det.appendChild(note);
+    }
+    bottom.insertBefore(det, bottom.firstChild);
+  })();

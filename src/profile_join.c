@@ -1,0 +1,705 @@
+/* profile_join.c: a profile summary + one provenance view -> the view's
+ * "profile" object (see profile_join.h; rules in docs/provenance-json.md).
+ *
+ * 1. Which graph: the summary's graphs of the view's compile id, scored by
+ *    how many of the view's kernel names they ran; one best (key, phase) or
+ *    the view says "ambiguous" / "unmatched" and gets no times.
+ * 2. Which call: the k-th event named N in a graph call is the k-th call
+ *    line (in code order) of the view's kernels that the trace names N.
+ * 3. Then times flow from calls to kernels, nodes, lines and source lines,
+ *    each split evenly where one thing feeds several.
+ */
+#include "profile_join.h"
+
+#include "html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vkernel {
+  const char *key;
+  char *pname; /* the name the trace gives its events */
+  bool is_extern;
+  TL_VEC(int) calls;
+  TL_VEC(const char *) post;
+  int kernel_def; /* first line of a definition in kernel_code, or 0 */
+  double ns;      /* attributed */
+  uint64_t count;
+  int shared_by;
+} vkernel;
+
+static const cJSON *get(const cJSON *obj, const char *key) {
+  return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static const char *get_str(const cJSON *obj, const char *key) {
+  const cJSON *v = get(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool starts(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The trace's name for a view kernel: Inductor kernels keep their name;
+ * extern_kernels.mm -> aten::mm; torch.ops.aten.add.Tensor -> aten::add;
+ * aoti_torch_cpu_mm / aoti_torch_cuda_mm -> aten::mm. */
+static char *profile_name(const char *name, const char *kind, bool *is_extern) {
+  tl_buf out;
+  tl_buf_init(&out);
+  *is_extern = true;
+  if (starts(name, "extern_kernels.")) {
+    tl_buf_printf(&out, "aten::%s", name + strlen("extern_kernels."));
+  } else if (starts(name, "torch.ops.")) {
+    const char *ns = name + strlen("torch.ops.");
+    const char *dot = strchr(ns, '.');
+    if (dot) {
+      const char *op = dot + 1, *end = strchr(op, '.');
+      size_t oplen = end ? (size_t)(end - op) : strlen(op);
+      tl_buf_printf(&out, "%.*s::%.*s", (int)(dot - ns), ns, (int)oplen, op);
+    } else {
+      tl_buf_puts(&out, name);
+    }
+  } else if (starts(name, "aoti_torch_cpu_") ||
+             starts(name, "aoti_torch_cuda_")) {
+    tl_buf_printf(&out, "aten::%s", strchr(name + 11, '_') + 1);
+  } else {
+    *is_extern =
+        kind && (strcmp(kind, "extern") == 0 || strcmp(kind, "fallback") == 0 ||
+                 strcmp(kind, "shim") == 0);
+    tl_buf_puts(&out, name);
+  }
+  return tl_buf_detach(&out);
+}
+
+/* "[0/0]" or "[0/0_1]" -> "0/0" (a region names its compile id without
+ * brackets or attempt). */
+static void bare_compile_id(const char *display, char *out, size_t size) {
+  size_t n = 0;
+  for (const char *s = display ? display : ""; *s && n + 1 < size; s++) {
+    if (*s == '[' || *s == ']')
+      continue;
+    out[n++] = *s;
+  }
+  out[n] = '\0';
+  char *us = strrchr(out, '_');
+  if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1))
+    *us = '\0';
+}
+
+static const char *phase_name(tl_prof_phase p) {
+  switch (p) {
+  case TL_PROF_INFERENCE:
+    return "inference";
+  case TL_PROF_FORWARD:
+    return "forward";
+  case TL_PROF_BACKWARD:
+    return "backward";
+  }
+  return "?";
+}
+
+static double us(double ns) { return round(ns) / 1000.0; }
+
+/* A number-keyed accumulator ({"12": µs}) kept as a cJSON object. */
+static void add_at(cJSON *obj, const char *key, double ns) {
+  cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (item)
+    cJSON_SetNumberValue(item, item->valuedouble + ns);
+  else
+    cJSON_AddNumberToObject(obj, key, ns);
+}
+
+static void add_line(cJSON *obj, int line, double ns) {
+  char key[24];
+  snprintf(key, sizeof key, "%d", line);
+  add_at(obj, key, ns);
+}
+
+/* Converts every value of an accumulator from ns to µs. */
+static void to_us(cJSON *obj) {
+  for (cJSON *it = obj ? obj->child : NULL; it; it = it->next)
+    if (cJSON_IsNumber(it))
+      cJSON_SetNumberValue(it, us(it->valuedouble));
+}
+
+/* The innermost frame of a Python stack trace string: file, line, code. */
+static bool innermost_frame(const char *trace, tl_buf *key, tl_buf *code) {
+  const char *best = NULL;
+  for (const char *s = strstr(trace, "File \""); s;
+       s = strstr(s + 1, "File \""))
+    best = s;
+  if (!best)
+    return false;
+  const char *fstart = best + 6, *fend = strchr(fstart, '"');
+  if (!fend)
+    return false;
+  const char *ln = strstr(fend, ", line ");
+  if (!ln)
+    return false;
+  long line = strtol(ln + 7, NULL, 10);
+  tl_buf_clear(key);
+  tl_buf_printf(key, "%.*s:%ld", (int)(fend - fstart), fstart, line);
+  tl_buf_clear(code);
+  const char *nl = strchr(ln, '\n');
+  if (nl) {
+    const char *c = nl + 1;
+    while (*c == ' ')
+      c++;
+    const char *end = strchr(c, '\n');
+    tl_buf_append(code, c, end ? (size_t)(end - c) : strlen(c));
+  }
+  return true;
+}
+
+typedef TL_VEC(const tl_prof_graph *) graph_list;
+
+/* Step 1: the graphs of the view (all files), or why there are none. */
+static const char *choose_graphs(const tl_profile *p, const vkernel *ks,
+                                 size_t nk, const char *cid, graph_list *out,
+                                 cJSON *match) {
+  cJSON *cands = cJSON_AddArrayToObject(match, "candidates");
+  long best = 0;
+  bool any_cid = false;
+  for (size_t i = 0; i < p->graphs.count; i++)
+    if (p->graphs.items[i]->compile_id &&
+        strcmp(p->graphs.items[i]->compile_id, cid) == 0)
+      any_cid = true;
+  long *scores = tl_xcalloc(p->graphs.count + 1, sizeof *scores);
+  for (size_t i = 0; i < p->graphs.count; i++) {
+    const tl_prof_graph *g = p->graphs.items[i];
+    bool cid_ok = any_cid ? g->compile_id && strcmp(g->compile_id, cid) == 0
+                          : !g->compile_id;
+    if (!cid_ok)
+      continue;
+    long score = 0;
+    for (size_t k = 0; k < nk; k++) {
+      bool dup = false;
+      for (size_t j = 0; j < k && !dup; j++)
+        dup = strcmp(ks[j].pname, ks[k].pname) == 0;
+      if (dup)
+        continue;
+      for (size_t s = 0; s < g->slots.count; s++) {
+        if (strcmp(g->slots.items[s].name, ks[k].pname) == 0) {
+          score += ks[k].is_extern ? 1 : 1000;
+          break;
+        }
+      }
+    }
+    scores[i] = score;
+    if (score > best)
+      best = score;
+    if (score > 0) {
+      cJSON *c = cJSON_CreateObject();
+      cJSON_AddStringToObject(c, "graph_key", g->key);
+      cJSON_AddStringToObject(c, "phase", phase_name(g->phase));
+      cJSON_AddStringToObject(c, "file", p->files.items[g->file]);
+      cJSON_AddNumberToObject(c, "kernel_names_found", (double)(score / 1000));
+      cJSON_AddNumberToObject(c, "extern_names_found", (double)(score % 1000));
+      cJSON_AddItemToArray(cands, c);
+    }
+  }
+  const tl_prof_graph *first = NULL;
+  const char *why = NULL;
+  for (size_t i = 0; i < p->graphs.count && best > 0; i++) {
+    if (scores[i] != best)
+      continue;
+    const tl_prof_graph *g = p->graphs.items[i];
+    if (!first)
+      first = g;
+    else if (strcmp(first->key, g->key) != 0 || first->phase != g->phase)
+      why = "several graphs of the trace ran the same number of this view's "
+            "kernel names";
+    TL_VEC_PUSH(*out, g);
+  }
+  free(scores);
+  if (!first)
+    return any_cid ? "no graph of this compile id in the trace ran any of "
+                     "this view's kernels"
+                   : "the trace has no compiled graph call of this compile "
+                     "id (no \"Torch-Compiled Region: <id>\" around it) "
+                     "running any of this view's kernels";
+  if (why) {
+    out->count = 0;
+    return why;
+  }
+  cJSON_AddStringToObject(match, "graph_key", first->key);
+  cJSON_AddStringToObject(match, "phase", phase_name(first->phase));
+  if (first->compile_id)
+    cJSON_AddStringToObject(match, "compile_id", first->compile_id);
+  else
+    cJSON_AddNullToObject(match, "compile_id");
+  return NULL;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Step 2: the call line of the `occ`-th event named `name`, the kernels at
+ * that line with that name (*nk of them, indices in *out). Returns the line,
+ * 0 for kernels without call lines, -1 when nothing matches. */
+static int call_of(vkernel *ks, size_t nk, const char *name, uint32_t occ,
+                   size_t *out, size_t *n_out) {
+  TL_VEC(int) lines = {0};
+  *n_out = 0;
+  for (size_t k = 0; k < nk; k++)
+    if (strcmp(ks[k].pname, name) == 0)
+      for (size_t c = 0; c < ks[k].calls.count; c++)
+        TL_VEC_PUSH(lines, ks[k].calls.items[c]);
+  tl_sort(lines.items, lines.count, sizeof(int), cmp_int);
+  size_t distinct = 0;
+  for (size_t i = 0; i < lines.count; i++)
+    if (!distinct || lines.items[distinct - 1] != lines.items[i])
+      lines.items[distinct++] = lines.items[i];
+  int line = -1;
+  if (distinct) {
+    if (occ < distinct)
+      line = lines.items[occ];
+  } else {
+    line = 0; /* kernels of that name without call lines: all of them */
+  }
+  TL_VEC_FREE(lines);
+  if (line < 0)
+    return -1;
+  for (size_t k = 0; k < nk; k++) {
+    if (strcmp(ks[k].pname, name) != 0)
+      continue;
+    bool at = line == 0;
+    for (size_t c = 0; c < ks[k].calls.count && !at; c++)
+      at = ks[k].calls.items[c] == line;
+    if (at)
+      out[(*n_out)++] = k;
+  }
+  return *n_out ? line : -1;
+}
+
+static void add_problems(cJSON *obj, const tl_profile *p) {
+  cJSON *list = cJSON_AddArrayToObject(obj, "problems");
+  for (size_t i = 0; i < p->problems.count; i++) {
+    const tl_prof_problem *pr = &p->problems.items[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "what", pr->what);
+    cJSON_AddNumberToObject(o, "count", (double)pr->count);
+    cJSON_AddStringToObject(o, "first", pr->example);
+    cJSON_AddItemToArray(list, o);
+  }
+}
+
+/* Step 3 for one kernel's time: nodes, pre-grad lines, source lines. */
+typedef struct sinks {
+  cJSON *post_nodes, *pre_nodes, *post_lines, *pre_lines, *sources;
+  const cJSON *nodes_post, *post_to_pre;
+  const char **pre_at; /* pre-grad line -> node name */
+  int pre_lines_n;
+  double without_post, without_pre;
+  bool backward;
+} sinks;
+
+static void spread_nodes(sinks *s, const vkernel *k, double ns) {
+  if (!k->post.count) {
+    s->without_post += ns;
+    s->without_pre += ns;
+    return;
+  }
+  double part = ns / (double)k->post.count;
+  for (size_t i = 0; i < k->post.count; i++) {
+    add_at(s->post_nodes, k->post.items[i], part);
+    const cJSON *line = get(s->nodes_post, k->post.items[i]);
+    if (!cJSON_IsNumber(line)) {
+      s->without_pre += part;
+      continue;
+    }
+    add_line(s->post_lines, line->valueint, part);
+    char key[24];
+    snprintf(key, sizeof key, "%d", line->valueint);
+    const cJSON *pres = get(s->post_to_pre, key);
+    int n = cJSON_GetArraySize(pres);
+    if (!n) {
+      s->without_pre += part;
+      continue;
+    }
+    const cJSON *pl;
+    cJSON_ArrayForEach(pl, pres) {
+      if (!cJSON_IsNumber(pl))
+        continue;
+      add_line(s->pre_lines, pl->valueint, part / n);
+      int l = pl->valueint;
+      const char *name = l > 0 && l < s->pre_lines_n ? s->pre_at[l] : NULL;
+      if (name)
+        add_at(s->pre_nodes, name, part / n);
+    }
+  }
+}
+
+static void spread_sources(sinks *s, const cJSON *vk, double ns) {
+  const cJSON *traces = get(vk, "stack_traces"), *t;
+  TL_VEC(char *) keys = {0};
+  TL_VEC(char *) codes = {0};
+  tl_buf key, code;
+  tl_buf_init(&key);
+  tl_buf_init(&code);
+  cJSON_ArrayForEach(t, traces) {
+    if (!cJSON_IsString(t) || !innermost_frame(t->valuestring, &key, &code))
+      continue;
+    bool dup = false;
+    for (size_t i = 0; i < keys.count && !dup; i++)
+      dup = strcmp(keys.items[i], key.data) == 0;
+    if (dup)
+      continue;
+    TL_VEC_PUSH(keys, tl_xstrdup(key.data));
+    TL_VEC_PUSH(codes, tl_xstrdup(code.data));
+  }
+  for (size_t i = 0; i < keys.count; i++) {
+    cJSON *entry = cJSON_GetObjectItemCaseSensitive(s->sources, keys.items[i]);
+    if (!entry) {
+      entry = cJSON_AddObjectToObject(s->sources, keys.items[i]);
+      cJSON_AddStringToObject(entry, "code", codes.items[i]);
+      cJSON_AddNumberToObject(entry, "total_us", 0);
+      cJSON_AddNumberToObject(entry, "fwd_us", 0);
+      cJSON_AddNumberToObject(entry, "bwd_us", 0);
+    }
+    add_at(entry, "total_us", ns / (double)keys.count);
+    add_at(entry, s->backward ? "bwd_us" : "fwd_us", ns / (double)keys.count);
+    free(keys.items[i]);
+    free(codes.items[i]);
+  }
+  TL_VEC_FREE(keys);
+  TL_VEC_FREE(codes);
+  tl_buf_free(&key);
+  tl_buf_free(&code);
+}
+
+static int by_total_desc(const void *a, const void *b) {
+  const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+  double dx = get(x, "total_us")->valuedouble,
+         dy = get(y, "total_us")->valuedouble;
+  return (dx < dy) - (dx > dy);
+}
+
+/* {"file:line": {...}} -> sorted [{file, line, code, total_us, ...}]. */
+static cJSON *source_list(cJSON *sources) {
+  TL_VEC(cJSON *) items = {0};
+  for (cJSON *it = sources->child; it; it = it->next) {
+    const char *colon = strrchr(it->string, ':');
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", "");
+    if (colon) {
+      char *file = tl_xstrdup(it->string);
+      file[colon - it->string] = '\0';
+      cJSON_ReplaceItemInObjectCaseSensitive(o, "file",
+                                             cJSON_CreateString(file));
+      free(file);
+    }
+    cJSON_AddNumberToObject(o, "line", colon ? atoi(colon + 1) : 0);
+    cJSON_AddStringToObject(o, "code", get_str(it, "code"));
+    cJSON_AddNumberToObject(o, "total_us",
+                            us(get(it, "total_us")->valuedouble));
+    cJSON_AddNumberToObject(o, "fwd_us", us(get(it, "fwd_us")->valuedouble));
+    cJSON_AddNumberToObject(o, "bwd_us", us(get(it, "bwd_us")->valuedouble));
+    TL_VEC_PUSH(items, o);
+  }
+  tl_sort(items.items, items.count, sizeof *items.items, by_total_desc);
+  cJSON *list = cJSON_CreateArray();
+  for (size_t i = 0; i < items.count; i++)
+    cJSON_AddItemToArray(list, items.items[i]);
+  TL_VEC_FREE(items);
+  return list;
+}
+
+cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddNumberToObject(out, "schema", 1);
+  cJSON_AddStringToObject(out, "unit", "us");
+  cJSON *files = cJSON_AddArrayToObject(out, "files");
+  for (size_t i = 0; i < p->files.count; i++)
+    cJSON_AddItemToArray(files, cJSON_CreateString(p->files.items[i]));
+  cJSON_AddNumberToObject(out, "steps", (double)p->steps);
+  add_problems(out, p);
+
+  /* The view's kernels. */
+  const cJSON *vks = get(view, "kernels"), *vk;
+  size_t nk = (size_t)cJSON_GetArraySize(vks);
+  vkernel *ks = tl_xcalloc(nk + 1, sizeof *ks);
+  const cJSON **vkjson = tl_xcalloc(nk + 1, sizeof *vkjson);
+  size_t k = 0;
+  cJSON_ArrayForEach(vk, vks) {
+    vkernel *x = &ks[k];
+    vkjson[k++] = vk;
+    const char *name = get_str(vk, "name");
+    x->key = get_str(vk, "key");
+    if (!x->key)
+      x->key = name ? name : "";
+    x->pname =
+        profile_name(name ? name : x->key, get_str(vk, "kind"), &x->is_extern);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, get(vk, "calls")) if (cJSON_IsNumber(c))
+        TL_VEC_PUSH(x->calls, c->valueint);
+    cJSON_ArrayForEach(c, get(vk, "post_nodes")) if (cJSON_IsString(c))
+        TL_VEC_PUSH(x->post, c->valuestring);
+    const cJSON *def = get(vk, "definition");
+    const char *file = get_str(def, "file");
+    const cJSON *first = get(def, "first");
+    if (file && strcmp(file, "kernel_code") == 0 && cJSON_IsNumber(first))
+      x->kernel_def = first->valueint;
+  }
+
+  char cid[128];
+  bare_compile_id(get_str(view, "compile_id"), cid, sizeof cid);
+  cJSON *match = cJSON_AddObjectToObject(out, "match");
+  graph_list graphs = {0};
+  const char *why = choose_graphs(p, ks, nk, cid, &graphs, match);
+  cJSON_AddStringToObject(match, "status",
+                          why ? (graphs.count ? "ambiguous" : "unmatched")
+                              : "matched");
+  if (why && strstr(why, "several"))
+    cJSON_ReplaceItemInObjectCaseSensitive(match, "status",
+                                           cJSON_CreateString("ambiguous"));
+  if (why)
+    cJSON_AddStringToObject(match, "reason", why);
+
+  bool gpu = false;
+  uint64_t calls = 0;
+  double cpu_total = 0, gpu_total = 0, gpu_unknown = 0;
+  for (size_t i = 0; i < graphs.count; i++) {
+    gpu = gpu || graphs.items[i]->gpu_total_ns > 0;
+    calls += graphs.items[i]->calls;
+    cpu_total += (double)graphs.items[i]->cpu_total_ns;
+    gpu_total += (double)graphs.items[i]->gpu_total_ns;
+    gpu_unknown += (double)graphs.items[i]->gpu_unknown_ns;
+  }
+  cJSON_AddStringToObject(out, "clock", gpu ? "gpu" : "cpu");
+  cJSON_AddNumberToObject(out, "calls", (double)calls);
+
+  /* Build the line -> pre-grad node table once. */
+  sinks s = {0};
+  cJSON *lines = cJSON_CreateObject();
+  s.post_nodes = cJSON_CreateObject();
+  s.pre_nodes = cJSON_CreateObject();
+  s.post_lines = cJSON_AddObjectToObject(lines, "post");
+  s.pre_lines = cJSON_AddObjectToObject(lines, "pre");
+  cJSON *code_lines = cJSON_AddObjectToObject(lines, "code");
+  cJSON *kernel_lines = cJSON_AddObjectToObject(lines, "kernel");
+  s.sources = cJSON_CreateObject();
+  s.nodes_post = get(get(view, "nodes"), "post");
+  s.post_to_pre = get(get(view, "lines"), "postToPre");
+  s.backward = graphs.count && graphs.items[0]->phase == TL_PROF_BACKWARD;
+  const cJSON *pre_nodes = get(get(view, "nodes"), "pre"), *pn;
+  int max_pre = 0;
+  cJSON_ArrayForEach(
+      pn, pre_nodes) if (cJSON_IsNumber(pn) && pn->valueint > max_pre &&
+                         pn->valueint < 10000000) max_pre = pn->valueint;
+  s.pre_lines_n = max_pre + 1;
+  s.pre_at = tl_xcalloc((size_t)s.pre_lines_n, sizeof *s.pre_at);
+  cJSON_ArrayForEach(pn, pre_nodes) if (cJSON_IsNumber(pn) &&
+                                        pn->valueint > 0 &&
+                                        pn->valueint < s.pre_lines_n &&
+                                        !s.pre_at[pn->valueint])
+      s.pre_at[pn->valueint] = pn->string;
+
+  double inductor = 0, ext = 0, cpu_inductor = 0, cpu_ext = 0;
+  cJSON *unmatched = cJSON_CreateArray();
+  size_t *at = tl_xcalloc(nk + 1, sizeof *at);
+  for (size_t gi = 0; gi < graphs.count; gi++) {
+    const tl_prof_graph *g = graphs.items[gi];
+    for (size_t si = 0; si < g->slots.count; si++) {
+      const tl_prof_slot *sl = &g->slots.items[si];
+      double ns = (double)(gpu ? sl->gpu_ns : sl->cpu_ns);
+      uint64_t count = gpu ? sl->gpu_count : sl->cpu_count;
+      (sl->is_extern ? &ext : &inductor)[0] += ns;
+      (sl->is_extern ? &cpu_ext : &cpu_inductor)[0] += (double)sl->cpu_ns;
+      size_t n_at;
+      int line = call_of(ks, nk, sl->name, sl->occurrence, at, &n_at);
+      if (line < 0) {
+        cJSON *u = cJSON_CreateObject();
+        cJSON_AddStringToObject(u, "name", sl->name);
+        cJSON_AddNumberToObject(u, "occurrence", sl->occurrence);
+        cJSON_AddStringToObject(u, "kind",
+                                sl->is_extern ? "extern" : "inductor");
+        cJSON_AddNumberToObject(u, "total_us", us(ns));
+        cJSON_AddNumberToObject(u, "count", (double)count);
+        bool known = false;
+        for (size_t x = 0; x < nk && !known; x++)
+          known = strcmp(ks[x].pname, sl->name) == 0;
+        cJSON_AddStringToObject(
+            u, "reason",
+            known ? "the trace calls it more often per graph call than the "
+                    "code has call lines"
+                  : "no kernel of this view has this name");
+        cJSON_AddItemToArray(unmatched, u);
+        continue;
+      }
+      if (line > 0)
+        add_line(code_lines, line, ns);
+      for (size_t j = 0; j < n_at; j++) {
+        vkernel *x = &ks[at[j]];
+        x->ns += ns / (double)n_at;
+        x->count += count;
+        if ((int)n_at > x->shared_by)
+          x->shared_by = (int)n_at;
+      }
+    }
+  }
+  free(at);
+  for (size_t i = 0; i < nk; i++) {
+    if (!ks[i].count)
+      continue;
+    spread_nodes(&s, &ks[i], ks[i].ns);
+    spread_sources(&s, vkjson[i], ks[i].ns);
+    if (ks[i].kernel_def)
+      add_line(kernel_lines, ks[i].kernel_def, ks[i].ns);
+  }
+
+  cJSON *region = cJSON_AddObjectToObject(out, "region");
+  double total = gpu ? gpu_total : cpu_total;
+  double unknown = gpu ? gpu_unknown : cpu_total - inductor - ext;
+  cJSON_AddNumberToObject(region, "total_us", us(total));
+  cJSON_AddNumberToObject(region, "inductor_us", us(inductor));
+  cJSON_AddNumberToObject(region, "extern_us", us(ext));
+  cJSON_AddNumberToObject(region, "unknown_us", us(unknown));
+  cJSON_AddNumberToObject(region, "cpu_total_us", us(cpu_total));
+  cJSON_AddNumberToObject(region, "cpu_inductor_us", us(cpu_inductor));
+  cJSON_AddNumberToObject(region, "cpu_extern_us", us(cpu_ext));
+  if (p->steps)
+    cJSON_AddNumberToObject(region, "per_step_us",
+                            us(total / (double)p->steps));
+  else
+    cJSON_AddNullToObject(region, "per_step_us");
+
+  cJSON *kernels = cJSON_AddObjectToObject(out, "kernels");
+  for (size_t i = 0; i < nk; i++) {
+    if (!ks[i].count)
+      continue;
+    cJSON *o = cJSON_AddObjectToObject(kernels, ks[i].key);
+    if (!o)
+      continue;
+    cJSON_AddNumberToObject(o, "total_us", us(ks[i].ns));
+    cJSON_AddNumberToObject(o, "count", (double)ks[i].count);
+    cJSON_AddNumberToObject(o, "mean_us", us(ks[i].ns / (double)ks[i].count));
+    if (p->steps)
+      cJSON_AddNumberToObject(o, "per_step_us",
+                              us(ks[i].ns / (double)p->steps));
+    cJSON_AddNumberToObject(o, "shared_by", ks[i].shared_by);
+  }
+  to_us(s.post_nodes);
+  to_us(s.pre_nodes);
+  to_us(s.post_lines);
+  to_us(s.pre_lines);
+  to_us(code_lines);
+  to_us(kernel_lines);
+  cJSON_AddItemToObject(out, "post_nodes", s.post_nodes);
+  cJSON_AddItemToObject(out, "pre_nodes", s.pre_nodes);
+  cJSON_AddNumberToObject(out, "without_post_node_us", us(s.without_post));
+  cJSON_AddNumberToObject(out, "without_pre_node_us", us(s.without_pre));
+  cJSON_AddItemToObject(out, "lines", lines);
+  cJSON_AddItemToObject(out, "source_lines", source_list(s.sources));
+  cJSON_Delete(s.sources);
+  cJSON_AddItemToObject(out, "unmatched", unmatched);
+
+  for (size_t i = 0; i < nk; i++) {
+    free(ks[i].pname);
+    TL_VEC_FREE(ks[i].calls);
+    TL_VEC_FREE(ks[i].post);
+  }
+  free(ks);
+  free(vkjson);
+  free(s.pre_at);
+  TL_VEC_FREE(graphs);
+  return out;
+}
+
+/* ---- the index's "where the time goes" ------------------------------------
+ */
+typedef struct hot {
+  const char *label, *detail, *href;
+  double total, fwd, bwd;
+} hot;
+
+static int hot_desc(const void *a, const void *b) {
+  double x = ((const hot *)a)->total, y = ((const hot *)b)->total;
+  return (x < y) - (x > y);
+}
+
+void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
+                                const char *const *hrefs, size_t count) {
+  TL_VEC(hot) lines = {0};
+  TL_VEC(hot) kernels = {0};
+  for (size_t v = 0; v < count; v++) {
+    const cJSON *prof = get(views[v], "profile"), *it;
+    if (!prof)
+      continue;
+    cJSON_ArrayForEach(it, get(prof, "source_lines")) {
+      char key[1024];
+      snprintf(key, sizeof key, "%s:%d",
+               get_str(it, "file") ? get_str(it, "file") : "",
+               get(it, "line") ? get(it, "line")->valueint : 0);
+      hot *h = NULL;
+      for (size_t i = 0; i < lines.count && !h; i++)
+        if (strcmp(lines.items[i].label, key) == 0)
+          h = &lines.items[i];
+      if (!h) {
+        hot n = {tl_xstrdup(key), get_str(it, "code"), NULL, 0, 0, 0};
+        TL_VEC_PUSH(lines, n);
+        h = &lines.items[lines.count - 1];
+      }
+      h->total += get(it, "total_us")->valuedouble;
+      h->fwd += get(it, "fwd_us")->valuedouble;
+      h->bwd += get(it, "bwd_us")->valuedouble;
+    }
+    cJSON_ArrayForEach(it, get(prof, "kernels")) {
+      hot n = {it->string,
+               get_str(views[v], "compile_id"),
+               hrefs ? hrefs[v] : NULL,
+               get(it, "total_us")->valuedouble,
+               0,
+               0};
+      TL_VEC_PUSH(kernels, n);
+    }
+  }
+  if (!lines.count && !kernels.count)
+    return;
+  tl_sort(lines.items, lines.count, sizeof(hot), hot_desc);
+  tl_sort(kernels.items, kernels.count, sizeof(hot), hot_desc);
+  tl_buf_puts(html,
+              "<h2>Where the time goes</h2>\n<table class=\"profile-top\">"
+              "<tr><th>Model line</th><th>Code</th><th>Total µs</th>"
+              "<th>Forward µs</th><th>Backward µs</th></tr>\n");
+  for (size_t i = 0; i < lines.count && i < 20; i++) {
+    hot *h = &lines.items[i];
+    tl_buf_puts(html, "<tr><td>");
+    tl_html_escape_cstr(html, h->label);
+    tl_buf_puts(html, "</td><td><code>");
+    tl_html_escape_cstr(html, h->detail ? h->detail : "");
+    tl_buf_printf(html,
+                  "</code></td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>\n",
+                  h->total, h->fwd, h->bwd);
+  }
+  tl_buf_puts(html, "</table>\n<table class=\"profile-top\"><tr><th>Kernel</th>"
+                    "<th>Compile</th><th>Total µs</th></tr>\n");
+  for (size_t i = 0; i < kernels.count && i < 20; i++) {
+    hot *h = &kernels.items[i];
+    tl_buf_puts(html, "<tr><td>");
+    if (h->href && tl_url_is_safe(tl_str_from(h->href))) {
+      tl_buf_puts(html, "<a href=\"");
+      tl_html_escape_cstr(html, h->href);
+      tl_buf_puts(html, "#kernel=");
+      tl_html_escape_cstr(html, h->label);
+      tl_buf_puts(html, "\">");
+      tl_html_escape_cstr(html, h->label);
+      tl_buf_puts(html, "</a>");
+    } else {
+      tl_html_escape_cstr(html, h->label);
+    }
+    tl_buf_puts(html, "</td><td>");
+    tl_html_escape_cstr(html, h->detail ? h->detail : "");
+    tl_buf_printf(html, "</td><td>%.3f</td></tr>\n", h->total);
+  }
+  tl_buf_puts(html, "</table>\n");
+  for (size_t i = 0; i < lines.count; i++)
+    free((char *)lines.items[i].label);
+  TL_VEC_FREE(lines);
+  TL_VEC_FREE(kernels);
+}

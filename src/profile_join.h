@@ -1,0 +1,30 @@
+/* profile_join.h: joins a profile summary (profile_reader.h) with one
+ * provenance view (the JSON of provenance.h) into the view's "profile"
+ * object: which compiled graph of the trace the view is, the time of each
+ * kernel, post-grad and pre-grad node, code line and user source line, and
+ * how the graph's profiled total splits into Inductor kernels, extern
+ * kernels and unknown (docs/provenance-json.md, "profile").
+ *
+ * Reads only the view JSON and the summary; both stay owned by the caller.
+ */
+#ifndef TL_PROFILE_JOIN_H
+#define TL_PROFILE_JOIN_H
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "profile_reader.h"
+
+/* Returns the "profile" object for `view` (caller frees). Never NULL: a view
+ * that matches no graph, or several, says so in "match". */
+cJSON *tl_profile_join(const tl_profile *p, const cJSON *view);
+
+/* "Where the time goes" for the index page: appends an HTML section (a
+ * table of the hottest user source lines over all views, forward and
+ * backward apart, and of the hottest kernels) built from the "profile"
+ * objects of the given view JSONs (views without one are skipped; nothing is
+ * appended when none has one). `hrefs[i]` links view i's page (may be NULL). */
+void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
+                                const char *const *hrefs, size_t count);
+
+#endif

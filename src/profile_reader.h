@@ -1,0 +1,88 @@
+/* profile_reader.h: reads torch.profiler (Kineto) Chrome traces (--profile,
+ * issue 16) into a summary of where each compiled graph call spent its time.
+ *
+ * Streaming: one event at a time through yajl (gzip through zlib), so memory
+ * grows with the distinct kernels and compiled-graph calls on the stacks, not
+ * with the file: see docs/provenance-json.md ("profile") for the one
+ * exception (GPU traces keep 16 bytes per launch inside a compiled graph).
+ * A sample of the input, as Kineto writes it:
+ *   {"ph": "X", "cat": "cpu_op", "name": "graph_0_cpp_fused_relu_0",
+ *    "pid": 30836, "tid": 30836, "ts": 4631820176890.869, "dur": 32.319,
+ *    "args": {"External id": 110, "Record function id": 0}}
+ * Events are attributed to the innermost "## Call CompiledFxGraph <key> ##"
+ * event around them on their thread (CPU) or around their launch (GPU, by
+ * "External id", else "correlation"). The join with a provenance view is
+ * profile_join.c. Bad input is never fatal: problems are counted with the
+ * file and byte offset in `problems`; the summary holds what was read.
+ * The summary owns all its memory; free it with tl_profile_free.
+ */
+#ifndef TL_PROFILE_READER_H
+#define TL_PROFILE_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+typedef enum tl_prof_phase {
+  TL_PROF_INFERENCE, /* no CompiledFunction around the call */
+  TL_PROF_FORWARD,   /* inside CompiledFunction */
+  TL_PROF_BACKWARD   /* inside CompiledFunctionBackward */
+} tl_prof_phase;
+
+/* One kernel call position of a graph: the `occurrence`-th event named
+ * `name` directly inside one call of the graph (0-based), summed over the
+ * graph's calls. Inductor kernels are named as in the output code
+ * (graph_<id>_ of C++ kernel events removed); extern kernels keep their ATen
+ * name ("aten::addmm"). */
+typedef struct tl_prof_slot {
+  char *name;
+  uint32_t occurrence;
+  bool is_extern;
+  int64_t cpu_ns, gpu_ns;
+  uint64_t cpu_count, gpu_count;
+} tl_prof_slot;
+
+/* One compiled graph of one trace file: all calls of the graph with this
+ * cache key, compile id and phase. */
+typedef struct tl_prof_graph {
+  uint32_t file;    /* index into tl_profile.files */
+  char *key;        /* FX graph cache key */
+  char *compile_id; /* "0/0", or NULL when no region says which */
+  tl_prof_phase phase;
+  uint64_t calls;
+  int64_t cpu_total_ns;   /* sum of the graph call events' durations */
+  int64_t gpu_total_ns;   /* GPU activity launched from inside the calls */
+  int64_t gpu_unknown_ns; /* ... of it not launched by any kernel slot */
+  uint64_t gpu_unknown_count;
+  TL_VEC(tl_prof_slot) slots;
+} tl_prof_graph;
+
+/* A counted problem with its first example ("file: byte N: ..."). */
+typedef struct tl_prof_problem {
+  char *what;    /* category sentence, e.g. "GPU kernel with no launch" */
+  char *example; /* first instance */
+  uint64_t count;
+} tl_prof_problem;
+
+typedef struct tl_profile {
+  TL_VEC(char *) files;
+  TL_VEC(tl_prof_graph *) graphs;
+  uint64_t steps;  /* ProfilerStep#N events */
+  int64_t step_ns; /* their summed duration */
+  uint64_t events; /* trace events read */
+  TL_VEC(tl_prof_problem) problems;
+  bool unreadable; /* some file could not be opened or parsed to its end */
+} tl_profile;
+
+/* Reads each path (a .json or .json.gz trace, or a folder: its *.json and
+ * *.json.gz files in name order) into one summary. Never NULL; problems are
+ * in p->problems. */
+tl_profile *tl_profile_read(const char *const *paths, size_t count);
+void tl_profile_free(tl_profile *p);
+
+/* Exposed for tests: "123.456" (µs with ns digits) -> 123456 ns. False for
+ * anything that is not a finite number within ±2^62 ns. */
+bool tl_profile_parse_ns(const char *text, size_t len, int64_t *ns);
+
+#endif

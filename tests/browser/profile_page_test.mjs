@@ -1,0 +1,79 @@
+// profile_page_test.mjs: the highlighter page with a profile (ctest
+// profile_browser, after profile_e2e wrote the report of the real CPU
+// profile). Selecting a kernel shows, in the time column of its call line
+// and of the post-grad lines it feeds, the numbers of the view's "profile";
+// the gutter colour follows the legend; tables sort and select.
+//
+//   node profile_page_test.mjs --out DIR   (DIR: the report folder)
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { check, eq, launch, openPage, results } from './lib.mjs';
+
+const opt = {};
+for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].slice(2)] = process.argv[i + 1];
+const fmt = (v) => v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US');
+
+const browser = await launch();
+try {
+  const names = readdirSync(opt.out).filter((n) => /^provenance_tracking_.*\.json$/.test(n));
+  let tested = 0;
+  for (const name of names) {
+    const view = JSON.parse(readFileSync(join(opt.out, name), 'utf8'));
+    const prof = view.profile;
+    if (!prof || prof.match.status !== 'matched') continue;
+    tested++;
+    const { page, context, log } = await openPage(browser, join(opt.out, name.replace(/\.json$/, '.html')));
+    // the hottest kernel, selected as a user would: from the top-kernels table
+    const hottest = Object.entries(prof.kernels).sort((a, b) => b[1].total_us - a[1].total_us)[0][0];
+    eq(`${name}: top kernels table starts with the hottest kernel`,
+      await page.evaluate(() => document.querySelector('.tp-topk tr[data-kernel]').dataset.kernel), hottest);
+    await page.click('.tp-topk tr[data-kernel]');
+    eq(`${name}: clicking it selects it`, (await page.evaluate(() => window.tlprov.selected())).kernels, [hottest]);
+    const kernel = view.kernels.find((k) => k.key === hottest);
+    const line = kernel.calls[0];
+    await page.evaluate((l) => window.tlprov.reveal('code', l), line);
+    await page.waitForTimeout(100);
+    const cell = await page.evaluate((l) => {
+      const t = document.querySelector(`.ln[data-panel="code"][data-line="${l}"] .t`);
+      return t ? { text: t.textContent, bg: getComputedStyle(t).backgroundColor } : null;
+    }, line);
+    const want = prof.lines.code[String(line)];
+    eq(`${name}: time column of call line ${line} shows its µs`, cell && cell.text, fmt(want));
+    const at = await page.evaluate((l) => window.tlprov.profile('code', l), line);
+    check(`${name}: the hottest call line has the hottest colour of the legend`,
+      cell && at.step === 9 && cell.bg === 'rgb(253, 231, 37)', JSON.stringify([cell, at]));
+    // the post-grad lines it feeds show their attributed time
+    const hl = (await page.evaluate(() => window.tlprov.highlighted())).post;
+    for (const l of hl.slice(0, 3)) {
+      await page.evaluate((x) => window.tlprov.reveal('post', x), l);
+      await page.waitForTimeout(50);
+      const txt = await page.evaluate((x) => {
+        const t = document.querySelector(`.ln[data-panel="post"][data-line="${x}"] .t`);
+        return t ? t.textContent : null;
+      }, l);
+      eq(`${name}: post line ${l} shows its µs`, txt, fmt(prof.lines.post[String(l)]));
+    }
+    // the kernel table: a time column, sorted by time, re-sortable
+    await page.click('.tp-kernels summary');
+    await page.waitForSelector('.tp-kernels tbody tr');
+    const order = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('.tp-kernels tbody tr')).map((r) => Number(r.dataset.us || -1)));
+    check(`${name}: kernel table sorted by time`,
+      order.length === view.kernels.length && JSON.stringify(order) === JSON.stringify(order.slice().sort((a, b) => b - a)), order);
+    await page.click('.tp-sort');
+    const order2 = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('.tp-kernels tbody tr')).map((r) => Number(r.dataset.us || -1)));
+    eq(`${name}: clicking the header sorts ascending`, order2, order.slice().reverse());
+    // top model lines: clicking selects a kernel of that line
+    await page.click('.tp-toplines tr[data-kernel]');
+    check(`${name}: clicking a top model line selects a kernel`,
+      (await page.evaluate(() => window.tlprov.selected())).kernels.length === 1);
+    eq(`${name}: no script errors`, [log.errors, log.requests], [[], []]);
+    await context.close();
+  }
+  check('both the forward and the backward page were tested', tested === 2, tested);
+} finally {
+  await browser.close();
+}
+console.log(`${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed ? 1 : 0);

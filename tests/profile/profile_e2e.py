@@ -1,0 +1,358 @@
+"""End-to-end tests of --profile (issue 16), run by ctest as profile_e2e.
+
+1. real_cpu_profile_times_match_an_independent_sum: the committed real CPU
+   profile (tests/profile/cpu/, recorded with record_cpu_profile.py, torch
+   2.13, cpp.enable_kernel_profile) against sums computed here from the
+   trace's events with their own nesting, to the nanosecond.
+2. generated_gpu_profile_is_attributed_by_launch: a GPU-shaped profile built
+   from the views' kernels (Triton cpu_op + cuLaunchKernel + GPU kernel with
+   External id / correlation, extern aten::mm + cudaLaunchKernel + sgemm),
+   forward and backward, and a second compile (1/0) with the same kernel
+   names whose time must not leak into compile 0/0.
+3. hostile_profiles_give_a_diagnostic_and_the_rest_of_the_report: truncated
+   JSON, script names, negative and overflowing durations, missing
+   correlation, deep nesting: exit 0, a diagnostic naming the file, every
+   page written.
+Standard library only.
+"""
+import argparse
+import glob
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("  FAIL:", what)
+
+
+def run(tlparse, log, out, profiles, expect_ok=True):
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    cmd = [tlparse, log, "-i", "-o", out, "--no-browser"]
+    for p in profiles:
+        cmd += ["--profile", p]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if expect_ok:
+        check(r.returncode == 0, "tlparse exit %d: %s" % (r.returncode, r.stderr))
+    return r
+
+
+def views(out):
+    res = {}
+    for f in sorted(glob.glob(os.path.join(out, "provenance_tracking_*.json"))):
+        res[os.path.basename(f)] = json.load(open(f))
+    return res
+
+
+def ns(x):
+    """µs as written by Kineto ("123.456") -> integer ns."""
+    s = repr(x) if isinstance(x, float) else str(x)
+    if "e" in s or "E" in s:
+        return round(x * 1000)
+    whole, _, frac = s.partition(".")
+    neg = whole.startswith("-")
+    v = abs(int(whole)) * 1000 + int((frac + "000")[:3])
+    return -v if neg else v
+
+
+def close(a, b):
+    return abs(a - b) < 0.0015  # µs: within rounding of one nanosecond
+
+
+# ---- 1. the real CPU profile ----------------------------------------------
+def independent_sums(trace):
+    """Per graph key: total ns, and per direct child (name, k-th) its ns."""
+    evs = [e for e in trace["traceEvents"] if e.get("ph") == "X"
+           and e.get("cat") in ("cpu_op", "user_annotation")]
+    by_tid = {}
+    for e in evs:
+        by_tid.setdefault(e["tid"], []).append(e)
+    graphs = {}
+    for tid, es in by_tid.items():
+        es.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+        for i, g in enumerate(es):
+            if not g["name"].startswith("## Call CompiledFxGraph "):
+                continue
+            key = g["name"][len("## Call CompiledFxGraph "):-3]
+            start, end = ns(g["ts"]), ns(g["ts"]) + ns(g["dur"])
+            info = graphs.setdefault(key, {"total": 0, "children": {}})
+            info["total"] += ns(g["dur"])
+            seen = {}
+            covered_until = -1
+            for c in es[i + 1:]:
+                cs = ns(c["ts"])
+                if cs >= end:
+                    break
+                if cs < covered_until:
+                    continue  # nested in an earlier direct child
+                covered_until = cs + ns(c["dur"])
+                name = c["name"]
+                if name.startswith("graph_"):
+                    name = name.split("_", 2)[2]
+                k = seen.get(name, 0)
+                seen[name] = k + 1
+                info["children"].setdefault((name, k), 0)
+                info["children"][(name, k)] += ns(c["dur"])
+    return graphs
+
+
+def test_real_cpu(tlparse, work):
+    print("real_cpu_profile_times_match_an_independent_sum")
+    d = os.path.join(work, "cpu")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(d, "trace.log")
+    with gzip.open(os.path.join(HERE, "cpu", "trace.log.gz"), "rb") as f:
+        open(log, "wb").write(f.read())
+    prof = os.path.join(HERE, "cpu", "profile.json.gz")
+    out = os.path.join(d, "out")
+    run(tlparse, log, out, [prof])
+    with gzip.open(prof, "rt") as f:
+        trace = json.load(f)
+    sums = independent_sums(trace)
+    steps = sum(1 for e in trace["traceEvents"]
+                if e.get("name", "").startswith("ProfilerStep#"))
+    matched = 0
+    for name, v in views(out).items():
+        p = v.get("profile")
+        if not p or p["match"]["status"] != "matched":
+            continue
+        matched += 1
+        s = sums[p["match"]["graph_key"]]
+        check(p["steps"] == steps == 3, "steps %s" % p["steps"])
+        reg = p["region"]
+        check(close(reg["total_us"], s["total"] / 1000), "%s total" % name)
+        ind = sum(t for (n, _), t in s["children"].items() if n.startswith("cpp_"))
+        ext = sum(t for (n, _), t in s["children"].items() if n.startswith("aten::"))
+        check(close(reg["inductor_us"], ind / 1000), "%s inductor %s vs %s" % (name, reg["inductor_us"], ind / 1000))
+        check(close(reg["extern_us"], ext / 1000), "%s extern" % name)
+        check(close(reg["unknown_us"], (s["total"] - ind - ext) / 1000), "%s unknown" % name)
+        # every kernel: the k-th child of its trace name <-> its k-th call line
+        kernels = v["kernels"]
+        for k in kernels:
+            tname = k["name"]
+            if tname.startswith("extern_kernels."):
+                tname = "aten::" + tname[len("extern_kernels."):]
+            lines = sorted({c for kk in kernels if kk["name"] == k["name"] for c in kk["calls"]})
+            expect = sum(s["children"].get((tname, lines.index(c)), 0) for c in k["calls"])
+            got = p["kernels"].get(k["key"], {}).get("total_us", 0)
+            check(close(got, expect / 1000), "%s kernel %s: %s vs %s" % (name, k["key"], got, expect / 1000))
+        total_k = sum(x["total_us"] for x in p["kernels"].values())
+        check(close(total_k, reg["inductor_us"] + reg["extern_us"]), "%s kernels add up" % name)
+        post = sum(p["post_nodes"].values()) + p["without_post_node_us"]
+        check(abs(post - total_k) < 0.05, "%s post nodes add up %s %s" % (name, post, total_k))
+        src = sum(x["total_us"] for x in p["source_lines"])
+        check(abs(src - total_k) < 0.05, "%s source lines add up %s %s" % (name, src, total_k))
+        phase = p["match"]["phase"]
+        for x in p["source_lines"]:
+            check((x["bwd_us"] if phase == "backward" else x["fwd_us"]) == x["total_us"], "phase split")
+    check(matched == 2, "forward and backward views matched (%d)" % matched)
+
+
+# ---- 2. generated GPU-shaped profile ----------------------------------------
+class Gen:
+    def __init__(self):
+        self.cpu, self.gpu = [], []
+        self.ext = 1000
+        self.corr = 50000
+        self.ts = 1000000  # ns
+        self.gpu_ts = 1000000
+
+    def x(self, name, start, dur, cat="cpu_op", args=None, pid=1, tid=7):
+        e = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid,
+             "ts": "%d.%03d" % divmod(start, 1000), "dur": "%d.%03d" % divmod(dur, 1000)}
+        if args:
+            e["args"] = args
+        return e
+
+    def launch(self, cpu_name, gpu_name, gpu_dur, launcher, link="both"):
+        """cpu op enclosing a launch; returns nothing; GPU event appended."""
+        self.ext += 1
+        self.corr += 1
+        start = self.ts
+        self.cpu.append(self.x(cpu_name, start, 5000, args={"External id": self.ext}))
+        self.cpu.append(self.x(launcher, start + 1000, 2000,
+                               cat="cuda_driver" if launcher.startswith("cu") and "Launch" in launcher and not launcher.startswith("cuda") else "cuda_runtime",
+                               args={"External id": self.ext, "correlation": self.corr}))
+        args = {"correlation": self.corr, "External id": self.ext}
+        if link == "corr":
+            del args["External id"]
+        elif link == "none":
+            args = {}
+        self.gpu.append(self.x(gpu_name, self.gpu_ts, gpu_dur, cat="kernel", args=args, pid=0, tid=7))
+        self.gpu_ts += gpu_dur + 100
+        self.ts += 6000
+
+    def graph(self, key, kernels, gpu_dur):
+        start = self.ts
+        self.ts += 500
+        for name, is_extern in kernels:
+            if is_extern:
+                self.launch(name, "sm80_xmma_gemm", gpu_dur(name), "cudaLaunchKernel")
+            else:
+                self.launch(name, name, gpu_dur(name), "cuLaunchKernel")
+        self.ts += 500
+        return self.x("## Call CompiledFxGraph %s ##" % key, start, self.ts - start)
+
+
+def kernels_in_order(view):
+    calls = []
+    for k in view["kernels"]:
+        n = k["name"]
+        ext = n.startswith("extern_kernels.")
+        tname = "aten::" + n[len("extern_kernels."):] if ext else n
+        for c in k["calls"]:
+            calls.append((c, tname, ext, k["key"]))
+    calls.sort()
+    return calls
+
+
+def test_generated_gpu(tlparse, work):
+    print("generated_gpu_profile_is_attributed_by_launch")
+    d = os.path.join(work, "gpu")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(work, "cpu", "trace.log")
+    base = os.path.join(d, "base")
+    run(tlparse, log, base, [])
+    vs = views(base)
+    fwd = next(v for v in vs.values() if any(k["name"].startswith("cpp_fused_mul_relu") for k in v["kernels"]))
+    bwd = next(v for v in vs.values() if v is not fwd and v["kernels"])
+    g = Gen()
+    expect = {}
+    # durations: distinct per kernel call, so a wrong match shows
+    dur_of = {}
+
+    def gpu_dur(name, _c=[0]):
+        _c[0] += 1
+        return 1000 * _c[0] + 7
+
+    events = []
+    for compile_id, scale in (("0/0", 1), ("1/0", 100)):
+        for step in range(2):
+            region_start = g.ts
+            g.ts += 100
+            cf_start = g.ts
+            g.ts += 100
+            calls = kernels_in_order(fwd)
+            durs = []
+            ge = g.graph("fwdkey" + compile_id, [(n, e) for _, n, e, _ in calls],
+                         lambda n: (durs.append(1000 * scale * (len(durs) + 1) + 7), durs[-1])[1])
+            if compile_id == "0/0":
+                for (line, n, e, key), du in zip(calls, durs):
+                    expect[("fwd", key)] = expect.get(("fwd", key), 0) + du
+            events += [g.x("Torch-Compiled Region: %s" % compile_id, region_start, g.ts + 200 - region_start),
+                       g.x("CompiledFunction", cf_start, g.ts + 100 - cf_start,
+                           args={"Sequence number": 10 + scale + step, "Fwd thread id": 0}), ge]
+            g.ts += 1000
+            # backward, outside the region, linked by sequence number
+            cfb_start = g.ts
+            g.ts += 100
+            calls = kernels_in_order(bwd)
+            durs = []
+            ge = g.graph("bwdkey" + compile_id, [(n, e) for _, n, e, _ in calls],
+                         lambda n: (durs.append(1000 * scale * (len(durs) + 1) + 3), durs[-1])[1])
+            if compile_id == "0/0":
+                for (line, n, e, key), du in zip(calls, durs):
+                    expect[("bwd", key)] = expect.get(("bwd", key), 0) + du
+            events += [g.x("CompiledFunctionBackward", cfb_start, g.ts + 100 - cfb_start,
+                           args={"Sequence number": 10 + scale + step, "Fwd thread id": 1}), ge]
+            g.ts += 1000
+    # one GPU kernel linked by correlation only, one with no link at all:
+    # both launched from outside any graph (eager), so neither is attributed
+    g.launch("aten::add", "elementwise_kernel", 999, "cudaLaunchKernel", link="corr")
+    g.launch("aten::add", "elementwise_kernel", 999, "cudaLaunchKernel", link="none")
+    cpu = sorted(events + g.cpu, key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+    trace = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "fake"}],
+             "traceEvents": cpu + g.gpu, "traceName": "gen"}
+    path = os.path.join(d, "gpu.pt.trace.json")
+    json.dump(trace, open(path, "w"))
+    out = os.path.join(d, "out")
+    run(tlparse, log, out, [path])
+    got = views(out)
+    for phase, v0 in (("fwd", fwd), ("bwd", bwd)):
+        v = next(x for x in got.values() if x["kernels"] == v0["kernels"])
+        p = v["profile"]
+        check(p["match"]["status"] == "matched", "%s matched: %s" % (phase, p["match"]))
+        check(p["clock"] == "gpu", "gpu clock")
+        check(p["match"]["compile_id"] == "0/0", "%s compile id %s" % (phase, p["match"].get("compile_id")))
+        for k in v["kernels"]:
+            want = expect.get((phase, k["key"]), 0) / 1000
+            have = p["kernels"].get(k["key"], {}).get("total_us", 0)
+            check(close(have, want), "%s %s: %s vs %s" % (phase, k["key"], have, want))
+        reg = p["region"]
+        want_total = sum(t for (ph, _), t in expect.items() if ph == phase) / 1000
+        check(close(reg["total_us"], want_total), "%s region %s vs %s" % (phase, reg["total_us"], want_total))
+        check(close(reg["inductor_us"] + reg["extern_us"] + reg["unknown_us"], reg["total_us"]), "split adds up")
+    problems = {x["what"]: x for x in next(iter(got.values()))["profile"]["problems"]}
+    check(any("no External id or correlation" in w for w in problems), "missing link counted: %s" % list(problems))
+    # the second compile has the same names but other times: must stay apart
+    check(all("1/0" not in json.dumps(x["profile"]["match"].get("compile_id")) for x in got.values()), "1/0 apart")
+
+
+# ---- 3. hostile profiles --------------------------------------------------
+def test_hostile(tlparse, work):
+    print("hostile_profiles_give_a_diagnostic_and_the_rest_of_the_report")
+    d = os.path.join(work, "hostile")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(work, "cpu", "trace.log")
+    with gzip.open(os.path.join(HERE, "cpu", "profile.json.gz"), "rb") as f:
+        real = f.read()
+    cases = {}
+    cases["truncated.json"] = real[: len(real) // 2]
+    ev = lambda name, ts, dur, **kw: dict({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur}, **kw)
+    script = "</script><script>alert(1)</script>"
+    cases["script.json"] = json.dumps({"traceEvents": [
+        ev("## Call CompiledFxGraph %s ##" % script, 0, 100),
+        ev("triton_" + script, 1, 10),
+        ev(script, 2, 3)]}).encode()
+    cases["durations.json"] = json.dumps({"traceEvents": [
+        ev("triton_poi_x", 0, -5), ev("triton_poi_y", 0, 1e300),
+        ev("triton_poi_z", 0, 123456789012345678901234567890)]}).encode()
+    cases["nocorr.json"] = json.dumps({"deviceProperties": [{"id": 0}], "traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_0", "pid": 0, "tid": 7, "ts": 5, "dur": 3}]}).encode()
+    deep = "[" * 200000 + "]" * 200000
+    nested = [ev("aten::x", i, 100000 - 2 * i) for i in range(6000)]
+    cases["deep.json"] = ('{"traceEvents": [{"ph": "i", "args": {"a": %s}}, %s]}'
+                          % (deep, json.dumps(nested)[1:-1])).encode()
+    cases["notjson.json.gz"] = b"\x1f\x8b\x08\x00garbage"
+    for name, data in cases.items():
+        p = os.path.join(d, name)
+        open(p, "wb").write(data)
+        out = os.path.join(d, "out-" + name)
+        r = run(tlparse, log, out, [p])
+        check(r.returncode == 0, "%s: exit %d" % (name, r.returncode))
+        if name != "script.json":  # valid, only hostile names: no diagnostic
+            check(name in r.stderr, "%s: diagnostic names the file: %s" % (name, r.stderr))
+        check(os.path.exists(os.path.join(out, "index.html")), "%s: index written" % name)
+        vs = views(out)
+        check(len(vs) >= 2 and all("profile" in v for v in vs.values()), "%s: views with profile" % name)
+        for html in glob.glob(os.path.join(out, "provenance_tracking_*.html")):
+            check("<script>alert(1)" not in open(html, encoding="utf-8", errors="replace").read(), "%s: script escaped" % name)
+    # the truncated real profile still gives the steps before the cut
+    vs = views(os.path.join(d, "out-truncated.json"))
+    check(any(v["profile"]["calls"] > 0 for v in vs.values()), "truncated: events before the cut used")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tlparse", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    test_real_cpu(a.tlparse, a.work)
+    test_generated_gpu(a.tlparse, a.work)
+    test_hostile(a.tlparse, a.work)
+    print("%d failures" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
