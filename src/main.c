@@ -1,5 +1,6 @@
 /* main.c: the command line. Parses argv, prepares the output folder, runs
- * read -> store -> report, prints one-line messages, opens the browser.
+ * the pipeline (read -> store -> report, src/pipeline.c), prints one-line
+ * messages, opens the browser.
  * Exit codes: 0 success; 1 environment errors, and with --strict or
  * --strict-compile-id the input failures they name (docs/cli.md).
  */
@@ -17,9 +18,7 @@
 #include "diag.h"
 #include "fsutil.h"
 #include "outdir.h"
-#include "reader.h"
-#include "report.h"
-#include "store.h"
+#include "pipeline.h"
 #ifdef HAVE_tl_engine
 #include "ts_query.h"
 #endif
@@ -148,26 +147,6 @@ static int parse_args(int argc, char **argv, cli *c) {
   return -1;
 }
 
-typedef struct progress {
-  bool shown;
-} progress;
-
-static void show_progress(void *ctx, uint64_t done, uint64_t total) {
-  progress *p = ctx;
-  if (!total)
-    return;
-  int width = 40;
-  int filled = (int)((double)done / (double)total * width);
-  if (filled > width)
-    filled = width;
-  fprintf(stderr, "\r[%.*s%*s] %.1f/%.1f MB", filled,
-          "########################################", width - filled, "",
-          (double)done / 1e6, (double)total / 1e6);
-  if (done >= total)
-    fputc('\n', stderr);
-  p->shown = true;
-}
-
 static void open_browser(const char *index_path) {
   const char *display = getenv("DISPLAY");
   const char *wayland = getenv("WAYLAND_DISPLAY");
@@ -248,41 +227,18 @@ int main(int argc, char **argv) {
   diag.verbose = c.verbose;
 
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  tl_store store;
-  tl_store_options store_options = {c.plain_text, c.provenance,
-                                    c.strict_compile_id, cpus > 1};
-  bool ok = tl_store_open(&store, staging, &store_options, &diag);
-  if (ok) {
-    progress prog = {false};
-    struct stat st;
-    bool big = stat(input, &st) == 0 && st.st_size > 16 * 1024 * 1024;
-    tl_reader_options reader_options = {0};
-    reader_options.raw_copy = tl_store_raw_log;
-    reader_options.raw_copy_ctx = &store;
-    reader_options.defer_md5 = true;
-    if (big && isatty(STDERR_FILENO)) {
-      reader_options.progress = show_progress;
-      reader_options.progress_ctx = &prog;
-    }
-    ok = tl_reader_run(input, &reader_options, &diag, tl_store_record, &store,
-                       error, sizeof error);
-  } else {
-    snprintf(error, sizeof error, "%s", store.error);
-  }
-  if (!tl_store_close(&store) && ok) {
-    snprintf(error, sizeof error, "%s", store.error);
-    ok = false;
-  }
-  tl_report_options report_options = {input,
-                                      c.custom_header_html,
-                                      c.provenance,
-                                      cpus > 0 ? (int)cpus : 1,
-                                      (const char *const *)c.profiles,
-                                      c.profile_count};
-  if (ok && !tl_report_write(&store, &report_options, &diag)) {
-    snprintf(error, sizeof error, "%s", store.error);
-    ok = false;
-  }
+  tl_pipeline_options pipeline = {0};
+  pipeline.input = input;
+  pipeline.out_dir = staging;
+  pipeline.custom_header_html = c.custom_header_html;
+  pipeline.profiles = (const char *const *)c.profiles;
+  pipeline.profile_count = c.profile_count;
+  pipeline.provenance = c.provenance;
+  pipeline.plain_text = c.plain_text;
+  pipeline.strict_compile_id = c.strict_compile_id;
+  pipeline.show_progress = isatty(STDERR_FILENO);
+  pipeline.workers = cpus > 0 ? (int)cpus : 1;
+  bool ok = tl_pipeline_run(&pipeline, &diag, error, sizeof error);
   if (ok)
     ok = tl_outdir_publish(&outdir, error, sizeof error);
   tl_diag_print_summary(&diag);
@@ -315,7 +271,6 @@ int main(int argc, char **argv) {
       tl_buf_free(&index);
     }
   }
-  tl_store_free(&store);
   tl_diag_free(&diag);
 #ifdef HAVE_tl_engine
   tl_ts_query_cache_free();
