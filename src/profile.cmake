@@ -3,8 +3,7 @@
 #   tl_profile  src/profile_reader.c: torch.profiler Chrome traces (yajl,
 #               zlib) -> per-graph kernel time; src/profile_join.c: that
 #               summary + one provenance view JSON -> the view's "profile"
-pkg_check_modules(YAJL REQUIRED IMPORTED_TARGET yajl)
-pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
+# yajl and zlib are found by CMakeLists.txt (the core uses yajl too).
 
 add_library(tl_profile STATIC src/profile_reader.c src/profile_join.c)
 target_link_libraries(tl_profile PUBLIC tl_base PkgConfig::CJSON

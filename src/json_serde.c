@@ -1,0 +1,371 @@
+/* json_serde.c: JSON re-written as serde_json writes a Value (json_serde.h).
+ * yajl's callbacks build a flat tree of nodes (children linked by index);
+ * the writer walks it with an explicit stack, sorting each object's keys. */
+#include "json_serde.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "json_number.h"
+#include "utf8.h"
+
+enum { NO_NODE = SIZE_MAX };
+
+typedef enum node_type {
+  NODE_NULL,
+  NODE_TRUE,
+  NODE_FALSE,
+  NODE_NUMBER, /* text: the literal */
+  NODE_STRING, /* text: the decoded bytes */
+  NODE_ARRAY,
+  NODE_OBJECT,
+  NODE_RAW /* an extra member's value, written as it is */
+} node_type;
+
+typedef struct node {
+  node_type type;
+  size_t text, text_len; /* offset into the tree's bytes */
+  size_t key, key_len;   /* object members only */
+  size_t first, last, next, count;
+} node;
+
+typedef struct tree {
+  TL_VEC(node) nodes;
+  tl_buf bytes;
+  TL_VEC(size_t) open; /* containers not yet ended */
+  bool have_key;
+  size_t key, key_len;
+  size_t root;
+} tree;
+
+static size_t keep_bytes(tree *t, const void *data, size_t len) {
+  size_t at = t->bytes.len;
+  tl_buf_append(&t->bytes, data, len);
+  return at;
+}
+
+static int add_node(tree *t, node_type type, const void *text, size_t len) {
+  node n = {type, 0, len, 0, 0, NO_NODE, NO_NODE, NO_NODE, 0};
+  if (text)
+    n.text = keep_bytes(t, text, len);
+  if (t->have_key) {
+    n.key = t->key;
+    n.key_len = t->key_len;
+    t->have_key = false;
+  }
+  size_t index = t->nodes.count;
+  TL_VEC_PUSH(t->nodes, n);
+  if (t->open.count) {
+    node *parent = &t->nodes.items[t->open.items[t->open.count - 1]];
+    if (parent->last == NO_NODE)
+      parent->first = index;
+    else
+      t->nodes.items[parent->last].next = index;
+    parent->last = index;
+    parent->count++;
+  } else {
+    t->root = index;
+  }
+  if (type == NODE_ARRAY || type == NODE_OBJECT)
+    TL_VEC_PUSH(t->open, index);
+  return 1;
+}
+
+static int on_null(void *ctx) { return add_node(ctx, NODE_NULL, NULL, 0); }
+
+static int on_boolean(void *ctx, int value) {
+  return add_node(ctx, value ? NODE_TRUE : NODE_FALSE, NULL, 0);
+}
+
+static int on_number(void *ctx, const char *text, size_t len) {
+  return add_node(ctx, NODE_NUMBER, text, len);
+}
+
+static int on_string(void *ctx, const unsigned char *text, size_t len) {
+  return add_node(ctx, NODE_STRING, text, len);
+}
+
+static int on_start_map(void *ctx) {
+  return add_node(ctx, NODE_OBJECT, NULL, 0);
+}
+
+static int on_key(void *ctx, const unsigned char *text, size_t len) {
+  tree *t = ctx;
+  t->key = keep_bytes(t, text, len);
+  t->key_len = len;
+  t->have_key = true;
+  return 1;
+}
+
+static int on_end(void *ctx) {
+  tree *t = ctx;
+  t->open.count--;
+  return 1;
+}
+
+static int on_start_array(void *ctx) {
+  return add_node(ctx, NODE_ARRAY, NULL, 0);
+}
+
+static const yajl_callbacks CALLBACKS = {
+    on_null,      on_boolean, NULL,   NULL,           on_number, on_string,
+    on_start_map, on_key,     on_end, on_start_array, on_end};
+
+void tl_json_serde_string(tl_buf *out, tl_str s) {
+  static const char hex[] = "0123456789abcdef";
+  tl_buf_putc(out, '"');
+  size_t run = 0; /* bytes copied as they are, pending */
+  for (size_t i = 0; i < s.len; i++) {
+    unsigned char c = (unsigned char)s.ptr[i];
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      run++;
+      continue;
+    }
+    tl_buf_append(out, s.ptr + i - run, run);
+    run = 0;
+    switch (c) {
+    case '"':
+      tl_buf_puts(out, "\\\"");
+      break;
+    case '\\':
+      tl_buf_puts(out, "\\\\");
+      break;
+    case '\b':
+      tl_buf_puts(out, "\\b");
+      break;
+    case '\f':
+      tl_buf_puts(out, "\\f");
+      break;
+    case '\n':
+      tl_buf_puts(out, "\\n");
+      break;
+    case '\r':
+      tl_buf_puts(out, "\\r");
+      break;
+    case '\t':
+      tl_buf_puts(out, "\\t");
+      break;
+    default: {
+      char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+      tl_buf_puts(out, u);
+    }
+    }
+  }
+  tl_buf_append(out, s.ptr + s.len - run, run);
+  tl_buf_putc(out, '"');
+}
+
+typedef struct member_order {
+  tl_str key;
+  size_t node;
+} member_order;
+
+static int compare_members(const void *a, const void *b) {
+  const member_order *x = a, *y = b;
+  size_t n = x->key.len < y->key.len ? x->key.len : y->key.len;
+  int c = memcmp(x->key.ptr, y->key.ptr, n);
+  if (c)
+    return c;
+  if (x->key.len != y->key.len)
+    return x->key.len < y->key.len ? -1 : 1;
+  return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static tl_str node_key(const tree *t, const node *n) {
+  return (tl_str){t->bytes.data + n->key, n->key_len};
+}
+
+/* The children of a container in the order they are written: an object's
+ * sorted by key, a repeated key keeping only its last member. */
+static size_t *child_order(const tree *t, const node *n, size_t *count) {
+  size_t *order = tl_xmalloc((n->count ? n->count : 1) * sizeof *order);
+  if (n->type == NODE_ARRAY) {
+    size_t k = 0;
+    for (size_t c = n->first; c != NO_NODE; c = t->nodes.items[c].next)
+      order[k++] = c;
+    *count = k;
+    return order;
+  }
+  member_order *members =
+      tl_xmalloc((n->count ? n->count : 1) * sizeof *members);
+  size_t k = 0;
+  for (size_t c = n->first; c != NO_NODE; c = t->nodes.items[c].next)
+    members[k++] = (member_order){node_key(t, &t->nodes.items[c]), c};
+  qsort(members, k, sizeof *members, compare_members);
+  size_t kept = 0;
+  for (size_t i = 0; i < k; i++) {
+    bool repeated = i + 1 < k && members[i].key.len == members[i + 1].key.len &&
+                    memcmp(members[i].key.ptr, members[i + 1].key.ptr,
+                           members[i].key.len) == 0;
+    if (!repeated)
+      order[kept++] = members[i].node;
+  }
+  free(members);
+  *count = kept;
+  return order;
+}
+
+typedef struct frame {
+  size_t node;
+  size_t *order;
+  size_t count, pos;
+} frame;
+
+static void newline_indent(tl_buf *out, int level) {
+  tl_buf_putc(out, '\n');
+  for (int i = 0; i < level; i++)
+    tl_buf_puts(out, "  ");
+}
+
+static void write_tree(tl_buf *out, const tree *t,
+                       const tl_json_serde_options *o) {
+  TL_VEC(frame) stack = {0};
+  size_t next = t->root;
+  for (;;) {
+    if (next != NO_NODE) {
+      const node *n = &t->nodes.items[next];
+      tl_str text = {t->bytes.data + n->text, n->text_len};
+      switch (n->type) {
+      case NODE_NULL:
+        tl_buf_puts(out, "null");
+        break;
+      case NODE_TRUE:
+        tl_buf_puts(out, "true");
+        break;
+      case NODE_FALSE:
+        tl_buf_puts(out, "false");
+        break;
+      case NODE_NUMBER:
+        tl_json_number(out, text);
+        break;
+      case NODE_STRING:
+        tl_json_serde_string(out, text);
+        break;
+      case NODE_RAW:
+        tl_buf_append_str(out, text);
+        break;
+      case NODE_ARRAY:
+      case NODE_OBJECT: {
+        frame f = {next, NULL, 0, 0};
+        f.order = child_order(t, n, &f.count);
+        tl_buf_putc(out, n->type == NODE_ARRAY ? '[' : '{');
+        TL_VEC_PUSH(stack, f);
+        break;
+      }
+      }
+      next = NO_NODE;
+    }
+    if (!stack.count)
+      break;
+    frame *f = &stack.items[stack.count - 1];
+    const node *container = &t->nodes.items[f->node];
+    int level = o->depth + (int)stack.count;
+    if (f->pos < f->count) {
+      size_t child = f->order[f->pos];
+      if (f->pos)
+        tl_buf_putc(out, ',');
+      if (o->pretty)
+        newline_indent(out, level);
+      if (container->type == NODE_OBJECT) {
+        tl_json_serde_string(out, node_key(t, &t->nodes.items[child]));
+        tl_buf_puts(out, o->pretty ? ": " : ":");
+      }
+      f->pos++;
+      next = child;
+      continue;
+    }
+    if (o->pretty && f->count)
+      newline_indent(out, level - 1);
+    tl_buf_putc(out, container->type == NODE_ARRAY ? ']' : '}');
+    free(f->order);
+    stack.count--;
+  }
+  TL_VEC_FREE(stack);
+}
+
+static void tree_free(tree *t) {
+  TL_VEC_FREE(t->nodes);
+  TL_VEC_FREE(t->open);
+  tl_buf_free(&t->bytes);
+}
+
+/* Adds the extra members to the root object; false (with the key in
+ * `error`) when one is already there. */
+static tl_json_serde_status add_extra(tree *t, const tl_json_serde_options *o,
+                                      char *error, size_t error_size) {
+  if (!o->extra_count)
+    return TL_JSON_SERDE_OK;
+  if (t->nodes.items[t->root].type != NODE_OBJECT)
+    return TL_JSON_SERDE_NOT_OBJECT;
+  for (size_t i = 0; i < o->extra_count; i++) {
+    size_t key_len = strlen(o->extra[i].key);
+    const node *root = &t->nodes.items[t->root];
+    for (size_t c = root->first; c != NO_NODE; c = t->nodes.items[c].next) {
+      tl_str key = node_key(t, &t->nodes.items[c]);
+      if (key.len == key_len &&
+          memcmp(key.ptr, o->extra[i].key, key_len) == 0) {
+        if (error)
+          snprintf(error, error_size, "%s", o->extra[i].key);
+        return TL_JSON_SERDE_KEY_CONFLICT;
+      }
+    }
+  }
+  TL_VEC_PUSH(t->open, t->root);
+  for (size_t i = 0; i < o->extra_count; i++) {
+    on_key(t, (const unsigned char *)o->extra[i].key, strlen(o->extra[i].key));
+    add_node(t, NODE_RAW, o->extra[i].value.ptr, o->extra[i].value.len);
+  }
+  t->open.count--;
+  return TL_JSON_SERDE_OK;
+}
+
+tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
+                                   const tl_json_serde_options *options,
+                                   size_t *repaired, char *error,
+                                   size_t error_size) {
+  static const tl_json_serde_options plain = {0};
+  const tl_json_serde_options *o = options ? options : &plain;
+  tl_buf fixed;
+  tl_buf_init(&fixed);
+  size_t replaced = 0;
+  if (tl_utf8_valid_prefix(text) != text.len) {
+    replaced = tl_utf8_repair(&fixed, text);
+    text = tl_buf_str(&fixed);
+  }
+  if (repaired)
+    *repaired = replaced;
+  tree t = {0};
+  tl_buf_init(&t.bytes);
+  t.root = NO_NODE;
+  yajl_handle parser = yajl_alloc(&CALLBACKS, NULL, &t);
+  yajl_status st =
+      yajl_parse(parser, (const unsigned char *)text.ptr, text.len);
+  if (st == yajl_status_ok)
+    st = yajl_complete_parse(parser);
+  tl_json_serde_status result = TL_JSON_SERDE_OK;
+  if (st != yajl_status_ok || t.root == NO_NODE) {
+    if (error) {
+      unsigned char *message =
+          yajl_get_error(parser, 0, (const unsigned char *)text.ptr, text.len);
+      snprintf(error, error_size, "%s",
+               message ? (const char *)message : "not JSON");
+      /* yajl's message ends in a newline; one line is wanted. */
+      size_t n = strlen(error);
+      while (n && (error[n - 1] == '\n' || error[n - 1] == ' '))
+        error[--n] = '\0';
+      yajl_free_error(parser, message);
+    }
+    result = TL_JSON_SERDE_NOT_JSON;
+  }
+  yajl_free(parser);
+  if (result == TL_JSON_SERDE_OK)
+    result = add_extra(&t, o, error, error_size);
+  if (result == TL_JSON_SERDE_OK)
+    write_tree(out, &t, o); /* the caller indents the first line */
+  tree_free(&t);
+  tl_buf_free(&fixed);
+  return result;
+}
