@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Returns false for a present field that is neither an integer nor null. */
+/* Returns false for a present field that is neither null nor an integer
+ * from 0 to 2^32-1 (the Rust tool reads the ids as u32). */
 static bool read_id(const cJSON *envelope, const char *key, bool *has,
                     int64_t *value) {
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(envelope, key);
@@ -17,7 +18,7 @@ static bool read_id(const cJSON *envelope, const char *key, bool *has,
   if (!cJSON_IsNumber(item))
     return false;
   double v = item->valuedouble;
-  if (v != floor(v) || v < -9.0e15 || v > 9.0e15)
+  if (v != floor(v) || v < 0 || v > 4294967295.0)
     return false;
   *has = true;
   *value = (int64_t)v;

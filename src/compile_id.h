@@ -18,7 +18,8 @@ typedef struct tl_compile_id {
 } tl_compile_id;
 
 /* Reads the ids from an envelope. Returns false when an id field is present
- * with a type other than integer or null (the envelope is then malformed). */
+ * and neither null nor an integer from 0 to 2^32-1: the entry's compile id is
+ * then unknown (its files go to `unknown_<line>/`, as in the Rust tool). */
 bool tl_compile_id_from_envelope(const cJSON *envelope, tl_compile_id *out);
 bool tl_compile_id_is_empty(const tl_compile_id *id);
 bool tl_compile_id_eq(const tl_compile_id *a, const tl_compile_id *b);

@@ -36,6 +36,8 @@ const char *tl_diag_kind_name(tl_diag_kind kind) {
     return "other_rank";
   case TL_DIAG_NO_COMPILE_ID:
     return "no_compile_id";
+  case TL_DIAG_RAW_JSONL:
+    return "raw_jsonl";
   case TL_DIAG_OUTPUT:
     return "output";
   case TL_DIAG_PROVENANCE:
@@ -65,7 +67,9 @@ const char *tl_diag_kind_title(tl_diag_kind kind) {
   case TL_DIAG_OTHER_RANK:
     return "entries of another rank (skipped)";
   case TL_DIAG_NO_COMPILE_ID:
-    return "entries without a compile id";
+    return "entries whose compile id cannot be read";
+  case TL_DIAG_RAW_JSONL:
+    return "entries changed or left out in raw.jsonl";
   case TL_DIAG_OUTPUT:
     return "output files not written";
   case TL_DIAG_PROVENANCE:

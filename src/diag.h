@@ -21,7 +21,8 @@ typedef enum tl_diag_kind {
   TL_DIAG_TRUNCATED,     /* file ends inside a record */
   TL_DIAG_PAYLOAD,       /* payload missing or unusable for its kind */
   TL_DIAG_OTHER_RANK,    /* envelope of another rank, skipped */
-  TL_DIAG_NO_COMPILE_ID, /* entry without compile id (--strict-compile-id) */
+  TL_DIAG_NO_COMPILE_ID, /* compile id unreadable (--strict-compile-id) */
+  TL_DIAG_RAW_JSONL,     /* entry changed or left out in raw.jsonl */
   TL_DIAG_OUTPUT,        /* an output file could not be written */
   TL_DIAG_PROVENANCE,    /* a provenance view could not be fully joined */
   TL_DIAG_PROFILE,       /* a --profile trace was unreadable in part */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,133 @@ static bool integer_fits(tl_str text) {
   return errno == 0;
 }
 
+/* serde_json's reading of a number as a double, without its
+ * float_roundtrip feature (as the Rust tool is built): the digits are
+ * gathered into a u64 (digits past its range are dropped, integer ones
+ * raising the exponent), and the u64, made a double, is multiplied or
+ * divided once by a power of ten. So 1715885247.9018195 reads as
+ * 1715885247.9018197, and we write what the Rust tool writes. False when
+ * serde_json refuses the number (out of a double's range). */
+static const double POW10[309] = {
+    1e0,   1e1,   1e2,   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,
+    1e11,  1e12,  1e13,  1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,
+    1e22,  1e23,  1e24,  1e25,  1e26,  1e27,  1e28,  1e29,  1e30,  1e31,  1e32,
+    1e33,  1e34,  1e35,  1e36,  1e37,  1e38,  1e39,  1e40,  1e41,  1e42,  1e43,
+    1e44,  1e45,  1e46,  1e47,  1e48,  1e49,  1e50,  1e51,  1e52,  1e53,  1e54,
+    1e55,  1e56,  1e57,  1e58,  1e59,  1e60,  1e61,  1e62,  1e63,  1e64,  1e65,
+    1e66,  1e67,  1e68,  1e69,  1e70,  1e71,  1e72,  1e73,  1e74,  1e75,  1e76,
+    1e77,  1e78,  1e79,  1e80,  1e81,  1e82,  1e83,  1e84,  1e85,  1e86,  1e87,
+    1e88,  1e89,  1e90,  1e91,  1e92,  1e93,  1e94,  1e95,  1e96,  1e97,  1e98,
+    1e99,  1e100, 1e101, 1e102, 1e103, 1e104, 1e105, 1e106, 1e107, 1e108, 1e109,
+    1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116, 1e117, 1e118, 1e119, 1e120,
+    1e121, 1e122, 1e123, 1e124, 1e125, 1e126, 1e127, 1e128, 1e129, 1e130, 1e131,
+    1e132, 1e133, 1e134, 1e135, 1e136, 1e137, 1e138, 1e139, 1e140, 1e141, 1e142,
+    1e143, 1e144, 1e145, 1e146, 1e147, 1e148, 1e149, 1e150, 1e151, 1e152, 1e153,
+    1e154, 1e155, 1e156, 1e157, 1e158, 1e159, 1e160, 1e161, 1e162, 1e163, 1e164,
+    1e165, 1e166, 1e167, 1e168, 1e169, 1e170, 1e171, 1e172, 1e173, 1e174, 1e175,
+    1e176, 1e177, 1e178, 1e179, 1e180, 1e181, 1e182, 1e183, 1e184, 1e185, 1e186,
+    1e187, 1e188, 1e189, 1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196, 1e197,
+    1e198, 1e199, 1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206, 1e207, 1e208,
+    1e209, 1e210, 1e211, 1e212, 1e213, 1e214, 1e215, 1e216, 1e217, 1e218, 1e219,
+    1e220, 1e221, 1e222, 1e223, 1e224, 1e225, 1e226, 1e227, 1e228, 1e229, 1e230,
+    1e231, 1e232, 1e233, 1e234, 1e235, 1e236, 1e237, 1e238, 1e239, 1e240, 1e241,
+    1e242, 1e243, 1e244, 1e245, 1e246, 1e247, 1e248, 1e249, 1e250, 1e251, 1e252,
+    1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, 1e260, 1e261, 1e262, 1e263,
+    1e264, 1e265, 1e266, 1e267, 1e268, 1e269, 1e270, 1e271, 1e272, 1e273, 1e274,
+    1e275, 1e276, 1e277, 1e278, 1e279, 1e280, 1e281, 1e282, 1e283, 1e284, 1e285,
+    1e286, 1e287, 1e288, 1e289, 1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296,
+    1e297, 1e298, 1e299, 1e300, 1e301, 1e302, 1e303, 1e304, 1e305, 1e306, 1e307,
+    1e308,
+};
+
+/* overflow!(a * 10 + b, max) of serde_json */
+static bool u64_overflows(uint64_t a, unsigned b) {
+  return a >= UINT64_MAX / 10 && (a > UINT64_MAX / 10 || b > UINT64_MAX % 10);
+}
+
+static bool double_from_parts(bool positive, uint64_t significand,
+                              int64_t exponent, double *out) {
+  double f = (double)significand;
+  for (;;) {
+    int64_t magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude <= 308) {
+      if (exponent >= 0) {
+        f *= POW10[magnitude];
+        if (isinf(f))
+          return false;
+      } else {
+        f /= POW10[magnitude];
+      }
+      break;
+    }
+    if (f == 0)
+      break;
+    if (exponent >= 0)
+      return false;
+    f /= 1e308;
+    exponent += 308;
+  }
+  *out = positive ? f : -f;
+  return true;
+}
+
+static bool serde_double(tl_str text, double *out) {
+  const char *s = text.ptr, *end = text.ptr + text.len;
+  bool positive = true;
+  if (s < end && *s == '-') {
+    positive = false;
+    s++;
+  }
+  uint64_t significand = 0;
+  int64_t exponent = 0;
+  if (s < end && *s == '0') {
+    s++;
+  } else {
+    for (; s < end && is_digit(*s); s++) {
+      unsigned digit = (unsigned)(*s - '0');
+      if (u64_overflows(significand, digit)) {
+        for (; s < end && is_digit(*s); s++)
+          exponent++;
+        break;
+      }
+      significand = significand * 10 + digit;
+    }
+  }
+  if (s < end && *s == '.') {
+    for (s++; s < end && is_digit(*s); s++) {
+      unsigned digit = (unsigned)(*s - '0');
+      if (u64_overflows(significand, digit))
+        continue;
+      significand = significand * 10 + digit;
+      exponent--;
+    }
+  }
+  if (s < end && (*s == 'e' || *s == 'E')) {
+    s++;
+    bool positive_exp = true;
+    if (s < end && (*s == '+' || *s == '-'))
+      positive_exp = *s++ == '+';
+    int64_t exp = 0;
+    for (; s < end && is_digit(*s); s++) {
+      int digit = *s - '0';
+      if (exp >= INT32_MAX / 10 &&
+          (exp > INT32_MAX / 10 || digit > INT32_MAX % 10)) {
+        if (significand != 0 && positive_exp)
+          return false;
+        *out = positive ? 0.0 : -0.0;
+        return true;
+      }
+      exp = exp * 10 + digit;
+    }
+    exponent = positive_exp ? exponent + exp : exponent - exp;
+    if (exponent > INT32_MAX)
+      exponent = INT32_MAX;
+    if (exponent < INT32_MIN)
+      exponent = INT32_MIN;
+  }
+  return double_from_parts(positive, significand, exponent, out);
+}
+
 void tl_json_number(tl_buf *out, tl_str text) {
   if (!tl_json_is_number(text)) {
     tl_buf_append_str(out, text);
@@ -134,14 +262,9 @@ void tl_json_number(tl_buf *out, tl_str text) {
     tl_buf_append_str(out, text);
     return;
   }
-  tl_buf copy;
-  tl_buf_init(&copy);
-  tl_buf_append_str(&copy, text);
-  errno = 0;
-  double value = strtod(copy.data, NULL);
-  if (errno == ERANGE && isinf(value))
-    tl_buf_append_str(out, text); /* serde_json refuses it: keep the text */
-  else
+  double value;
+  if (serde_double(text, &value))
     tl_json_double(out, value);
-  tl_buf_free(&copy);
+  else
+    tl_buf_append_str(out, text); /* serde_json refuses it: keep the text */
 }

@@ -45,6 +45,7 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
     reader_options.raw_copy = tl_store_raw_log;
     reader_options.raw_copy_ctx = &store;
     reader_options.defer_md5 = true;
+    reader_options.keep_strings = &store.strings;
     if (big && options->show_progress) {
       reader_options.progress = show_progress;
       reader_options.progress_ctx = &prog;

@@ -127,13 +127,45 @@ static long match_glog_at(const char *s, size_t n, size_t i) {
   return (long)(p + 2);
 }
 
-long tl_reader_glog_envelope_offset(tl_str line) {
+/* Splits the glog prefix that starts at `start` and ends at
+ * `envelope_offset` (both found by match_glog_at) into its fields. */
+static void read_glog(const char *s, size_t start, size_t envelope_offset,
+                      tl_glog *g) {
+  memset(g, 0, sizeof *g);
+  memcpy(g->month, s + start + 1, 2);
+  memcpy(g->day, s + start + 3, 2);
+  memcpy(g->time, s + start + 6, 15);
+  size_t end = envelope_offset - 2; /* the ']' */
+  size_t line_start = end;
+  while (line_start > start && is_digit(s[line_start - 1]))
+    line_start--;
+  g->lineno = (tl_str){s + line_start, end - line_start};
+  size_t colon = line_start - 1;
+  size_t thread_start = start + 22;
+  size_t p = thread_start;
+  while (p < colon && is_digit(s[p]))
+    p++;
+  if (p == colon)
+    p--; /* the regex gives the last digit to the path (match_glog_at) */
+  g->thread = (tl_str){s + thread_start, p - thread_start};
+  g->pathname = (tl_str){s + p, colon - p};
+}
+
+/* The offset of the envelope, or -1; *start gets where the prefix starts. */
+static long find_glog(tl_str line, size_t *start) {
   for (size_t i = 0; i < line.len; i++) {
     long off = match_glog_at(line.ptr, line.len, i);
-    if (off >= 0)
+    if (off >= 0) {
+      *start = i;
       return off;
+    }
   }
   return -1;
+}
+
+long tl_reader_glog_envelope_offset(tl_str line) {
+  size_t start;
+  return find_glog(line, &start);
 }
 
 const char *tl_string_table_get(const tl_string_table *t, int64_t index) {
@@ -164,7 +196,7 @@ static bool string_table_set(tl_string_table *t, size_t *entries,
   return true;
 }
 
-static void string_table_free(tl_string_table *t) {
+void tl_string_table_free(tl_string_table *t) {
   for (size_t i = 0; i < t->count; i++)
     free(t->items[i]);
   free(t->items);
@@ -219,8 +251,8 @@ bool tl_reader_check_md5(tl_diag *diag, size_t line, const char *kind,
 
 /* Handles one parsed envelope with its payload. */
 static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
-                     size_t line, tl_buf *payload, bool has_payload_lines,
-                     bool truncated) {
+                     const tl_glog *glog, size_t line, tl_buf *payload,
+                     bool has_payload_lines, bool truncated) {
   if (!cJSON_IsObject(env)) {
     tl_diag_add(st->diag, TL_DIAG_ENVELOPE, line,
                 "envelope is not a JSON object");
@@ -255,25 +287,28 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
   if (cJSON_IsNumber(rank) && !st->have_rank) {
     st->have_rank = true;
     st->expected_rank = rank->valuedouble;
-  } else if (st->have_rank && (!cJSON_IsNumber(rank) ||
-                               rank->valuedouble != st->expected_rank)) {
+  }
+  tl_record rec = {0};
+  if (st->have_rank &&
+      (!cJSON_IsNumber(rank) || rank->valuedouble != st->expected_rank)) {
     tl_diag_add(st->diag, TL_DIAG_OTHER_RANK, line,
                 "entry of another rank skipped (first rank seen: %g)",
                 st->expected_rank);
-    return;
+    rec.other_rank = true;
   }
-  tl_record rec = {0};
   rec.line = line;
+  rec.glog = *glog;
   rec.envelope = env;
   rec.envelope_text = envelope_text;
   rec.kind = kind->string;
   rec.kind_value = kind;
   rec.strings = &st->strings;
-  if (!tl_compile_id_from_envelope(env, &rec.compile_id)) {
-    tl_diag_add(st->diag, TL_DIAG_ENVELOPE, line,
-                "compile id field is not an integer in \"%s\" entry",
-                kind->string);
-    return;
+  if (!rec.other_rank && !tl_compile_id_from_envelope(env, &rec.compile_id)) {
+    tl_diag_add(st->diag, TL_DIAG_NO_COMPILE_ID, line,
+                "compile id field is not an integer from 0 to 2^32-1 in "
+                "\"%s\" entry (its files go to unknown_%zu/)",
+                kind->string, line);
+    rec.compile_id_unknown = true;
   }
   const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(env, "has_payload");
   if (md5) {
@@ -371,7 +406,8 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
       have = next_line(&src, &line, &had_newline);
       continue;
     }
-    long off = tl_reader_glog_envelope_offset(tl_buf_str(&line));
+    size_t glog_start = 0;
+    long off = find_glog(tl_buf_str(&line), &glog_start);
     if (off < 0) {
       tl_diag_add(diag, TL_DIAG_GLOG, env_line, "not a glog line");
       have = next_line(&src, &line, &had_newline);
@@ -441,7 +477,9 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     if (!line_had_newline && !any_payload &&
         cJSON_GetObjectItemCaseSensitive(env, "has_payload"))
       truncated = true;
-    dispatch(&st, env, envelope_text, env_line, &payload, any_payload,
+    tl_glog glog;
+    read_glog(envelope.data, glog_start, (size_t)off, &glog);
+    dispatch(&st, env, envelope_text, &glog, env_line, &payload, any_payload,
              truncated);
     cJSON_Delete(env);
   }
@@ -453,7 +491,10 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
   tl_buf_free(&line);
   tl_buf_free(&envelope);
   tl_buf_free(&payload);
-  string_table_free(&st.strings);
+  if (options && options->keep_strings)
+    *options->keep_strings = st.strings;
+  else
+    tl_string_table_free(&st.strings);
   free(src.chunk);
   fclose(file);
   return ok;

@@ -28,14 +28,31 @@ typedef struct tl_string_table {
 } tl_string_table;
 
 const char *tl_string_table_get(const tl_string_table *t, int64_t index);
+void tl_string_table_free(tl_string_table *t);
+
+/* The glog prefix of an entry's line, as written:
+ *   V1206 15:18:16.012000 139877824898048 torch/_dynamo/x.py:12] */
+typedef struct tl_glog {
+  char month[3], day[3], time[16]; /* "12", "06", "15:18:16.012000" */
+  tl_str thread;                   /* the digits */
+  tl_str pathname; /* from the space after the thread to the ':' */
+  tl_str lineno;   /* the digits */
+} tl_glog;
 
 typedef struct tl_record {
-  size_t line;           /* 1-based line of the envelope */
+  size_t line; /* 1-based line of the envelope */
+  tl_glog glog;
   const cJSON *envelope; /* valid during the callback only */
   tl_str envelope_text;  /* the envelope's JSON exactly as in the line */
   const char *kind;      /* the envelope's kind key ("artifact", ...) */
   const cJSON *kind_value;
   tl_compile_id compile_id;
+  /* A compile id field that is not a u32: the id is unknown (the files go to
+   * `unknown_<line>/`); counted in TL_DIAG_NO_COMPILE_ID by the reader. */
+  bool compile_id_unknown;
+  /* An entry of a rank other than the first one seen: counted in
+   * TL_DIAG_OTHER_RANK; only raw.jsonl keeps it. */
+  bool other_rank;
   bool has_payload; /* has_payload was present */
   tl_str payload;   /* tab-stripped lines joined by \n; valid in callback */
   const char *md5;  /* has_payload's value, or NULL */
@@ -63,6 +80,9 @@ typedef struct tl_reader_options {
    * another thread; the reader still checks a payload the file ends in, to
    * tell a cut record from a complete one. */
   bool defer_md5;
+  /* When set, the `str` entries' table is moved here at the end of the run
+   * (the caller frees it with tl_string_table_free) instead of freed. */
+  tl_string_table *keep_strings;
 } tl_reader_options;
 
 /* Reads `path` to its end. Returns false (and sets errno-style message in

@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "html.h"
+#include "json_serde.h"
 #include "reader.h"
 
 /* Copied bytes, waiting or being written, past which the reading thread
@@ -20,7 +21,8 @@ enum { MAX_BYTES_QUEUED = 8 << 20 };
 enum { SCRATCH_KEPT = 1 << 20 };
 
 typedef enum step_kind {
-  STEP_RECORD,        /* raw.jsonl line, md5 check; becomes "current" */
+  STEP_RECORD,        /* md5 check; becomes "current" */
+  STEP_RAW_JSONL,     /* the current record's raw.jsonl line */
   STEP_WRITE_PAYLOAD, /* the current record's payload to `path` */
   STEP_WRITE,         /* `data` to `path` */
   STEP_RAW_LOG        /* `data` appended to raw.log */
@@ -35,7 +37,10 @@ typedef struct step {
   size_t envelope_len, len;
   bool has_payload;
   size_t line;
-  char *kind_name;    /* RECORD with an md5 check */
+  char *kind_name; /* RECORD with an md5 check */
+  /* RAW_JSONL: the members added, their values packed in `data`. */
+  tl_json_member members[TL_RAW_JSONL_MEMBERS];
+  size_t member_count;
   char *expected_md5; /* may be NULL: "not a string" */
   bool check_md5;
 } step;
@@ -91,25 +96,38 @@ static void write_file(tl_sink *sink, const char *relative_path,
   }
 }
 
-/* raw.jsonl: each envelope exactly as logged, with its payload added as
- * "payload" (the reader guarantees the text is one JSON object). */
+/* raw.jsonl: the current record's envelope re-written as the Rust tool
+ * writes it, with the step's members added (raw_jsonl.h). */
 static void write_raw_jsonl(tl_sink *sink, const step *s) {
-  tl_str env = {s->data, s->envelope_len};
-  if (!sink->raw_jsonl || env.len < 2 || env.ptr[env.len - 1] != '}')
+  if (!sink->raw_jsonl || !sink->current)
     return;
+  const step *record = sink->current;
   tl_buf *line = &sink->scratch;
   tl_buf_clear(line);
-  if (s->has_payload) {
-    tl_buf_append(line, env.ptr, env.len - 1);
-    tl_buf_puts(line, ",\"payload\":");
-    tl_json_string(line, (tl_str){s->data + s->envelope_len, s->len});
-    tl_buf_puts(line, "}\n");
-  } else {
-    tl_buf_append_str(line, env);
+  tl_json_serde_options o = {false, 0, s->members, s->member_count};
+  size_t repaired = 0;
+  char error[128] = "";
+  tl_json_serde_status st =
+      tl_json_serde(line, (tl_str){record->data, record->envelope_len}, &o,
+                    &repaired, error, sizeof error);
+  if (st == TL_JSON_SERDE_KEY_CONFLICT)
+    tl_diag_add(sink->diag, TL_DIAG_RAW_JSONL, record->line,
+                "envelope already has a \"%s\" key: entry left out of "
+                "raw.jsonl (as the Rust tool does)",
+                error);
+  else if (st != TL_JSON_SERDE_OK)
+    tl_diag_add(sink->diag, TL_DIAG_RAW_JSONL, record->line,
+                "envelope not re-read for raw.jsonl (%s): entry left out",
+                error);
+  else if (repaired)
+    tl_diag_add(sink->diag, TL_DIAG_RAW_JSONL, record->line,
+                "%zu invalid UTF-8 sequence%s written as U+FFFD in raw.jsonl",
+                repaired, repaired == 1 ? "" : "s");
+  if (st == TL_JSON_SERDE_OK) {
     tl_buf_putc(line, '\n');
+    fwrite(line->data, 1, line->len, sink->raw_jsonl);
   }
-  fwrite(line->data, 1, line->len, sink->raw_jsonl);
-  if (line->cap > SCRATCH_KEPT) { /* do not hold a large payload's copy */
+  if (line->cap > SCRATCH_KEPT) { /* do not hold a large entry's copy */
     tl_buf_free(line);
     tl_buf_init(line);
   }
@@ -126,9 +144,11 @@ static step *run_step(tl_sink *sink, step *s) {
                           s->expected_md5, digest.hex);
       TL_VEC_PUSH(sink->digests, digest);
     }
-    write_raw_jsonl(sink, s);
     return s;
   }
+  case STEP_RAW_JSONL:
+    write_raw_jsonl(sink, s);
+    break;
   case STEP_WRITE_PAYLOAD:
     if (sink->current)
       write_file(sink, s->path,
@@ -270,6 +290,25 @@ size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
   }
   submit(sink, s);
   return ticket;
+}
+
+void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,
+                       size_t count) {
+  step *s = new_step(STEP_RAW_JSONL, NULL);
+  size_t total = 0;
+  for (size_t i = 0; i < count; i++)
+    total += members[i].value.len;
+  s->data = tl_xmalloc(total + 1);
+  s->member_count = count < TL_RAW_JSONL_MEMBERS ? count : TL_RAW_JSONL_MEMBERS;
+  size_t at = 0;
+  for (size_t i = 0; i < s->member_count; i++) {
+    memcpy(s->data + at, members[i].value.ptr, members[i].value.len);
+    s->members[i] = (tl_json_member){
+        members[i].key, (tl_str){s->data + at, members[i].value.len}};
+    at += members[i].value.len;
+  }
+  s->len = total;
+  submit(sink, s);
 }
 
 void tl_sink_write_payload(tl_sink *sink, const char *relative_path) {

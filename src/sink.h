@@ -1,10 +1,10 @@
 /* sink.h: the writing half of the store stage. The store decides, on the
  * reading thread, what each record becomes; the sink does the byte work:
- * it checks payload md5s, appends raw.log and raw.jsonl, and writes artifact
- * files, strictly in the order it was asked to. Started in the background it
- * does so on a second thread, fed through a queue that holds at most a few
- * MiB of copied bytes, so reading and writing share two cores; started
- * inline it does each step at once on the caller's thread.
+ * it checks payload md5s, appends raw.log and raw.jsonl's entries, writes
+ * artifact files, strictly in the order it was asked to. Started in the
+ * background it does so on a second thread, fed through a queue that holds at
+ * most a few MiB of copied bytes, so reading and writing share two cores;
+ * started inline it does each step at once on the caller's thread.
  *
  * Ownership: the sink copies what it is given, except buffers passed to
  * tl_sink_write_buf, which it takes. Its diagnostics (md5 mismatches and
@@ -19,6 +19,8 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "json_serde.h"
+#include "raw_jsonl.h"
 
 typedef struct tl_sink tl_sink;
 
@@ -31,14 +33,19 @@ typedef struct tl_sink tl_sink;
 tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
                        tl_diag *diag, bool background);
 
-/* Begins a trace record: its envelope text goes to raw.jsonl with `payload`
- * (when payload.ptr is set) added as "payload". With `expected_md5` set the
+/* Begins a trace record (its envelope text and payload are kept until the
+ * next record begins). With `expected_md5` set the
  * payload's md5 is checked against it and a mismatch is counted (see
  * tl_reader_check_md5); the digest is read back with tl_sink_digest and the
  * returned ticket. `kind` names the entry in that message. */
 size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
                       tl_str payload, const char *kind,
                       const char *expected_md5, bool check_md5);
+/* Appends the raw.jsonl line of the record begun last: its envelope
+ * re-written with `members` added (raw_jsonl.h); keys are kept as given
+ * (string literals), values copied. */
+void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,
+                       size_t count);
 /* Writes the payload of the record begun last to out_dir/relative_path. */
 void tl_sink_write_payload(tl_sink *sink, const char *relative_path);
 /* Writes a copy of data to out_dir/relative_path. */

@@ -42,7 +42,6 @@ static const kind_row KINDS[] = {
     {"compiled_autograd_graph", OUT_TEXT, TL_ROLE_NONE},
     {"optimize_ddp_split_graph", OUT_TEXT, TL_ROLE_NONE},
     {"dynamo_cpp_guards_str", OUT_TEXT, TL_ROLE_NONE},
-    {"exported_program", OUT_TEXT, TL_ROLE_NONE},
     {"optimize_ddp_split_child", OUT_NAMED_TEXT, TL_ROLE_NONE},
     {"artifact", OUT_ARTIFACT, TL_ROLE_NONE},
     {"graph_dump", OUT_GRAPH_DUMP, TL_ROLE_NONE},
@@ -218,6 +217,8 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   tl_artifact *a = add_artifact(store, dir, name.data, number, role, rec->line);
   tl_sink_write_payload(store->sink, a->path);
   a->text_path = tl_xstrdup(a->path);
+  free(store->payload_file);
+  store->payload_file = tl_xstrdup(a->path);
   set_md5(store, dir, rec);
   tl_buf_free(&name);
   return a;
@@ -424,7 +425,50 @@ static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
   TL_VEC_PUSH(dir->stacks, s);
 }
 
+static bool is_md5_text(const char *s) {
+  if (!s || strlen(s) != 32)
+    return false;
+  for (int i = 0; i < 32; i++)
+    if (!strchr("0123456789abcdefABCDEF", s[i]))
+      return false;
+  return true;
+}
+
+/* Adds `md5` to the set of payload files written; false if it was there. */
+static bool first_payload_file(tl_store *store, const char *md5) {
+  if (2 * (store->payload_md5_count + 1) > store->payload_md5_size) {
+    size_t size = store->payload_md5_size ? 2 * store->payload_md5_size : 64;
+    char(*table)[33] = tl_xcalloc(size, sizeof *table);
+    for (size_t i = 0; i < store->payload_md5_size; i++) {
+      if (!store->payload_md5s[i][0])
+        continue;
+      size_t k = hash_name(store->payload_md5s[i]) & (size - 1);
+      while (table[k][0])
+        k = (k + 1) & (size - 1);
+      memcpy(table[k], store->payload_md5s[i], 33);
+    }
+    free(store->payload_md5s);
+    store->payload_md5s = table;
+    store->payload_md5_size = size;
+  }
+  size_t mask = store->payload_md5_size - 1;
+  size_t k = hash_name(md5) & mask;
+  while (store->payload_md5s[k][0]) {
+    if (strcmp(store->payload_md5s[k], md5) == 0)
+      return false;
+    k = (k + 1) & mask;
+  }
+  snprintf(store->payload_md5s[k], 33, "%s", md5);
+  store->payload_md5_count++;
+  return true;
+}
+
+/* A payload no file of its kind holds goes to payloads/<md5>.txt, named
+ * by the md5 the entry declares (as the Rust tool does), or by the one
+ * computed when the declared one is not 32 hex digits. One file per md5. */
 static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
+  if (!rec->payload.ptr || !rec->payload.len)
+    return;
   if (!store->payloads_dir_made) {
     tl_buf path;
     tl_buf_init(&path);
@@ -436,11 +480,16 @@ static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
     store->payloads_dir_made = true;
   }
   char digest[MD5_DIGEST_STRING_LENGTH];
-  MD5Data((const uint8_t *)rec->payload.ptr, rec->payload.len, digest);
+  if (is_md5_text(rec->md5))
+    snprintf(digest, sizeof digest, "%s", rec->md5);
+  else
+    MD5Data((const uint8_t *)rec->payload.ptr, rec->payload.len, digest);
   char rel[64];
   snprintf(rel, sizeof rel, "payloads/%s.txt", digest);
-  tl_sink_write_payload(store->sink, rel);
-  store->unconsumed_payloads++;
+  if (first_payload_file(store, digest))
+    tl_sink_write_payload(store->sink, rel);
+  free(store->payload_file);
+  store->payload_file = tl_xstrdup(rel);
 }
 
 static void store_artifact(tl_store *store, tl_compile_dir *dir,
@@ -520,17 +569,19 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
   tl_buf_free(&stem);
 }
 
-void tl_store_record(void *ctx, const tl_record *rec) {
-  tl_store *store = ctx;
-  store->record_count++;
-  bool check_md5 = rec->md5_deferred && rec->has_payload;
-  store->record_md5_ticket =
-      tl_sink_record(store->sink, rec->line, rec->envelope_text, rec->payload,
-                     rec->kind, rec->md5, check_md5);
-  if (tl_compile_id_is_empty(&rec->compile_id) &&
-      store->options.strict_compile_id)
-    tl_diag_add(store->diag, TL_DIAG_NO_COMPILE_ID, rec->line,
-                "\"%s\" entry has no compile id", rec->kind);
+/* The folder of an entry whose compile id cannot be read: one per entry,
+ * `unknown_<line>/`, all listed under "unknown" (as in the Rust tool). */
+static tl_compile_dir *unknown_dir(tl_store *store, size_t line) {
+  tl_compile_dir *dir = tl_xcalloc(1, sizeof *dir);
+  snprintf(dir->dir_name, sizeof dir->dir_name, "unknown_%zu", line);
+  snprintf(dir->display, sizeof dir->display, "unknown");
+  dir->unknown_id = true;
+  TL_VEC_PUSH(store->dirs, dir);
+  return dir;
+}
+
+/* What the entry becomes: its files, and what the report needs of it. */
+static void store_entry(tl_store *store, const tl_record *rec) {
   const kind_row *row = find_kind(rec->kind);
   out_kind out = row ? row->out : OUT_NONE;
   /* As in the Rust tool: files go to the folder of the raw id (`-_0_0_-`
@@ -543,7 +594,8 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     id.has_attempt = true;
     id.attempt = 0;
   }
-  tl_compile_dir *dir = dir_for(store, &id);
+  tl_compile_dir *dir = rec->compile_id_unknown ? unknown_dir(store, rec->line)
+                                                : dir_for(store, &id);
   tl_buf html;
   switch (out) {
   case OUT_TEXT:
@@ -638,14 +690,34 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   }
   case OUT_START:
     remember_start(dir, rec);
-    if (rec->payload.ptr)
-      write_unconsumed_payload(store, rec);
     return;
   case OUT_NONE:
-    if (rec->payload.ptr)
-      write_unconsumed_payload(store, rec);
     return;
   }
+}
+
+void tl_store_record(void *ctx, const tl_record *rec) {
+  tl_store *store = ctx;
+  store->record_count++;
+  bool check_md5 = rec->md5_deferred && rec->has_payload && !rec->other_rank;
+  store->record_md5_ticket =
+      tl_sink_record(store->sink, rec->line, rec->envelope_text, rec->payload,
+                     rec->kind, rec->md5, check_md5);
+  free(store->payload_file);
+  store->payload_file = NULL;
+  bool chromium = strcmp(rec->kind, "chromium_event") == 0;
+  if (!rec->other_rank) {
+    store_entry(store, rec);
+    if (!store->payload_file && !chromium)
+      write_unconsumed_payload(store, rec);
+  }
+  if (chromium)
+    return; /* left out of raw.jsonl, as in the Rust tool */
+  tl_json_member members[TL_RAW_JSONL_MEMBERS];
+  size_t n =
+      tl_raw_jsonl_members(&store->raw_jsonl, &rec->glog, store->payload_file,
+                           &store->raw_members, members);
+  tl_sink_raw_jsonl(store->sink, members, n);
 }
 
 static FILE *open_stream(tl_store *store, const char *name) {
@@ -694,12 +766,17 @@ bool tl_store_open(tl_store *store, const char *out_dir,
   if (!ok)
     return false;
   store->raw_log = open_stream(store, "raw.log");
-  store->raw_jsonl = open_stream(store, "raw.jsonl");
+  tl_buf_init(&store->raw_members);
+  if (!tl_raw_jsonl_open(&store->raw_jsonl, out_dir, error, sizeof error) &&
+      !store->failed) {
+    store->failed = true;
+    snprintf(store->error, sizeof store->error, "%s", error);
+  }
   store->chromium_events = open_stream(store, "chromium_events.json");
   if (store->chromium_events)
     fputs("[", store->chromium_events);
-  store->sink = tl_sink_start(out_dir, store->raw_jsonl, store->raw_log, diag,
-                              options->background_writes);
+  store->sink = tl_sink_start(out_dir, store->raw_jsonl.entries, store->raw_log,
+                              diag, options->background_writes);
   return !store->failed;
 }
 
@@ -738,7 +815,15 @@ bool tl_store_close(tl_store *store) {
   if (store->chromium_events)
     fputs("\n]\n", store->chromium_events);
   close_stream(store, &store->chromium_events, "chromium_events.json");
-  close_stream(store, &store->raw_jsonl, "raw.jsonl");
+  if (store->raw_jsonl.entries) {
+    char error[512];
+    if (!tl_raw_jsonl_finish(&store->raw_jsonl, &store->strings, error,
+                             sizeof error) &&
+        !store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error, "%s", error);
+    }
+  }
   close_stream(store, &store->raw_log, "raw.log");
   return !store->failed;
 }
@@ -768,6 +853,13 @@ void tl_store_free(tl_store *store) {
     free(dir);
   }
   TL_VEC_FREE(store->dirs);
+  tl_raw_jsonl_free(&store->raw_jsonl);
+  tl_string_table_free(&store->strings);
+  free(store->payload_file);
+  store->payload_file = NULL;
+  free(store->payload_md5s);
+  store->payload_md5s = NULL;
+  tl_buf_free(&store->raw_members);
   free(store->dir_table);
   store->dir_table = NULL;
 }

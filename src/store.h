@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "compile_id.h"
 #include "diag.h"
+#include "raw_jsonl.h"
 #include "reader.h"
 #include "sink.h"
 
@@ -61,6 +62,7 @@ typedef struct tl_compile_dir {
   char *restart_reasons;
   bool has_metrics;
   bool folder_made;
+  bool unknown_id; /* unknown_<line>/: the compile id could not be read */
 } tl_compile_dir;
 
 typedef struct tl_store_options {
@@ -86,14 +88,24 @@ typedef struct tl_store {
   tl_compile_dir *last_dir;
   tl_compile_dir **dir_table; /* open addressing by folder name */
   size_t dir_table_size;      /* a power of two, or 0 */
-  FILE *raw_jsonl, *raw_log;
+  FILE *raw_log;
   FILE *chromium_events;
+  tl_raw_jsonl raw_jsonl;
+  /* The `str` entries' table: the reader moves it here at the end of the
+   * run (tl_reader_options.keep_strings), for raw.jsonl's first line. */
+  tl_string_table strings;
+  /* The file that holds the current record's payload (payload_filename in
+   * raw.jsonl), or NULL; set while the record is stored. */
+  char *payload_file;
+  /* payloads/<md5>.txt files written, by md5 (open addressing). */
+  char (*payload_md5s)[33];
+  size_t payload_md5_count, payload_md5_size;
+  tl_buf raw_members;       /* scratch for raw.jsonl's added members */
   tl_sink *sink;            /* between open and close; NULL after */
   size_t record_md5_ticket; /* the current record's, or TL_SINK_NO_TICKET */
   TL_VEC(tl_pending_md5) pending_md5;
   size_t chromium_event_count;
   size_t record_count;
-  size_t unconsumed_payloads; /* written to payloads/<md5>.txt */
   bool payloads_dir_made;
   char error[512]; /* first environment error (unwritable output) */
   bool failed;

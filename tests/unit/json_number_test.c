@@ -52,6 +52,13 @@ TEST(floats_take_their_shortest_round_trip_digits) {
   CHECK_STR_EQ(number("2.0"), "2.0");
 }
 
+/* serde_json without float_roundtrip gathers the digits into a u64, which
+ * rounds past 2^53 (links.log's start_time, as tlparse 0.4.3 writes it). */
+TEST(floats_are_read_as_serde_json_reads_them) {
+  CHECK_STR_EQ(number("1715885247.9018195"), "1715885247.9018197");
+  CHECK_STR_EQ(number("123456789012345678901234567890"), "1.2345678901234568e29");
+}
+
 TEST(exponents_are_written_without_plus_or_padding) {
   CHECK_STR_EQ(number("1e16"), "1e16");
   CHECK_STR_EQ(number("1e15"), "1000000000000000.0");
@@ -85,6 +92,7 @@ int main(void) {
   RUN(integer_literals_that_fit_are_copied);
   RUN(integers_past_u64_or_i64_become_floats);
   RUN(floats_take_their_shortest_round_trip_digits);
+  RUN(floats_are_read_as_serde_json_reads_them);
   RUN(exponents_are_written_without_plus_or_padding);
   RUN(what_is_not_a_json_number_is_copied);
   RUN(doubles_are_always_floats);
