@@ -38,6 +38,10 @@ const char *tl_diag_kind_name(tl_diag_kind kind) {
     return "no_compile_id";
   case TL_DIAG_RAW_JSONL:
     return "raw_jsonl";
+  case TL_DIAG_CHROMIUM:
+    return "chromium";
+  case TL_DIAG_UTF8:
+    return "utf8";
   case TL_DIAG_OUTPUT:
     return "output";
   case TL_DIAG_PROVENANCE:
@@ -70,6 +74,10 @@ const char *tl_diag_kind_title(tl_diag_kind kind) {
     return "entries whose compile id cannot be read";
   case TL_DIAG_RAW_JSONL:
     return "entries changed or left out in raw.jsonl";
+  case TL_DIAG_CHROMIUM:
+    return "chromium events left out (not JSON)";
+  case TL_DIAG_UTF8:
+    return "JSON artifacts whose invalid UTF-8 was written as U+FFFD";
   case TL_DIAG_OUTPUT:
     return "output files not written";
   case TL_DIAG_PROVENANCE:
@@ -136,7 +144,8 @@ size_t tl_diag_total(const tl_diag *d) {
 size_t tl_diag_parse_failures(const tl_diag *d) {
   return d->counts[TL_DIAG_GLOG] + d->counts[TL_DIAG_JSON] +
          d->counts[TL_DIAG_ENVELOPE] + d->counts[TL_DIAG_MD5] +
-         d->counts[TL_DIAG_TRUNCATED] + d->counts[TL_DIAG_PAYLOAD];
+         d->counts[TL_DIAG_TRUNCATED] + d->counts[TL_DIAG_PAYLOAD] +
+         d->counts[TL_DIAG_OTHER_RANK];
 }
 
 void tl_diag_print_summary(const tl_diag *d) {

@@ -23,6 +23,8 @@ typedef enum tl_diag_kind {
   TL_DIAG_OTHER_RANK,    /* envelope of another rank, skipped */
   TL_DIAG_NO_COMPILE_ID, /* compile id unreadable (--strict-compile-id) */
   TL_DIAG_RAW_JSONL,     /* entry changed or left out in raw.jsonl */
+  TL_DIAG_CHROMIUM,      /* chromium_event payload that is not JSON */
+  TL_DIAG_UTF8,          /* JSON artifact re-written with U+FFFD */
   TL_DIAG_OUTPUT,        /* an output file could not be written */
   TL_DIAG_PROVENANCE,    /* a provenance view could not be fully joined */
   TL_DIAG_PROFILE,       /* a --profile trace was unreadable in part */
@@ -52,7 +54,10 @@ void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
  * nothing: `from` printed its own when verbose. */
 void tl_diag_merge(tl_diag *into, const tl_diag *from);
 size_t tl_diag_total(const tl_diag *d);
-/* Failures that --strict turns into exit code 1 (every parse failure). */
+/* Failures that --strict turns into exit code 1: what the Rust tool's
+ * --strict fails on (lines that are not glog lines or not JSON, envelopes
+ * its parsers refuse, md5 mismatches, entries of another rank), and
+ * nothing else (parity spec 9). */
 size_t tl_diag_parse_failures(const tl_diag *d);
 const char *tl_diag_kind_name(tl_diag_kind kind);
 const char *tl_diag_kind_title(tl_diag_kind kind);

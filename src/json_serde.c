@@ -39,7 +39,13 @@ typedef struct tree {
   bool have_key;
   size_t key, key_len;
   size_t root;
+  bool too_deep; /* nesting past SERDE_MAX_DEPTH: refused as serde refuses */
 } tree;
+
+/* serde_json's recursion limit: it refuses the 128th nested array or object
+ * (checked with tlparse 0.4.3, whose JSON artifact is then written as it
+ * was). It also bounds the pretty form, whose indent grows with depth. */
+enum { SERDE_MAX_DEPTH = 127 };
 
 static size_t keep_bytes(tree *t, const void *data, size_t len) {
   size_t at = t->bytes.len;
@@ -48,6 +54,11 @@ static size_t keep_bytes(tree *t, const void *data, size_t len) {
 }
 
 static int add_node(tree *t, node_type type, const void *text, size_t len) {
+  if ((type == NODE_ARRAY || type == NODE_OBJECT) &&
+      t->open.count >= SERDE_MAX_DEPTH) {
+    t->too_deep = true;
+    return 0; /* cancels the parse */
+  }
   node n = {type, 0, len, 0, 0, NO_NODE, NO_NODE, NO_NODE, 0};
   if (text)
     n.text = keep_bytes(t, text, len);
@@ -347,7 +358,9 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
     st = yajl_complete_parse(parser);
   tl_json_serde_status result = TL_JSON_SERDE_OK;
   if (st != yajl_status_ok || t.root == NO_NODE) {
-    if (error) {
+    if (error && t.too_deep) {
+      snprintf(error, error_size, "recursion limit exceeded");
+    } else if (error) {
       unsigned char *message =
           yajl_get_error(parser, 0, (const unsigned char *)text.ptr, text.len);
       snprintf(error, error_size, "%s",

@@ -3,8 +3,9 @@
  * keys in byte order (a repeated key keeps its last value), numbers as
  * json_number.h says, strings with only '"', '\\' and control characters
  * escaped, compact or pretty (two-space indent, "key": value, no newline
- * at the end). Parsed with yajl (no recursion; any nesting depth), so a
- * script that reads the Rust tool's files reads ours byte for byte the same.
+ * at the end). Parsed with yajl (no recursion); like serde_json it refuses
+ * more than 127 nested levels, so a script that reads the Rust tool's files
+ * reads ours byte for byte the same.
  */
 #ifndef TL_JSON_SERDE_H
 #define TL_JSON_SERDE_H

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile_directory.h"
 #include "fsutil.h"
 #include "html.h"
 #include "utf8.h"
@@ -673,32 +674,6 @@ static void write_index(tl_store *store, const tl_report_options *options,
   tl_buf_free(&html);
 }
 
-static void write_compile_directory(tl_store *store) {
-  cJSON *root = cJSON_CreateObject();
-  for (size_t i = 0; i < store->dirs.count; i++) {
-    const tl_compile_dir *dir = store->dirs.items[i];
-    cJSON *entry = cJSON_AddObjectToObject(root, dir->dir_name);
-    cJSON_AddStringToObject(entry, "display_name", dir->display);
-    cJSON *list = cJSON_AddArrayToObject(entry, "artifacts");
-    for (size_t k = 0; k < dir->artifacts.count; k++) {
-      const tl_artifact *a = &dir->artifacts.items[k];
-      cJSON *item = cJSON_CreateObject();
-      cJSON_AddStringToObject(item, "name", a->name);
-      if (a->url || a->path)
-        cJSON_AddStringToObject(item, "url", a->url ? a->url : a->path);
-      else
-        cJSON_AddNullToObject(item, "url");
-      cJSON_AddNumberToObject(item, "number", a->number);
-      cJSON_AddStringToObject(item, "suffix", "");
-      cJSON_AddItemToArray(list, item);
-    }
-  }
-  char *text = cJSON_Print(root);
-  tl_store_write(store, "compile_directory.json", text, strlen(text));
-  free(text);
-  cJSON_Delete(root);
-}
-
 static void write_failures(tl_store *store) {
   tl_buf html;
   tl_buf_init(&html);
@@ -785,7 +760,7 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
     TL_VEC_FREE(all);
   }
   write_index(store, options, diag, dir_views, counts);
-  write_compile_directory(store);
+  tl_compile_directory_write(store);
   write_failures(store);
   write_help(store);
   for (size_t i = 0; i < dirs; i++) {

@@ -8,6 +8,7 @@
 
 #include "fsutil.h"
 #include "html.h"
+#include "json_serde.h"
 #include "resources.h"
 
 typedef enum out_kind {
@@ -186,6 +187,7 @@ static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
   a.path = tl_xmalloc(n);
   snprintf(a.path, n, "%s/%s", dir->dir_name, file_name);
   a.number = number;
+  a.listed_number = number;
   a.role = role;
   a.line = line;
   TL_VEC_PUSH(dir->artifacts, a);
@@ -215,7 +217,24 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   int number = store->counter++;
   tl_buf_printf(&name, "_%d.%s", number, ext);
   tl_artifact *a = add_artifact(store, dir, name.data, number, role, rec->line);
-  tl_sink_write_payload(store->sink, a->path);
+  tl_buf pretty;
+  tl_buf_init(&pretty);
+  tl_json_serde_options o = {true, 0, NULL, 0};
+  size_t repaired = 0;
+  /* JSON is written as the Rust tool writes it (pretty, keys sorted); what
+   * does not parse is kept as it is. */
+  if (strcmp(ext, "json") == 0 &&
+      tl_json_serde(&pretty, rec->payload, &o, &repaired, NULL, 0) ==
+          TL_JSON_SERDE_OK) {
+    if (repaired)
+      tl_diag_add(store->diag, TL_DIAG_UTF8, rec->line,
+                  "%s: %zu invalid UTF-8 sequences written as U+FFFD (the "
+                  "exact bytes are in raw.log)",
+                  a->path, repaired);
+    tl_sink_write_buf(store->sink, a->path, &pretty);
+  } else
+    tl_sink_write_payload(store->sink, a->path);
+  tl_buf_free(&pretty);
   a->text_path = tl_xstrdup(a->path);
   free(store->payload_file);
   store->payload_file = tl_xstrdup(a->path);
@@ -517,15 +536,24 @@ static void store_artifact(tl_store *store, tl_compile_dir *dir,
                 "artifact \"%s\" has unknown encoding %s (kept as text)", name,
                 encoding ? encoding : "(none)");
   tl_artifact *a = write_counted(store, dir, name, ext, rec, role);
-  if (strcmp(name, "inductor_provenance_tracking_kernel_stack_traces") == 0 &&
+  static const char STACK_TRACES[] =
+      "inductor_provenance_tracking_kernel_stack_traces";
+  if (strncmp(name, STACK_TRACES, sizeof STACK_TRACES - 1) == 0 &&
       rec->has_payload) {
-    tl_buf html;
+    tl_buf html, page;
     tl_buf_init(&html);
+    tl_buf_init(&page);
     stack_traces_page(&html, dir, rec->payload);
-    /* The readable page shares the JSON's number but uses up a count. */
-    store->counter++;
-    write_page(store, dir, name, a->number, "_readable", &html, rec->line);
+    /* The readable page shares the JSON's number in its name; the entry is
+     * listed with the next number, which the page used up. */
+    tl_fs_safe_name(&page, tl_str_from(name));
+    tl_buf_printf(&page, "_%d_readable.html", a->number);
+    a->readable_path = tl_xmalloc(strlen(dir->dir_name) + page.len + 2);
+    sprintf(a->readable_path, "%s/%s", dir->dir_name, page.data);
+    a->listed_number = store->counter++;
+    tl_sink_write_buf(store->sink, a->readable_path, &html);
     tl_buf_free(&html);
+    tl_buf_free(&page);
   }
 }
 
@@ -661,25 +689,22 @@ static void store_entry(tl_store *store, const tl_record *rec) {
   }
   case OUT_CHROMIUM:
     if (store->chromium_events && rec->payload.ptr) {
-      fputs(store->chromium_event_count ? ",\n" : "\n", store->chromium_events);
-      cJSON *event = parse_whole_json(rec->payload);
-      /* Printed again rather than copied: cJSON accepts raw control
-       * characters inside strings, which strict JSON readers refuse. */
-      char *compact = event ? cJSON_PrintUnformatted(event) : NULL;
-      if (compact)
-        fputs(compact, store->chromium_events);
-      else {
-        tl_diag_add(store->diag, TL_DIAG_PAYLOAD, rec->line,
-                    "chromium_event payload is not JSON (kept as a string)");
-        tl_buf s;
-        tl_buf_init(&s);
-        tl_json_string(&s, rec->payload);
-        fwrite(s.data, 1, s.len, store->chromium_events);
-        tl_buf_free(&s);
+      /* As the Rust tool writes them: one pretty array, keys sorted. */
+      tl_buf event;
+      tl_buf_init(&event);
+      tl_json_serde_options o = {true, 1, NULL, 0};
+      if (tl_json_serde(&event, rec->payload, &o, NULL, NULL, 0) ==
+          TL_JSON_SERDE_OK) {
+        fputs(store->chromium_event_count ? ",\n  " : "\n  ",
+              store->chromium_events);
+        fwrite(event.data, 1, event.len, store->chromium_events);
+        store->chromium_event_count++;
+      } else {
+        tl_diag_add(store->diag, TL_DIAG_CHROMIUM, rec->line,
+                    "chromium_event payload is not JSON (left out of "
+                    "chromium_events.json; the line is in raw.log)");
       }
-      free(compact);
-      cJSON_Delete(event);
-      store->chromium_event_count++;
+      tl_buf_free(&event);
     }
     return;
   case OUT_DUMP_FILE: {
@@ -813,7 +838,7 @@ bool tl_store_close(tl_store *store) {
     store->sink = NULL;
   }
   if (store->chromium_events)
-    fputs("\n]\n", store->chromium_events);
+    fputs(store->chromium_event_count ? "\n]" : "]", store->chromium_events);
   close_stream(store, &store->chromium_events, "chromium_events.json");
   if (store->raw_jsonl.entries) {
     char error[512];
@@ -838,6 +863,7 @@ void tl_store_free(tl_store *store) {
       free(a->path);
       free(a->text_path);
       free(a->url);
+      free(a->readable_path);
     }
     TL_VEC_FREE(dir->artifacts);
     free(dir->frame_summary);

@@ -38,7 +38,12 @@ typedef struct tl_artifact {
   char *path;      /* relative to the output folder */
   char *text_path; /* file with the exact payload text, or NULL */
   char *url;       /* link entries: the URL (already checked safe) or NULL */
-  int number;      /* the running counter; -1 for none */
+  char *readable_path; /* a readable page of this artifact, or NULL */
+  int number;          /* the running counter in the file name; -1: none */
+  /* The number the index and compile_directory.json show: `number`, but
+   * one more for an artifact with a readable page (the Rust tool counts the
+   * page first, then records the entry). */
+  int listed_number;
   tl_role role;
   size_t line;  /* trace line of the entry */
   char md5[33]; /* md5 of the payload (hex), "" when none */

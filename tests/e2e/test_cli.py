@@ -254,12 +254,21 @@ class BadInput(Case):
                 self.assertEqual(json.load(f)["artifacts"]["code"],
                                  stem + ".txt")
 
-    def test_strict_compile_id_fails_on_entries_without_ids(self):
-        r, _ = self.parse(AOT, "--strict-compile-id")
+    def test_strict_compile_id_fails_only_on_unreadable_ids(self):
+        # As the Rust tool: entries without compile-id fields (the chromium
+        # events of JIT, the AOT log's id-less artifacts) do not fail it.
+        for log in (AOT, JIT):
+            r, _ = self.parse(log, "--strict-compile-id")
+            self.assertEqual((r.returncode, r.stderr), (0, ""), log)
+        lines = self.lines_of(SIMPLE)
+        at = self.find_line(lines, b'{"dynamo_output_graph"')
+        lines[at] = lines[at].replace(b'"frame_id": 0', b'"frame_id": -1', 1)
+        bad = self.write("bad_id.log", b"\n".join(lines))
+        r, out = self.parse(bad, "--strict-compile-id")
         self.assertEqual(r.returncode, 1)
-        self.assertIn("--strict-compile-id:", r.stderr)
-        r, _ = self.parse(JIT, "--strict-compile-id")
-        self.assertEqual(r.returncode, 1)  # its chromium events have no ids
+        self.assertIn("--strict-compile-id: 1 entries had no compile id",
+                      r.stderr)
+        self.assertTrue(os.path.isdir(os.path.join(out, "unknown_%d" % (at + 1))))
 
 
 class Environment(Case):

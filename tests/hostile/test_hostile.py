@@ -207,9 +207,11 @@ class Markup(Case):
         for name in ("tab", "data"):
             self.assertIn("<li>%s <span class=\"num\">" % name, index)
         cd = json.loads(self.read(self.out, "compile_directory.json"))
-        urls = [a["url"] for a in cd["-_0_0_0"]["artifacts"]
+        # Keyed by compile id as the Rust tool keys it; a link whose URL is
+        # not http(s) keeps its entry, with an empty URL.
+        urls = [a["url"] for a in cd["[0/0]"]["artifacts"]
                 if a["name"] in (XSS, "tab", "data")]
-        self.assertEqual(urls, [None, None, None])
+        self.assertEqual(urls, ["", "", ""])
 
     def test_artifact_name_is_reduced_to_a_safe_file_name(self):
         safe = re.sub(r"[^A-Za-z0-9_.-]", "_", XSS)
@@ -276,11 +278,18 @@ class Paths(Case):
         before = set(os.listdir(self.tmp))
         r, out = self.parse(log)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stderr, b"")
+        # frame_compile_id -1 is no compile id: as the Rust tool, the entry
+        # goes to unknown_<its line>/ (line 13: six entries of two lines).
+        self.assertEqual(r.stderr.decode(), (
+            "tlparse: %s:13: compile id field is not an integer from 0 to "
+            "2^32-1 in \"dynamo_output_graph\" entry (its files go to "
+            "unknown_13/) (1 entries whose compile id cannot be read)\n")
+            % log)
         self.assertEqual(set(os.listdir(self.tmp)) - before,
                          {os.path.basename(out)})
         self.assertFalse(os.path.exists("/etc/passwd_1.txt"))
-        got = {p for p in self.files(out) if p.startswith("-_")}
+        got = {p for p in self.files(out)
+               if p.startswith(("-_", "unknown_"))}
         self.assertEqual(got, {
             "-_0_0_0/_._.._escape_0.txt",
             "-_0_0_0/_etc_passwd_1.txt",
@@ -289,7 +298,7 @@ class Paths(Case):
             "-_0_0_0/optimize_ddp_split_child__.._.._c_4.txt",
             "-_0_0_0/inductor_output_code_code_5.html",
             "-_0_0_0/inductor_output_code_code_5.py",
-            "-_0_-1_-/dynamo_output_graph_6.txt"})
+            "unknown_13/dynamo_output_graph_6.txt"})
         self.assertEqual(self.read(out, "-_0_0_0/x_2.txt"), b"c")
 
     def test_overwrite_through_a_symlinked_output_is_refused(self):
@@ -338,8 +347,10 @@ class Broken(Case):
         self.assert_report_written(out)
         self.assertEqual(json.loads(self.read(out, "compile_directory.json")),
                          {})
-        self.assertEqual(self.read(out, "chromium_events.json"), b"[\n]\n")
-        self.assertEqual(self.read(out, "raw.jsonl"), b"")
+        # As the Rust tool writes them for an empty log (checked with 0.4.3).
+        self.assertEqual(self.read(out, "chromium_events.json"), b"[]")
+        self.assertEqual(self.read(out, "raw.jsonl"),
+                         b'{"string_table":[null]}\n')
 
     def test_cut_inside_the_last_envelope(self):
         cut = entry(b'"artifact": {"name": "lost", "encoding": "string"}',
@@ -403,7 +414,15 @@ class Broken(Case):
                          + entry(b'"artifact": {"name": "\xff\xfe", '
                                  b'"encoding": "string"}', b"v"))
         r, out = self.parse(log, "--strict")
-        self.assertEqual((r.returncode, r.stderr), (0, b""))
+        # The files keep the bytes; raw.jsonl must stay valid JSON, so its
+        # copy of the name says U+FFFD, and says so (the Rust tool stops at
+        # the first invalid byte and writes nothing).
+        self.assertEqual((r.returncode, r.stderr.decode()), (0, (
+            "tlparse: %s:7: 2 invalid UTF-8 sequences written as U+FFFD in "
+            "raw.jsonl (1 entries changed or left out in raw.jsonl)\n")
+            % log))
+        line = self.read(out, "raw.jsonl").split(b"\n")[4]
+        self.assertEqual(json.loads(line)["artifact"]["name"], "\ufffd\ufffd")
         self.kept(out)
         self.assertEqual(self.read(out, "-_0_0_0/u_2.txt"), bad)
         self.assertEqual(self.read(out, "-_0_0_0/___3.txt"), b"v")
@@ -511,7 +530,10 @@ class Big(Case):
         events = json.loads(self.read(out, "chromium_events.json"))
         self.assertEqual(len(events), 1000000)
         self.assertEqual(events[0], {"ph": "i"})
-        self.assertEqual(self.read(out, "raw.jsonl").count(b"\n"), 1000000)
+        # As the Rust tool, raw.jsonl leaves chromium events out: only the
+        # string table's line is left.
+        self.assertEqual(self.read(out, "raw.jsonl"),
+                         b'{"string_table":[null]}\n')
         self.assertIn(b"1000000 entries", self.read(out, "index.html"))
 
 
@@ -546,10 +568,13 @@ class Mappings(Case):
                                     "mappings", mapping, b"json"))
         r, out = self.parse(log, "-i")
         self.assertEqual(r.returncode, 0, r.stderr)
+        # The artifact is re-written as JSON (pretty, sorted, as the Rust
+        # tool), so U+FFFD replaces the bytes there already, and says so.
         self.assertEqual(self.stderr_lines(r), [
-            "tlparse: %s:3: provenance_tracking_-_0_0_0.json: 3 invalid "
-            "UTF-8 sequences in names written as U+FFFD (1 provenance views "
-            "with problems)" % log])
+            "tlparse: %s:3: -_0_0_0/inductor_provenance_tracking_node_"
+            "mappings_1.json: 3 invalid UTF-8 sequences written as U+FFFD "
+            "(the exact bytes are in raw.log) (1 JSON artifacts whose invalid "
+            "UTF-8 was written as U+FFFD)" % log])
         view = json.loads(self.read(out, "provenance_tracking_-_0_0_0.json")
                           .decode("utf-8", "strict"))
         self.assertEqual(view["unresolved"]["pre_nodes"], ["x\ufffd\ufffd"])

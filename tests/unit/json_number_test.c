@@ -56,7 +56,8 @@ TEST(floats_take_their_shortest_round_trip_digits) {
  * rounds past 2^53 (links.log's start_time, as tlparse 0.4.3 writes it). */
 TEST(floats_are_read_as_serde_json_reads_them) {
   CHECK_STR_EQ(number("1715885247.9018195"), "1715885247.9018197");
-  CHECK_STR_EQ(number("123456789012345678901234567890"), "1.2345678901234568e29");
+  CHECK_STR_EQ(number("123456789012345678901234567890"),
+               "1.2345678901234568e29");
 }
 
 TEST(exponents_are_written_without_plus_or_padding) {
