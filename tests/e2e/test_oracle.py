@@ -13,7 +13,9 @@ Skips, saying so, where the Rust tool or the fixtures are absent.
 """
 
 import hashlib
+import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -109,6 +111,116 @@ STRICT_CASES = {
 }
 
 
+# Numbers as torch and hostile writers print them: each must come out of
+# raw.jsonl and chromium_events.json as serde_json prints it.
+NUMBERS = ["0", "7", "-3", "1.5", "100.0", "1E5", "1e-7", "-0.0", "0.1",
+           "1733527214084600.2", "18446744073709551615",
+           "18446744073709551616", "12345678.9", "2.5e300", "123456789012"]
+WORDS = ["x", "relu", "caf\u00e9", "\u2192", "a\"b", "tab\there", "<b>",
+         "back\\slash", "  spaced  "]
+
+
+def random_text(rng):
+    lines = []
+    for _ in range(rng.randint(1, 4)):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(1, 4))]
+        lines.append(" ".join(words) + rng.choice(["", " ", "\t"]))
+    return "\n".join(lines)
+
+
+def random_value(rng, depth=0):
+    pick = rng.randrange(6 if depth < 3 else 3)
+    if pick == 0:
+        return rng.choice(NUMBERS)
+    if pick == 1:
+        return json.dumps(rng.choice(WORDS), ensure_ascii=rng.random() < 0.5)
+    if pick == 2:
+        return rng.choice(["true", "false", "null"])
+    if pick == 3:
+        return "[" + ", ".join(random_value(rng, depth + 1)
+                               for _ in range(rng.randint(0, 3))) + "]"
+    keys = rng.sample(["b", "a", "zz", "key", "a", "\u00e9"], rng.randint(0, 3))
+    return "{" + ", ".join('"%s": %s' % (k, random_value(rng, depth + 1))
+                           for k in keys) + "}"
+
+
+def random_log(seed, entries=40):
+    """A log of real entry kinds in random order, random ids and payloads
+    (no blank payload lines: the Rust tool cuts those, on purpose not us)."""
+    rng = random.Random(seed)
+    out = []
+    strings = 0
+    for _ in range(entries):
+        frame = rng.randrange(3)
+        ids = rng.choice([
+            '"frame_id": %d, "frame_compile_id": 0, "attempt": %d'
+            % (frame, rng.randrange(2)),
+            '"frame_id": %d, "frame_compile_id": 1' % frame,
+            '"compiled_autograd_id": 0, "frame_id": %d, "frame_compile_id": 0'
+            % frame, None])
+        kind = rng.randrange(13)
+        if kind == 0:
+            out.append(entry('"str": ["/src/m%d.py", %d]' % (strings, strings),
+                             ids=None))
+            strings += 1
+        elif kind == 1:
+            stack = ", ".join('{"line": %d, "name": "f%d", "filename": %d}'
+                              % (rng.randrange(99), i, rng.randrange(4))
+                              for i in range(rng.randint(1, 4)))
+            out.append(entry('"dynamo_start": {"stack": [%s]}' % stack,
+                             ids=ids))
+        elif kind == 2:
+            out.append(entry('"dynamo_output_graph": {"sizes": {"l_x_": [%d]}}'
+                             % rng.randrange(64), random_text(rng), ids=ids))
+        elif kind == 3:
+            out.append(entry('"artifact": {"name": "%s", "encoding": "json"}'
+                             % rng.choice(["fx_graph_cache_miss",
+                                           "fx_graph_cache_hit", "meta",
+                                           "aotautograd_cache_bypass"]),
+                             random_value(rng), ids=ids))
+        elif kind == 4:
+            out.append(entry('"artifact": {"name": "note", "encoding": '
+                             '"string"}', random_text(rng), ids=ids))
+        elif kind == 5:
+            out.append(entry('"chromium_event": {}', '{"ph": "B", "ts": %s, '
+                             '"args": %s, "name": "n"}'
+                             % (rng.choice(NUMBERS), random_value(rng)),
+                             ids=ids))
+        elif kind == 6:
+            out.append(entry('"compilation_metrics": {"graph_op_count": %s, '
+                             '"entire_frame_compile_time_s": %s, '
+                             '"restart_reasons": []}'
+                             % (rng.randrange(9), rng.choice(NUMBERS)),
+                             ids=ids))
+        elif kind == 7:
+            out.append(entry('"dynamo_guards": {}',
+                             '[{"code": "%s"}]' % rng.choice(["x", "y > 2"]),
+                             ids=ids))
+        elif kind == 8:
+            out.append(entry('"inductor_output_code": {"filename": '
+                             '"/tmp/t/c%d.py"}' % rng.randrange(3),
+                             random_text(rng), ids=ids))
+        elif kind == 9:
+            out.append(entry('"link": {"name": "l", "url": "https://e.x/%d"}'
+                             % rng.randrange(9), ids=ids))
+        elif kind == 10:
+            out.append(entry('"graph_dump": {"name": "g%d"}' % rng.randrange(3),
+                             random_text(rng), ids=ids))
+        elif kind == 11:
+            out.append(entry('"new_kind_%d": %s' % (rng.randrange(2),
+                                                   random_value(rng)),
+                             random_text(rng) if rng.random() < 0.5 else None,
+                             ids=ids))
+        else:
+            out.append(entry('"describe_tensor": {"id": %d, "ndim": 1, '
+                             '"dtype": "torch.float32", "device": "cpu", '
+                             '"size": [%d], "is_leaf": true, "stride": [1], '
+                             '"storage": 0, "describer_id": 0}'
+                             % (rng.randrange(9), rng.randrange(64)),
+                             ids=ids))
+    return "".join(out)
+
+
 @unittest.skipUnless(oracle.rust_binary(),
                      "the Rust tlparse is not in TLPARSE_VENV: skipped")
 class Oracle(unittest.TestCase):
@@ -152,6 +264,18 @@ class Oracle(unittest.TestCase):
                         with self.subTest(shape=shape, extra=extra,
                                           flags=flags):
                             self.check(log, flags)
+
+    def test_random_logs_agree(self):
+        """Forty logs of real entry kinds in random order: the same files,
+        raw.jsonl, compile_directory.json, chromium_events.json, payloads."""
+        with tempfile.TemporaryDirectory() as tmp:
+            for seed in range(40):
+                log = os.path.join(tmp, "random%d.log" % seed)
+                with open(log, "w", encoding="utf-8") as f:
+                    f.write(random_log(seed))
+                for flags in ([], ["-p"]):
+                    with self.subTest(seed=seed, flags=flags):
+                        self.check(log, flags)
 
     def test_strict_modes_decide_as_the_rust_tool(self):
         """Same exit status (0 or not) with --strict and --strict-compile-id
