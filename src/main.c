@@ -2,7 +2,8 @@
  * the pipeline (read -> store -> report, src/pipeline.c), prints one-line
  * messages, opens the browser.
  * Exit codes: 0 success; 1 environment errors, and with --strict or
- * --strict-compile-id the input failures they name (docs/cli.md).
+ * --strict-compile-id the input failures they name, except with -e, which
+ * (as the Rust tool) enforces neither (docs/cli.md).
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -27,13 +28,15 @@ static const char USAGE[] =
     "usage: tlparse PATH [-o DIR] [--latest] [--overwrite] [--no-browser]\n"
     "               [-i|--inductor-provenance] [--strict] "
     "[--strict-compile-id]\n"
-    "               [-p|--plain-text] [-v|--verbose] "
-    "[--custom-header-html HTML]\n"
-    "               [--profile TRACE.json[.gz]|DIR]... [--version] [--help]\n"
+    "               [-p|--plain-text] [-e|--export] [-v|--verbose]\n"
+    "               [--custom-header-html HTML]"
+    " [--profile TRACE.json[.gz]|DIR]...\n"
+    "               [--version] [--help]\n"
     "\n"
     "Turns a TORCH_TRACE structured log into a browsable folder (default\n"
     "tl_out/) with index.html and every artifact; -i adds the provenance\n"
-    "highlighter. Every flag, exit code and variable: man tlparse.\n";
+    "highlighter; -e writes the Draft Export Report of a torch.export\n"
+    "trace instead. Every flag, exit code and variable: man tlparse.\n";
 
 typedef struct cli {
   const char *path;
@@ -42,7 +45,7 @@ typedef struct cli {
   const char **profiles; /* --profile, in order given (malloc'd array) */
   size_t profile_count;
   bool latest, overwrite, no_browser, provenance, strict, strict_compile_id;
-  bool plain_text, verbose;
+  bool plain_text, verbose, export_report;
 } cli;
 
 enum {
@@ -69,6 +72,7 @@ static int parse_args(int argc, char **argv, cli *c) {
       {"strict-compile-id", no_argument, NULL, OPT_STRICT_COMPILE_ID},
       {"plain-text", no_argument, NULL, 'p'},
       {"verbose", no_argument, NULL, 'v'},
+      {"export", no_argument, NULL, 'e'},
       {"custom-header-html", required_argument, NULL, OPT_CUSTOM_HEADER},
       {"profile", required_argument, NULL, OPT_PROFILE},
       {"version", no_argument, NULL, OPT_VERSION},
@@ -78,7 +82,7 @@ static int parse_args(int argc, char **argv, cli *c) {
   c->out_dir = "tl_out";
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "o:ipvh", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "o:ipveh", options, NULL)) != -1) {
     switch (opt) {
     case 'o':
       c->out_dir = optarg;
@@ -91,6 +95,9 @@ static int parse_args(int argc, char **argv, cli *c) {
       break;
     case 'v':
       c->verbose = true;
+      break;
+    case 'e':
+      c->export_report = true;
       break;
     case OPT_LATEST:
       c->latest = true;
@@ -141,6 +148,12 @@ static int parse_args(int argc, char **argv, cli *c) {
   }
   if (optind + 1 < argc) {
     fprintf(stderr, "tlparse: unexpected argument %s\n", argv[optind + 1]);
+    return 1;
+  }
+  if (c->export_report && c->profile_count) {
+    fputs("tlparse: --profile joins the provenance pages, which -e does not "
+          "write\n",
+          stderr);
     return 1;
   }
   c->path = argv[optind];
@@ -236,6 +249,7 @@ int main(int argc, char **argv) {
   pipeline.provenance = c.provenance;
   pipeline.plain_text = c.plain_text;
   pipeline.strict_compile_id = c.strict_compile_id;
+  pipeline.export_report = c.export_report;
   pipeline.show_progress = isatty(STDERR_FILENO);
   pipeline.workers = cpus > 0 ? (int)cpus : 1;
   bool ok = tl_pipeline_run(&pipeline, &diag, error, sizeof error);
@@ -249,12 +263,14 @@ int main(int argc, char **argv) {
     exit_code = 1;
   } else {
     printf("tlparse: wrote %s/index.html\n", c.out_dir);
-    if (c.strict && tl_diag_parse_failures(&diag)) {
+    /* As the Rust tool, the export report enforces neither strict mode. */
+    if (c.strict && !c.export_report && tl_diag_parse_failures(&diag)) {
       fprintf(stderr, "tlparse: --strict: %zu lines failed to parse\n",
               tl_diag_parse_failures(&diag));
       exit_code = 1;
     }
-    if (c.strict_compile_id && diag.counts[TL_DIAG_NO_COMPILE_ID]) {
+    if (c.strict_compile_id && !c.export_report &&
+        diag.counts[TL_DIAG_NO_COMPILE_ID]) {
       fprintf(stderr,
               "tlparse: --strict-compile-id: %zu entries had no "
               "compile id\n",

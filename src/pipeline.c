@@ -1,4 +1,5 @@
-/* pipeline.c: read -> store -> report for one trace log (see pipeline.h). */
+/* pipeline.c: read -> store -> report for one trace log, or the export
+ * report (see pipeline.h). */
 #include "pipeline.h"
 
 #include <stdint.h>
@@ -6,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export_report.h"
 #include "reader.h"
 #include "report.h"
 #include "store.h"
@@ -30,8 +32,29 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total) {
   p->shown = true;
 }
 
+static bool is_big(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_size > 16 * 1024 * 1024;
+}
+
+static bool run_export(const tl_pipeline_options *options, tl_diag *diag,
+                       char *error, size_t error_size) {
+  progress prog = {false};
+  tl_export_options export_options = {0};
+  export_options.input = options->input;
+  export_options.out_dir = options->out_dir;
+  export_options.custom_header_html = options->custom_header_html;
+  if (options->show_progress && is_big(options->input)) {
+    export_options.progress = show_progress;
+    export_options.progress_ctx = &prog;
+  }
+  return tl_export_report_run(&export_options, diag, error, error_size);
+}
+
 bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
                      char *error, size_t error_size) {
+  if (options->export_report)
+    return run_export(options, diag, error, error_size);
   tl_store store;
   tl_store_options store_options = {options->plain_text, options->provenance,
                                     options->strict_compile_id,
@@ -39,8 +62,7 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
   bool ok = tl_store_open(&store, options->out_dir, &store_options, diag);
   if (ok) {
     progress prog = {false};
-    struct stat st;
-    bool big = stat(options->input, &st) == 0 && st.st_size > 16 * 1024 * 1024;
+    bool big = is_big(options->input);
     tl_reader_options reader_options = {0};
     reader_options.raw_copy = tl_store_raw_log;
     reader_options.raw_copy_ctx = &store;

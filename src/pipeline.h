@@ -1,4 +1,5 @@
-/* pipeline.h: one trace log into one report folder: read -> store -> report.
+/* pipeline.h: one trace log into one report folder: read -> store -> report,
+ * or, with `export_report`, read -> the Draft Export Report (export_report.c).
  * The command line runs it once; the multi-rank mode runs it once per rank.
  * It writes into a folder that already exists (the caller's staging folder)
  * and leaves publishing, messages and exit codes to the caller.
@@ -18,6 +19,7 @@ typedef struct tl_pipeline_options {
   const char *const *profiles; /* --profile traces, in order given */
   size_t profile_count;
   bool provenance, plain_text, strict_compile_id;
+  bool export_report; /* -e: only the export report (the rest is unused) */
   bool show_progress; /* a progress bar on stderr for big inputs */
   int workers;        /* threads for the report's views; 1 = no threads */
 } tl_pipeline_options;
