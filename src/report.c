@@ -10,6 +10,7 @@
 #include "compile_directory.h"
 #include "fsutil.h"
 #include "html.h"
+#include "metrics_pages.h"
 #include "utf8.h"
 #ifdef HAVE_tl_engine
 #include "provenance.h"
@@ -411,26 +412,33 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
 }
 #endif
 
+/* One compile id's files as the Rust index lists them: the path (a link's
+ * name), its readable page, the cache marker and the running number. */
 static void artifact_list(tl_buf *html, const tl_compile_dir *dir) {
   tl_buf_puts(html, "<ul class=\"artifacts\">\n");
   for (size_t k = 0; k < dir->artifacts.count; k++) {
     const tl_artifact *a = &dir->artifacts.items[k];
     tl_buf_puts(html, "<li>");
-    const char *href = a->url ? a->url : a->path;
-    if (href) {
+    const char *text = a->url || !a->path ? a->name : a->path;
+    if (a->url || a->path) {
       tl_buf_puts(html, "<a href=\"");
       if (a->url)
         tl_html_escape_cstr(html, a->url);
       else
         tl_url_path(html, a->path);
       tl_buf_puts(html, "\">");
-      tl_html_escape_cstr(html, a->name);
+      tl_html_escape_cstr(html, text);
       tl_buf_puts(html, "</a>");
     } else {
-      tl_html_escape_cstr(html, a->name);
+      tl_html_escape_cstr(html, text);
     }
-    if (a->number >= 0)
-      tl_buf_printf(html, " <span class=\"num\">(%d)</span>", a->number);
+    if (a->readable_path) {
+      tl_buf_puts(html, " (<a href=\"");
+      tl_url_path(html, a->readable_path);
+      tl_buf_puts(html, "\">readable_html</a>)");
+    }
+    tl_buf_printf(html, " %s <span class=\"num\">(%d)</span>",
+                  tl_cache_suffix(a), a->listed_number);
     if (a->text_path && a->path && strcmp(a->text_path, a->path) != 0) {
       tl_buf_puts(html, " <a class=\"raw\" href=\"");
       tl_url_path(html, a->text_path);
@@ -521,85 +529,109 @@ static void diagnostics_section(tl_buf *html, const tl_diag *diag) {
   tl_buf_puts(html, "</section>\n");
 }
 
-/* The stack trie: the dynamo_start stacks of all compile ids merged by
- * common prefix, as the Rust tlparse's index shows them. */
-typedef struct trie_node {
-  const char *label; /* one frame; NULL for the root */
-  TL_VEC(struct trie_node *) children;
-  TL_VEC(const tl_compile_dir *) dirs;
-} trie_node;
+static const char TOGGLE_SCRIPT[] =
+    "<script>\nfunction toggleList(toggleItem) {\n"
+    "  const nested = toggleItem.parentNode.querySelector('ul');\n"
+    "  if (nested) {\n"
+    "    nested.style.display = nested.style.display === 'none' ? 'block' : "
+    "'none';\n"
+    "    toggleItem.classList.toggle('collapsed');\n  }\n}\n</script>\n";
 
-static trie_node *trie_child(trie_node *node, const char *label) {
-  for (size_t i = 0; i < node->children.count; i++)
-    if (strcmp(node->children.items[i]->label, label) == 0)
-      return node->children.items[i];
-  trie_node *child = tl_xcalloc(1, sizeof *child);
-  child->label = label;
-  TL_VEC_PUSH(node->children, child);
-  return child;
-}
-
-static void trie_free(trie_node *node) {
-  for (size_t i = 0; i < node->children.count; i++)
-    trie_free(node->children.items[i]);
-  TL_VEC_FREE(node->children);
-  TL_VEC_FREE(node->dirs);
-  free(node);
-}
-
-/* One list item per branch point: a chain of single-child frames is shown
- * as consecutive lines of one item. */
-static void trie_render(tl_buf *html, const trie_node *node, int depth) {
-  tl_buf_puts(html, "<li><code>");
-  for (;;) {
-    tl_html_escape_cstr(html, node->label);
-    if (node->dirs.count || node->children.count != 1)
-      break;
-    tl_buf_puts(html, "\n");
-    node = node->children.items[0];
-  }
-  tl_buf_puts(html, "</code>");
-  for (size_t i = 0; i < node->dirs.count; i++) {
-    tl_buf_puts(html, " <a href=\"#");
-    tl_url_path(html, node->dirs.items[i]->dir_name);
-    tl_buf_puts(html, "\">");
-    tl_html_escape_cstr(html, node->dirs.items[i]->display);
-    tl_buf_puts(html, "</a>");
-  }
-  if (node->children.count && depth < 200) {
-    tl_buf_puts(html, "\n<ul>\n");
-    for (size_t i = 0; i < node->children.count; i++)
-      trie_render(html, node->children.items[i], depth + 1);
-    tl_buf_puts(html, "</ul>");
-  }
-  tl_buf_puts(html, "</li>\n");
-}
-
+/* The Rust tool's stack trie section, with its colour legend. */
 static void stack_trie_section(tl_buf *html, const tl_store *store) {
-  trie_node *root = tl_xcalloc(1, sizeof *root);
-  for (size_t i = 0; i < store->dirs.count; i++) {
-    const tl_compile_dir *dir = store->dirs.items[i];
-    for (size_t s = 0; s < dir->stacks.count; s++) {
-      const tl_stack *stack = &dir->stacks.items[s];
-      trie_node *node = root;
-      for (size_t k = 0; k < stack->count; k++)
-        node = trie_child(node, stack->frames[k]);
-      bool listed = false;
-      for (size_t d = 0; d < node->dirs.count; d++)
-        listed |= node->dirs.items[d] == dir;
-      if (!listed)
-        TL_VEC_PUSH(node->dirs, dir);
-    }
+  tl_buf_puts(
+      html,
+      "<section id=\"stack-trie\">\n<h2>Stack trie</h2>\n<p>Where in your "
+      "program each compilation started: every stack that triggered a PT2 "
+      "compilation, merged where stacks share a prefix (most recent call "
+      "last); each compile id stands on its last frame.</p>\n"
+      "<p>Links to particular compilation are color coded by status: <span "
+      "class=\"status-ok\">[Success]</span>, <span class=\"status-break\">"
+      "[Success with restart (e.g., graph break)]</span>, <span "
+      "class=\"status-empty\">[Empty graph]</span>, <span "
+      "class=\"status-error\">[Error]</span>, <span "
+      "class=\"status-missing\">[Metrics were missing]</span></p>\n");
+  tl_stack_trie_render(html, store);
+  tl_buf_puts(html, "</section>\n");
+}
+
+/* Rust's "Failures and Restarts" pointer, when there is anything. */
+static void failures_section(tl_buf *html, const tl_store *store) {
+  if (!store->failure_count)
+    return;
+  tl_buf_printf(
+      html,
+      "<section id=\"failures\">\n<h2> Failures and Restarts </h2>\n<p>"
+      "Various issues may cause Dynamo to restart its analysis or give up on "
+      "compilation entirely, causing graph breaks and fallbacks to eager "
+      "mode. This run had <strong><a href=\"failures_and_restarts.html\">%zu "
+      "restart(s) and/or compilation failure(s)</a></strong>.</p>\n"
+      "</section>\n",
+      store->failure_count);
+}
+
+static void chromium_section(tl_buf *html, const tl_store *store) {
+  if (store->chromium_event_count)
+    tl_buf_puts(html, "<h2> Chromium Events </h2>\n<p>PT2 generates <a "
+                      "href=\"chromium_events.json\">Chromium Trace "
+                      "Events</a> in JSON on specific events during "
+                      "compilation. You can download and view them in a tool "
+                      "like <a href=\"https://ui.perfetto.dev/\">Perfetto"
+                      "</a>.</p>\n");
+  if (store->collectives_parity_link)
+    tl_buf_puts(html, "<p><a href=\"collectives_parity.json\">Collectives "
+                      "Parity report</a> comparing scheduler and Inductor "
+                      "output code collective operations.</p>\n");
+  if (store->unknown_count) {
+    tl_buf_printf(html, "<p class=\"note\">%zu unknown entr%s (first: <code>",
+                  store->unknown_count,
+                  store->unknown_count == 1 ? "y" : "ies");
+    tl_html_escape_cstr(html, store->first_unknown);
+    tl_buf_puts(html, "</code>), not shown here: see <a "
+                      "href=\"raw.jsonl\">raw.jsonl</a>.</p>\n");
   }
-  if (root->children.count) {
-    tl_buf_puts(html, "<section id=\"stack-trie\">\n<h2>Stack trie</h2>\n"
-                      "<p>Where in your program each compilation started "
-                      "(outermost frame first).</p>\n<ul class=\"trie\">\n");
-    for (size_t i = 0; i < root->children.count; i++)
-      trie_render(html, root->children.items[i], 0);
-    tl_buf_puts(html, "</ul>\n</section>\n");
+}
+
+/* One compile folder under "Build products": the Rust anchor (the id) on
+ * the first folder of each id, ours (the folder) on every one. */
+static void compile_item(tl_buf *html, const tl_store *store, size_t i,
+                         const tl_report_options *options, tl_view *views,
+                         size_t view_count) {
+  const tl_compile_dir *dir = store->dirs.items[i];
+  bool first = true;
+  for (size_t k = 0; k < i && first; k++)
+    first = strcmp(store->dirs.items[k]->display, dir->display) != 0;
+  tl_buf_puts(html, "<div class=\"compile\" id=\"");
+  tl_html_escape_cstr(html, dir->dir_name);
+  tl_buf_puts(html, "\">\n<h3><a");
+  if (first) {
+    tl_buf_puts(html, " id=\"");
+    tl_html_escape_cstr(html, dir->unknown_id ? "(unknown)" : dir->display);
+    tl_buf_puts(html, "\"");
   }
-  trie_free(root);
+  tl_buf_puts(html, ">");
+  tl_html_escape_cstr(html, dir->unknown_id ? "(unknown)" : dir->display);
+  tl_buf_puts(html, "</a> <span class=\"dir\">");
+  tl_html_escape_cstr(html, dir->dir_name);
+  tl_buf_puts(html, "</span>");
+  if (dir->frame_summary) {
+    tl_buf_puts(html, " <span class=\"frame\">");
+    tl_html_escape_cstr(html, dir->frame_summary);
+    tl_buf_puts(html, "</span>");
+  }
+  if (dir->fail_type) {
+    tl_buf_puts(html, " <span class=\"fail\">");
+    tl_html_escape_cstr(html, dir->fail_type);
+    tl_buf_puts(html, "</span>");
+  }
+  tl_buf_puts(html, "</h3>\n");
+  artifact_list(html, dir);
+  if (options->provenance) {
+    tl_buf_puts(html, "<ul class=\"views\">\n");
+    view_links(html, views, view_count);
+    tl_buf_puts(html, "</ul>\n");
+  }
+  tl_buf_puts(html, "</div>\n");
 }
 
 static void write_index(tl_store *store, const tl_report_options *options,
@@ -610,6 +642,7 @@ static void write_index(tl_store *store, const tl_report_options *options,
   tl_html_page_begin(&html, "tlparse report", "");
   if (options->custom_header_html)
     tl_buf_puts(&html, options->custom_header_html); /* the user's own HTML */
+  tl_buf_puts(&html, TOGGLE_SCRIPT);
   tl_buf_puts(&html,
               "<h1>tlparse report</h1>\n<p class=\"input\">Trace: <code>");
   tl_html_escape_cstr(&html, options->input_name);
@@ -624,6 +657,7 @@ static void write_index(tl_store *store, const tl_report_options *options,
       "href=\"compile_directory.json\">compile_directory.json</a></p>\n");
   diagnostics_section(&html, diag);
   stack_trie_section(&html, store);
+  failures_section(&html, store);
   if (options->provenance) {
     tl_buf_puts(&html,
                 "<section id=\"provenance\">\n<h2>Provenance Tracking"
@@ -635,39 +669,16 @@ static void write_index(tl_store *store, const tl_report_options *options,
       view_links(&html, dir_views[i], dir_view_counts[i]);
     tl_buf_puts(&html, "</ul>\n</section>\n");
   }
-  tl_buf_puts(&html, "<section id=\"compiles\">\n<h2>Compile ids</h2>\n"
-                     "<p>In log order, each with its artifacts and their "
-                     "running numbers.</p>\n");
+  tl_buf_puts(&html, "<section id=\"compiles\">\n<h2>IR dumps</h2>\n"
+                     "<p>The intermediate products of each compilation, by "
+                     "compile id in log order, each with its running "
+                     "number.</p>\n");
   inline_help(&html, "What a compile id like [0/1_1] means", "compile-ids");
   inline_help(&html, "What the artifacts are", "artifacts");
-  for (size_t i = 0; i < store->dirs.count; i++) {
-    const tl_compile_dir *dir = store->dirs.items[i];
-    tl_buf_puts(&html, "<div class=\"compile\" id=\"");
-    tl_html_escape_cstr(&html, dir->dir_name);
-    tl_buf_puts(&html, "\">\n<h3>");
-    tl_html_escape_cstr(&html, dir->display);
-    tl_buf_puts(&html, " <span class=\"dir\">");
-    tl_html_escape_cstr(&html, dir->dir_name);
-    tl_buf_puts(&html, "</span>");
-    if (dir->frame_summary) {
-      tl_buf_puts(&html, " <span class=\"frame\">");
-      tl_html_escape_cstr(&html, dir->frame_summary);
-      tl_buf_puts(&html, "</span>");
-    }
-    if (dir->fail_type) {
-      tl_buf_puts(&html, " <span class=\"fail\">");
-      tl_html_escape_cstr(&html, dir->fail_type);
-      tl_buf_puts(&html, "</span>");
-    }
-    tl_buf_puts(&html, "</h3>\n");
-    artifact_list(&html, dir);
-    if (options->provenance) {
-      tl_buf_puts(&html, "<ul class=\"views\">\n");
-      view_links(&html, dir_views[i], dir_view_counts[i]);
-      tl_buf_puts(&html, "</ul>\n");
-    }
-    tl_buf_puts(&html, "</div>\n");
-  }
+  chromium_section(&html, store);
+  tl_buf_puts(&html, "<p>Build products below:</p>\n");
+  for (size_t i = 0; i < store->dirs.count; i++)
+    compile_item(&html, store, i, options, dir_views[i], dir_view_counts[i]);
   tl_buf_puts(&html, "</section>\n");
   tl_html_page_end(&html);
   tl_store_write(store, "index.html", html.data, html.len);
@@ -677,34 +688,7 @@ static void write_index(tl_store *store, const tl_report_options *options,
 static void write_failures(tl_store *store) {
   tl_buf html;
   tl_buf_init(&html);
-  tl_html_page_begin(&html, "Failures and restarts", "");
-  tl_buf_puts(&html, "<nav><a href=\"index.html\">index</a></nav>\n"
-                     "<h1>Failures and restarts</h1>\n");
-  size_t shown = 0;
-  tl_buf_puts(&html, "<table class=\"diag\">\n<tr><th>compile id</th>"
-                     "<th>failure</th><th>reason</th><th>restarts</th></tr>\n");
-  for (size_t i = 0; i < store->dirs.count; i++) {
-    const tl_compile_dir *dir = store->dirs.items[i];
-    if (!dir->fail_type && !dir->restart_reasons)
-      continue;
-    shown++;
-    tl_buf_puts(&html, "<tr><td><a href=\"index.html#");
-    tl_url_path(&html, dir->dir_name);
-    tl_buf_puts(&html, "\">");
-    tl_html_escape_cstr(&html, dir->display);
-    tl_buf_puts(&html, "</a></td><td>");
-    tl_html_escape_cstr(&html, dir->fail_type ? dir->fail_type : "");
-    tl_buf_puts(&html, "</td><td><pre>");
-    tl_html_escape_cstr(&html, dir->fail_reason ? dir->fail_reason : "");
-    tl_buf_puts(&html, "</pre></td><td>");
-    tl_html_escape_cstr(&html,
-                        dir->restart_reasons ? dir->restart_reasons : "");
-    tl_buf_puts(&html, "</td></tr>\n");
-  }
-  tl_buf_puts(&html, "</table>\n");
-  if (!shown)
-    tl_buf_puts(&html, "<p>No compilation failed or restarted.</p>\n");
-  tl_html_page_end(&html);
+  tl_failures_page_render(&html, &store->failure_rows, store->failure_count);
   tl_store_write(store, "failures_and_restarts.html", html.data, html.len);
   tl_buf_free(&html);
 }

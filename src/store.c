@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "html.h"
 #include "json_serde.h"
+#include "metrics_pages.h"
 #include "resources.h"
 
 typedef enum out_kind {
@@ -23,6 +24,8 @@ typedef enum out_kind {
   OUT_CHROMIUM,    /* appended to chromium_events.json */
   OUT_DUMP_FILE,   /* dump_file {name} -> <name>_N.txt */
   OUT_START,       /* dynamo_start: the frame that is compiled */
+  OUT_SHAPE_SPEC,  /* symbolic_shape_specialization: on the metrics page */
+  OUT_FAST_GUARD,  /* guard_added_fast: on the metrics page */
   OUT_NONE         /* kept in raw.jsonl only */
 } out_kind;
 
@@ -55,6 +58,19 @@ static const kind_row KINDS[] = {
     {"chromium_event", OUT_CHROMIUM, TL_ROLE_NONE},
     {"dump_file", OUT_DUMP_FILE, TL_ROLE_NONE},
     {"dynamo_start", OUT_START, TL_ROLE_NONE},
+    {"symbolic_shape_specialization", OUT_SHAPE_SPEC, TL_ROLE_NONE},
+    {"guard_added_fast", OUT_FAST_GUARD, TL_ROLE_NONE},
+    /* Kinds the Rust tool knows but writes no file of its own for. */
+    {"describe_storage", OUT_NONE, TL_ROLE_NONE},
+    {"describe_tensor", OUT_NONE, TL_ROLE_NONE},
+    {"describe_source", OUT_NONE, TL_ROLE_NONE},
+    {"propagate_real_tensors_provenance", OUT_NONE, TL_ROLE_NONE},
+    {"guard_added", OUT_NONE, TL_ROLE_NONE},
+    {"create_unbacked_symbol", OUT_NONE, TL_ROLE_NONE},
+    {"expression_created", OUT_NONE, TL_ROLE_NONE},
+    {"missing_fake_kernel", OUT_NONE, TL_ROLE_NONE},
+    {"mismatched_fake_kernel", OUT_NONE, TL_ROLE_NONE},
+    {"exported_program", OUT_NONE, TL_ROLE_NONE},
 };
 
 /* Artifact and graph_dump names that feed the provenance panels. */
@@ -122,18 +138,40 @@ static uint64_t hash_name(const char *s) {
 
 /* The folder of a compile id, found through an open-addressing table of the
  * folder names (a trace may hold thousands of compile ids). */
+static tl_compile_dir *find_dir(tl_store *store, const char *name,
+                                size_t *slot_out) {
+  size_t mask = store->dir_table_size - 1;
+  size_t slot = store->dir_table_size ? hash_name(name) & mask : 0;
+  while (store->dir_table_size && store->dir_table[slot]) {
+    if (strcmp(store->dir_table[slot]->dir_name, name) == 0)
+      return store->dir_table[slot];
+    slot = (slot + 1) & mask;
+  }
+  *slot_out = slot;
+  return NULL;
+}
+
+/* The folder the id's non-file entries go to (attempt 0), if it exists. */
+static tl_compile_dir *attempt0_dir(tl_store *store, tl_compile_id id) {
+  if (id.has_frame_compile) {
+    id.has_attempt = true;
+    id.attempt = 0;
+  }
+  char name[96];
+  size_t slot;
+  tl_compile_id_dir_name(&id, name, sizeof name);
+  return find_dir(store, name, &slot);
+}
+
 static tl_compile_dir *dir_for(tl_store *store, const tl_compile_id *id) {
   char name[96];
   tl_compile_id_dir_name(id, name, sizeof name);
   if (store->last_dir && strcmp(store->last_dir->dir_name, name) == 0)
     return store->last_dir;
-  size_t mask = store->dir_table_size - 1;
-  size_t slot = store->dir_table_size ? hash_name(name) & mask : 0;
-  while (store->dir_table_size && store->dir_table[slot]) {
-    if (strcmp(store->dir_table[slot]->dir_name, name) == 0)
-      return store->last_dir = store->dir_table[slot];
-    slot = (slot + 1) & mask;
-  }
+  size_t slot = 0;
+  tl_compile_dir *found = find_dir(store, name, &slot);
+  if (found)
+    return store->last_dir = found;
   tl_compile_dir *dir = tl_xcalloc(1, sizeof *dir);
   memcpy(dir->dir_name, name, sizeof name);
   tl_compile_id_display(id, dir->display, sizeof dir->display);
@@ -284,49 +322,6 @@ static void output_code_page(tl_buf *html, tl_compile_dir *dir,
   tl_html_page_end(html);
 }
 
-static void metrics_page(tl_buf *html, tl_compile_dir *dir, const char *key,
-                         const cJSON *metrics) {
-  tl_html_page_begin(html, key, "../");
-  page_heading(html, key, dir);
-  tl_buf_puts(html, "<table class=\"kv\">\n");
-  for (const cJSON *item = metrics ? metrics->child : NULL; item;
-       item = item->next) {
-    if (!item->string)
-      continue;
-    tl_buf_puts(html, "<tr><th>");
-    tl_html_escape_cstr(html, item->string);
-    tl_buf_puts(html, "</th><td>");
-    if (cJSON_IsString(item)) {
-      tl_buf_puts(html, "<pre>");
-      tl_html_escape_cstr(html, item->valuestring);
-      tl_buf_puts(html, "</pre>");
-    } else {
-      char *json = cJSON_PrintUnformatted(item);
-      if (json)
-        tl_html_escape_cstr(html, json);
-      free(json);
-    }
-    tl_buf_puts(html, "</td></tr>\n");
-  }
-  tl_buf_puts(html, "</table>\n");
-  tl_html_page_end(html);
-}
-
-static void remember_metrics(tl_compile_dir *dir, const cJSON *metrics) {
-  dir->has_metrics = true;
-  const char *fail_type = object_string(metrics, "fail_type");
-  const char *fail_reason = object_string(metrics, "fail_reason");
-  if (fail_type && !dir->fail_type)
-    dir->fail_type = tl_xstrdup(fail_type);
-  if (fail_reason && !dir->fail_reason)
-    dir->fail_reason = tl_xstrdup(fail_reason);
-  const cJSON *restarts =
-      cJSON_GetObjectItemCaseSensitive(metrics, "restart_reasons");
-  if (cJSON_IsArray(restarts) && cJSON_GetArraySize(restarts) > 0 &&
-      !dir->restart_reasons)
-    dir->restart_reasons = cJSON_PrintUnformatted(restarts);
-}
-
 /* Parses `text` as one JSON value with nothing but whitespace after it
  * (cJSON alone stops at the end of the first value); NULL otherwise. */
 static cJSON *parse_whole_json(tl_str text) {
@@ -343,16 +338,6 @@ static cJSON *parse_whole_json(tl_str text) {
   return json;
 }
 
-/* A whole number from JSON, or `fallback` when it is not one that fits. */
-static long long json_int(const cJSON *item, long long fallback) {
-  if (!cJSON_IsNumber(item))
-    return fallback;
-  double v = item->valuedouble;
-  if (!(v >= -9.0e15 && v <= 9.0e15) || v != (double)(long long)v)
-    return fallback;
-  return (long long)v;
-}
-
 /* A JSON payload rendered as an indented, escaped block. */
 static void json_block(tl_buf *html, tl_str payload) {
   cJSON *json = parse_whole_json(payload);
@@ -365,13 +350,6 @@ static void json_block(tl_buf *html, tl_str payload) {
   tl_buf_puts(html, "</pre>\n");
   free(pretty);
   cJSON_Delete(json);
-}
-
-static void guards_page(tl_buf *html, tl_compile_dir *dir, tl_str payload) {
-  tl_html_page_begin(html, "dynamo_guards", "../");
-  page_heading(html, "dynamo_guards", dir);
-  json_block(html, payload);
-  tl_html_page_end(html);
 }
 
 /* Kernel stack traces, one section per kernel key, with literal "\n"
@@ -409,39 +387,63 @@ static void stack_traces_page(tl_buf *html, tl_compile_dir *dir,
   tl_html_page_end(html);
 }
 
-/* dynamo_start: "fn (file.py:12)" of the innermost frame. */
-/* One stack frame as "file.py:12 in name". */
-static char *frame_text(const cJSON *frame, const tl_string_table *strings) {
-  const char *name = object_string(frame, "name");
-  const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "filename");
-  const cJSON *line = cJSON_GetObjectItemCaseSensitive(frame, "line");
-  const char *file_name = cJSON_IsNumber(file)
-                              ? tl_string_table_get(strings, json_int(file, -1))
-                          : cJSON_IsString(file) ? file->valuestring
-                                                 : NULL;
-  tl_buf s;
-  tl_buf_init(&s);
-  tl_buf_printf(&s, "%s:%lld in %s", file_name ? file_name : "?",
-                json_int(line, 0), name ? name : "?");
-  return tl_buf_detach(&s);
+static char *dup_or_null(const char *s) { return s ? tl_xstrdup(s) : NULL; }
+
+/* The Rust tool drops the convert_frame.py frames that end some stacks:
+ * catch_errors, _convert_frame, _convert_frame_assert, or three __call__. */
+static size_t without_convert_frame(const tl_frame *f, size_t n) {
+  static const char *const SUFFIXES[][3] = {
+      {"catch_errors", "_convert_frame", "_convert_frame_assert"},
+      {"__call__", "__call__", "__call__"}};
+  for (size_t s = 0; s < 2; s++) {
+    bool match = n >= 3;
+    for (size_t k = 0; match && k < 3; k++) {
+      const tl_frame *x = &f[n - 3 + k];
+      match = x->file && x->name &&
+              strcmp(x->file, "torch/_dynamo/convert_frame.py") == 0 &&
+              strcmp(x->name, SUFFIXES[s][k]) == 0;
+    }
+    if (match)
+      n -= 3;
+  }
+  return n;
 }
 
 /* dynamo_start: the user stack that led to this compilation (outermost
- * first), for the index's stack trie, and its innermost frame. */
-static void remember_start(tl_compile_dir *dir, const tl_record *rec) {
+ * first), for the stack tries, and its innermost frame. */
+static void remember_start(tl_store *store, tl_compile_dir *dir,
+                           const tl_record *rec) {
   const cJSON *stack =
       cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
   int n = cJSON_IsArray(stack) ? cJSON_GetArraySize(stack) : 0;
   if (n <= 0)
     return;
-  tl_stack s = {tl_xcalloc((size_t)n, sizeof(char *)), 0};
+  tl_frame *read = tl_xcalloc((size_t)n, sizeof *read);
+  size_t count = 0;
   const cJSON *frame;
   cJSON_ArrayForEach(frame, stack) {
-    s.frames[s.count++] = frame_text(frame, rec->strings);
+    tl_frame_read(frame, rec->strings, &read[count++]);
   }
-  if (!dir->frame_summary)
-    dir->frame_summary = tl_xstrdup(s.frames[n - 1]);
+  count = without_convert_frame(read, count);
+  tl_stack s = {tl_xcalloc(count ? count : 1, sizeof(tl_frame)), count};
+  for (size_t i = 0; i < count; i++) {
+    s.frames[i].file = dup_or_null(read[i].file);
+    s.frames[i].name = dup_or_null(read[i].name);
+    s.frames[i].loc = dup_or_null(read[i].loc);
+    s.frames[i].line = read[i].line;
+  }
+  free(read);
+  if (!dir->frame_summary && count) {
+    const tl_frame *last = &s.frames[count - 1];
+    tl_buf text;
+    tl_buf_init(&text);
+    tl_buf_printf(&text, "%s:%lld in %s", last->file ? last->file : "(unknown)",
+                  last->line, last->name ? last->name : "");
+    dir->frame_summary = tl_buf_detach(&text);
+  }
   TL_VEC_PUSH(dir->stacks, s);
+  tl_start start = {dir, dir->stacks.count - 1};
+  TL_VEC_PUSH(store->starts, start);
 }
 
 static bool is_md5_text(const char *s) {
@@ -597,6 +599,70 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
   tl_buf_free(&stem);
 }
 
+static void free_shape_entries(tl_compile_dir *dir) {
+  for (size_t i = 0; i < dir->specializations.count; i++)
+    cJSON_Delete(dir->specializations.items[i]);
+  for (size_t i = 0; i < dir->fast_guards.count; i++)
+    cJSON_Delete(dir->fast_guards.items[i]);
+  TL_VEC_FREE(dir->specializations);
+  TL_VEC_FREE(dir->fast_guards);
+}
+
+/* A metrics entry: its page, its row(s) on failures_and_restarts.html and
+ * its part in the index's status of the id (filed under attempt 0). */
+static void store_metrics(tl_store *store, tl_compile_dir *dir,
+                          const tl_record *rec) {
+  const cJSON *m = rec->kind_value;
+  bool known_id =
+      !rec->compile_id_unknown && !tl_compile_id_is_empty(&rec->compile_id);
+  tl_compile_dir *home = known_id ? attempt0_dir(store, rec->compile_id) : NULL;
+  bool compilation = strcmp(rec->kind, "compilation_metrics") == 0;
+  const char *fail_type =
+      cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "fail_type"));
+  if (fail_type && !dir->fail_type)
+    dir->fail_type = tl_xstrdup(fail_type);
+  if (compilation && home) {
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(m, "graph_op_count");
+    const cJSON *restarts =
+        cJSON_GetObjectItemCaseSensitive(m, "restart_reasons");
+    home->metrics_count++;
+    home->any_fail |=
+        cJSON_GetObjectItemCaseSensitive(m, "fail_type") &&
+        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "fail_type"));
+    home->any_empty |= !cJSON_IsNumber(ops) || ops->valuedouble == 0;
+    home->any_restart |= cJSON_IsArray(restarts) && restarts->child;
+  }
+  tl_metrics_input in = {0};
+  in.dir = dir;
+  in.display = known_id ? dir->display : NULL;
+  in.metrics = m;
+  in.strings = rec->strings;
+  if (compilation && home) { /* the first page of the id takes them all */
+    in.stack =
+        home->stacks.count ? &home->stacks.items[home->stacks.count - 1] : NULL;
+    in.specializations = home->specializations.items;
+    in.specialization_count = home->specializations.count;
+    in.fast_guards = home->fast_guards.items;
+    in.fast_guard_count = home->fast_guards.count;
+  }
+  tl_buf html;
+  tl_buf_init(&html);
+  tl_metrics_page_render(rec->kind, &html, &in);
+  if (in.bad_field)
+    tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
+                "%s field \"%s\" has the wrong type (shown empty)", rec->kind,
+                in.bad_field);
+  int number = store->counter++;
+  write_page(store, dir, rec->kind, number, "", &html, rec->line);
+  tl_buf_free(&html);
+  if (compilation)
+    store->failure_count += tl_failure_rows(
+        &store->failure_rows,
+        dir->artifacts.items[dir->artifacts.count - 1].path, in.display, m);
+  if (compilation && home)
+    free_shape_entries(home);
+}
+
 /* The folder of an entry whose compile id cannot be read: one per entry,
  * `unknown_<line>/`, all listed under "unknown" (as in the Rust tool). */
 static tl_compile_dir *unknown_dir(tl_store *store, size_t line) {
@@ -659,18 +725,22 @@ static void store_entry(tl_store *store, const tl_record *rec) {
   case OUT_OUTPUT_CODE:
     store_output_code(store, dir, rec);
     return;
-  case OUT_GUARDS:
+  case OUT_GUARDS: {
+    char error[128];
     tl_buf_init(&html);
-    guards_page(&html, dir, rec->payload);
-    write_page(store, dir, rec->kind, store->counter++, "", &html, rec->line);
+    if (tl_guards_page_render(&html, dir->unknown_id ? NULL : dir->display,
+                              rec->payload, rec->strings, error, sizeof error))
+      write_page(store, dir, rec->kind, store->counter++, "", &html, rec->line);
+    else /* as the Rust tool: no page; the payload goes to payloads/ */
+      tl_diag_add(store->diag, TL_DIAG_PAYLOAD, rec->line,
+                  "dynamo_guards payload is %s, not a list of guards (no "
+                  "page; payload kept in payloads/)",
+                  error);
     tl_buf_free(&html);
     return;
+  }
   case OUT_METRICS:
-    remember_metrics(dir, rec->kind_value);
-    tl_buf_init(&html);
-    metrics_page(&html, dir, rec->kind, rec->kind_value);
-    write_page(store, dir, rec->kind, store->counter++, "", &html, rec->line);
-    tl_buf_free(&html);
+    store_metrics(store, dir, rec);
     return;
   case OUT_LINK: {
     const char *name = object_string(rec->kind_value, "name");
@@ -714,9 +784,18 @@ static void store_entry(tl_store *store, const tl_record *rec) {
     return;
   }
   case OUT_START:
-    remember_start(dir, rec);
+    remember_start(store, dir, rec);
+    return;
+  case OUT_SHAPE_SPEC:
+    TL_VEC_PUSH(dir->specializations, cJSON_Duplicate(rec->kind_value, true));
+    return;
+  case OUT_FAST_GUARD:
+    TL_VEC_PUSH(dir->fast_guards, cJSON_Duplicate(rec->kind_value, true));
     return;
   case OUT_NONE:
+    if (!row && !store->unknown_count++)
+      snprintf(store->first_unknown, sizeof store->first_unknown, "%s",
+               rec->kind);
     return;
   }
 }
@@ -761,6 +840,7 @@ static FILE *open_stream(tl_store *store, const char *name) {
 bool tl_store_open(tl_store *store, const char *out_dir,
                    const tl_store_options *options, tl_diag *diag) {
   memset(store, 0, sizeof *store);
+  tl_buf_init(&store->failure_rows);
   store->out_dir = out_dir;
   store->options = *options;
   store->diag = diag;
@@ -868,17 +948,22 @@ void tl_store_free(tl_store *store) {
     TL_VEC_FREE(dir->artifacts);
     free(dir->frame_summary);
     for (size_t k = 0; k < dir->stacks.count; k++) {
-      for (size_t f = 0; f < dir->stacks.items[k].count; f++)
-        free(dir->stacks.items[k].frames[f]);
+      for (size_t f = 0; f < dir->stacks.items[k].count; f++) {
+        tl_frame *frame = &dir->stacks.items[k].frames[f];
+        free((char *)frame->file);
+        free((char *)frame->name);
+        free((char *)frame->loc);
+      }
       free(dir->stacks.items[k].frames);
     }
     TL_VEC_FREE(dir->stacks);
     free(dir->fail_type);
-    free(dir->fail_reason);
-    free(dir->restart_reasons);
+    free_shape_entries(dir);
     free(dir);
   }
   TL_VEC_FREE(store->dirs);
+  TL_VEC_FREE(store->starts);
+  tl_buf_free(&store->failure_rows);
   tl_raw_jsonl_free(&store->raw_jsonl);
   tl_string_table_free(&store->strings);
   free(store->payload_file);

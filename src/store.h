@@ -49,8 +49,18 @@ typedef struct tl_artifact {
   char md5[33]; /* md5 of the payload (hex), "" when none */
 } tl_artifact;
 
+/* One stack frame: "file:line in name" plus its source line `loc`. In a
+ * tl_stack of the store the strings are owned (malloc'd); read straight from
+ * a trace (tl_frame_read) they are borrowed. NULL: absent. */
+typedef struct tl_frame {
+  const char *file; /* resolved through the string table */
+  const char *name;
+  const char *loc;
+  long long line;
+} tl_frame;
+
 typedef struct tl_stack {
-  char **frames;
+  tl_frame *frames;
   size_t count;
 } tl_stack;
 
@@ -63,9 +73,14 @@ typedef struct tl_compile_dir {
    * a compile id logged by several runs has several. */
   TL_VEC(tl_stack) stacks;
   char *fail_type; /* from compilation_metrics, or NULL */
-  char *fail_reason;
-  char *restart_reasons;
-  bool has_metrics;
+  /* The compilation_metrics filed under this id with attempt 0, for the
+   * index's status colour (parity spec 5). */
+  size_t metrics_count;
+  bool any_fail, any_empty, any_restart;
+  /* symbolic_shape_specialization and guard_added_fast values filed under
+   * this id (copies), until a metrics page of the id takes them. */
+  TL_VEC(cJSON *) specializations;
+  TL_VEC(cJSON *) fast_guards;
   bool folder_made;
   bool unknown_id; /* unknown_<line>/: the compile id could not be read */
 } tl_compile_dir;
@@ -83,6 +98,12 @@ typedef struct tl_pending_md5 {
   size_t artifact; /* index in dir->artifacts */
   size_t ticket;
 } tl_pending_md5;
+
+/* One dynamo_start in log order: the stack trie is built in this order. */
+typedef struct tl_start {
+  tl_compile_dir *dir;
+  size_t stack; /* index in dir->stacks */
+} tl_start;
 
 typedef struct tl_store {
   const char *out_dir;
@@ -111,6 +132,18 @@ typedef struct tl_store {
   TL_VEC(tl_pending_md5) pending_md5;
   size_t chromium_event_count;
   size_t record_count;
+  TL_VEC(tl_start) starts;
+  /* failures_and_restarts.html's rows, built as metrics entries are read */
+  tl_buf failure_rows;
+  size_t failure_count;
+  /* Entries of a kind the Rust tool does not know either (its "Unknown
+   * fields"): kept in raw.jsonl and named in the index. */
+  size_t unknown_count;
+  char first_unknown[64];
+  /* The index links collectives_parity.json (which the Rust tool links on
+   * every index, dead in single-log mode): set after tl_store_open by a
+   * driver that writes that file beside the index (multi-rank mode). */
+  bool collectives_parity_link;
   bool payloads_dir_made;
   char error[512]; /* first environment error (unwritable output) */
   bool failed;
