@@ -515,7 +515,8 @@ void tl_failures_page_render(tl_buf *html, const tl_buf *rows, size_t count) {
   tl_buf_append(html, rows->data, rows->len);
   tl_buf_puts(html, "</table>\n");
   if (!count)
-    tl_buf_puts(html, "<p>No compilation failed or restarted.</p>\n");
+    tl_buf_puts(html,
+                "<p class=\"note\">No compilation failed or restarted.</p>\n");
   tl_html_page_end(html);
 }
 
