@@ -216,11 +216,21 @@ static bool resolve_input(const cli *c, char **input) {
   return true;
 }
 
+static int run(const cli *cp);
+
 int main(int argc, char **argv) {
   cli c;
   int code = parse_args(argc, argv, &c);
-  if (code >= 0)
-    return code;
+  if (code < 0)
+    code = run(&c);
+  free(c.profiles);
+  return code;
+}
+
+/* Everything after the command line: the input, the output folder, the
+ * pipeline, the messages; returns the exit code. */
+static int run(const cli *cp) {
+  const cli c = *cp;
   char *input = NULL;
   if (!resolve_input(&c, &input))
     return 1;
