@@ -37,11 +37,12 @@ static int parse(int argc, char **argv, args *a) {
       {"verbose", no_argument, NULL, 'v'},
       {"custom-header-html", required_argument, NULL, 'H'},
       {"jobs", required_argument, NULL, 'j'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->out = "tl_out";
   int opt;
-  while ((opt = getopt_long(argc, argv, "o:eipvj:", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "o:eipvj:h", options, NULL)) != -1) {
     switch (opt) {
     case 'o':
       a->out = optarg;
@@ -85,6 +86,11 @@ static int parse(int argc, char **argv, args *a) {
         return 1;
       }
       break;
+    case 'h':
+      fputs("usage: multi_rank_driver PATH --all-ranks-html [-o DIR] "
+            "[--overwrite] [-j N] ...\n",
+            stdout);
+      return 0;
     default:
       return 1;
     }
