@@ -192,6 +192,18 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   return ok && sent ? 0 : 1;
 }
 
+typedef struct slot {
+  pid_t pid;
+  int fd;
+  tl_mr_rank *rank;
+  tl_buf data;
+} slot;
+
+/* The parent's run_all arrays, freed by a child before it exits (a child
+ * leaves through _exit, so nothing else would). */
+static void *parent_arrays[2];
+static size_t parent_slots;
+
 static pid_t start_child(const tl_multi_rank_options *o, tl_mr_rank *r,
                          int workers, int *fd) {
   int p[2];
@@ -210,6 +222,11 @@ static pid_t start_child(const tl_multi_rank_options *o, tl_mr_rank *r,
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
     int code = run_child(o, r, workers, p[1]);
+    slot *slots = parent_arrays[0];
+    for (size_t i = 0; i < parent_slots; i++)
+      free(slots[i].data.data);
+    free(parent_arrays[0]);
+    free(parent_arrays[1]);
     fflush(NULL);
     _exit(code);
   }
@@ -262,13 +279,6 @@ static bool decode_diag(tl_mr_rank *r, const tl_buf *b, char *error,
   snprintf(error, error_size, "%.*s", (int)len, b->data + at);
   return true;
 }
-
-typedef struct slot {
-  pid_t pid;
-  int fd;
-  tl_mr_rank *rank;
-  tl_buf data;
-} slot;
 
 static void finish(const tl_multi_rank_options *o, slot *s, int status,
                    tl_diag *mode, size_t done, size_t total) {
@@ -348,6 +358,9 @@ static void run_all(const tl_multi_rank_options *o, rank_list *ranks,
   workers = workers > 0 ? workers : 1;
   slot *slots = tl_xcalloc(jobs ? jobs : 1, sizeof *slots);
   struct pollfd *fds = tl_xcalloc(jobs ? jobs : 1, sizeof *fds);
+  parent_arrays[0] = slots;
+  parent_arrays[1] = fds;
+  parent_slots = jobs;
   size_t next = 0, running = 0, done = 0;
   while (next < ranks->count || running) {
     while (running < jobs && next < ranks->count) {
@@ -370,6 +383,7 @@ static void run_all(const tl_multi_rank_options *o, rank_list *ranks,
       finish(o, &slots[i], wait_child(slots[i].pid), mode, ++done,
              ranks->count);
       slots[i] = slots[--running];
+      memset(&slots[running], 0, sizeof *slots);
       fds[i] = fds[running];
       i--;
     }
