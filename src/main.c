@@ -18,6 +18,7 @@
 
 #include "diag.h"
 #include "fsutil.h"
+#include "multi_rank.h"
 #include "outdir.h"
 #include "pipeline.h"
 #ifdef HAVE_tl_engine
@@ -31,12 +32,14 @@ static const char USAGE[] =
     "               [-p|--plain-text] [-e|--export] [-v|--verbose]\n"
     "               [--custom-header-html HTML]"
     " [--profile TRACE.json[.gz]|DIR]...\n"
-    "               [--version] [--help]\n"
+    "               [--all-ranks-html [-j N]] [--version] [--help]\n"
     "\n"
     "Turns a TORCH_TRACE structured log into a browsable folder (default\n"
     "tl_out/) with index.html and every artifact; -i adds the provenance\n"
     "highlighter; -e writes the Draft Export Report of a torch.export\n"
-    "trace instead. Every flag, exit code and variable: man tlparse.\n";
+    "trace instead; --all-ranks-html reads a folder of rank logs\n"
+    "(rank_N/ per rank, N at once with -j, and a landing page).\n"
+    "Every flag, exit code and variable: man tlparse.\n";
 
 typedef struct cli {
   const char *path;
@@ -45,7 +48,8 @@ typedef struct cli {
   const char **profiles; /* --profile, in order given (malloc'd array) */
   size_t profile_count;
   bool latest, overwrite, no_browser, provenance, strict, strict_compile_id;
-  bool plain_text, verbose, export_report;
+  bool plain_text, verbose, export_report, all_ranks;
+  int jobs; /* -j: ranks parsed at once with --all-ranks-html; 0 = cores */
 } cli;
 
 enum {
@@ -56,6 +60,7 @@ enum {
   OPT_STRICT_COMPILE_ID,
   OPT_CUSTOM_HEADER,
   OPT_PROFILE,
+  OPT_ALL_RANKS,
   OPT_VERSION,
   OPT_HELP
 };
@@ -75,6 +80,8 @@ static int parse_args(int argc, char **argv, cli *c) {
       {"export", no_argument, NULL, 'e'},
       {"custom-header-html", required_argument, NULL, OPT_CUSTOM_HEADER},
       {"profile", required_argument, NULL, OPT_PROFILE},
+      {"all-ranks-html", no_argument, NULL, OPT_ALL_RANKS},
+      {"jobs", required_argument, NULL, 'j'},
       {"version", no_argument, NULL, OPT_VERSION},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
@@ -82,7 +89,7 @@ static int parse_args(int argc, char **argv, cli *c) {
   c->out_dir = "tl_out";
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "o:ipveh", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, "o:ipvehj:", options, NULL)) != -1) {
     switch (opt) {
     case 'o':
       c->out_dir = optarg;
@@ -123,6 +130,19 @@ static int parse_args(int argc, char **argv, cli *c) {
       c->profiles[c->profile_count++] = optarg;
       c->provenance = true; /* the times are shown on the provenance pages */
       break;
+    case OPT_ALL_RANKS:
+      c->all_ranks = true;
+      break;
+    case 'j': {
+      char *end;
+      long jobs = strtol(optarg, &end, 10);
+      if (*end || jobs < 1 || jobs > 4096) {
+        fprintf(stderr, "tlparse: -j needs a number of ranks, 1 or more\n");
+        return 1;
+      }
+      c->jobs = (int)jobs;
+      break;
+    }
     case OPT_VERSION:
       printf("tlparse %s\n", TLPARSE_VERSION);
       return 0;
@@ -217,12 +237,13 @@ static bool resolve_input(const cli *c, char **input) {
 }
 
 static int run(const cli *cp);
+static int run_all_ranks(const cli *c);
 
 int main(int argc, char **argv) {
   cli c;
   int code = parse_args(argc, argv, &c);
   if (code < 0)
-    code = run(&c);
+    code = c.all_ranks ? run_all_ranks(&c) : run(&c);
   free(c.profiles);
   return code;
 }
@@ -304,4 +325,104 @@ static int run(const cli *cp) {
   tl_outdir_free(&outdir);
   free(input);
   return exit_code;
+}
+
+/* The checks of --all-ranks-html, in the Rust tool's order, before any
+ * output folder is made; -1 to go on, else the exit code. */
+static int check_all_ranks(const cli *c) {
+  if (c->latest) {
+    fputs("tlparse: --latest cannot be used with --all-ranks-html\n", stderr);
+    return 1;
+  }
+  if (c->export_report) {
+    fputs("tlparse: -e/--export cannot be used with --all-ranks-html (run "
+          "-e on one rank's log instead)\n",
+          stderr);
+    return 1;
+  }
+  if (c->profile_count) {
+    fputs("tlparse: --profile cannot be used with --all-ranks-html (run it "
+          "on one rank's log with that rank's profile)\n",
+          stderr);
+    return 1;
+  }
+  struct stat st;
+  if (stat(c->path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr,
+            "tlparse: Input path %s must be a directory when using "
+            "--all-ranks-html\n",
+            c->path);
+    return 1;
+  }
+  if (tl_multi_rank_count_logs(c->path) == 0) {
+    fprintf(stderr, "tlparse: No rank log files found in directory %s\n",
+            c->path);
+    return 1;
+  }
+  return -1;
+}
+
+/* --all-ranks-html: every rank's report and the landing page
+ * (src/multi_rank.h); returns the exit code. */
+static int run_all_ranks(const cli *c) {
+  int code = check_all_ranks(c);
+  if (code >= 0)
+    return code;
+  tl_outdir outdir;
+  char error[512] = "";
+  if (!tl_outdir_check(&outdir, c->out_dir, c->overwrite, c->path, error,
+                       sizeof error) ||
+      !tl_outdir_stage(&outdir, error, sizeof error)) {
+    fprintf(stderr, "tlparse: %s\n", error);
+    tl_outdir_free(&outdir);
+    return 1;
+  }
+  tl_multi_rank_options o = {0};
+  o.input_dir = c->path;
+  o.out_name = c->out_dir;
+  o.out_dir = outdir.staging;
+  o.custom_header_html = c->custom_header_html;
+  o.provenance = c->provenance;
+  o.plain_text = c->plain_text;
+  o.strict_compile_id = c->strict_compile_id;
+  o.verbose = c->verbose;
+  o.jobs = c->jobs;
+  o.progress = isatty(STDERR_FILENO);
+  tl_multi_rank_result result;
+  bool ok = tl_multi_rank_run(&o, &result, error, sizeof error) &&
+            tl_outdir_publish(&outdir, error, sizeof error);
+  code = 0;
+  if (!ok) {
+    tl_outdir_abandon(&outdir);
+    fprintf(stderr, "tlparse: %s\n", error);
+    code = 1;
+  } else {
+    if (result.failed) {
+      fprintf(stderr, "tlparse: %zu of %zu ranks failed (see above)\n",
+              result.failed, result.ranks);
+      code = 1;
+    }
+    if (c->strict && result.parse_failures) {
+      fprintf(stderr, "tlparse: --strict: %zu lines failed to parse\n",
+              result.parse_failures);
+      code = 1;
+    }
+    if (c->strict_compile_id && result.no_compile_id) {
+      fprintf(stderr,
+              "tlparse: --strict-compile-id: %zu entries had no compile id\n",
+              result.no_compile_id);
+      code = 1;
+    }
+    const char *ci = getenv("CI");
+    if (!c->no_browser && !(ci && *ci)) {
+      tl_buf index;
+      tl_buf_init(&index);
+      tl_buf_printf(&index, "%s/index.html", c->out_dir);
+      fflush(stdout);
+      open_browser(index.data);
+      tl_buf_free(&index);
+    }
+  }
+  tl_outdir_free(&outdir);
+  return code;
 }
