@@ -63,4 +63,9 @@ if(BUILD_TESTING AND NOT TLPARSE_LIBFUZZER)
     COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_output_folder.py")
   set_tests_properties(hostile_output_folder PROPERTIES TIMEOUT 600
     ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>")
+  # Amplification: output and memory bounded by a multiple of the input.
+  add_test(NAME hostile_amplification
+    COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_amplification.py")
+  set_tests_properties(hostile_amplification PROPERTIES TIMEOUT 600
+    ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_SANITIZED=$<BOOL:${TLPARSE_SANITIZE}>")
 endif()

@@ -43,6 +43,20 @@ void tl_html_escape_cstr(tl_buf *out, const char *text) {
   tl_html_escape(out, tl_str_from(text));
 }
 
+void tl_html_escape_cut(tl_buf *out, tl_str text, size_t limit) {
+  if (text.len <= limit) {
+    tl_html_escape(out, text);
+    return;
+  }
+  size_t keep = limit;
+  /* Back up over UTF-8 continuation bytes to a character's start. */
+  while (keep > 0 && ((unsigned char)text.ptr[keep] & 0xC0) == 0x80)
+    keep--;
+  tl_html_escape(out, (tl_str){text.ptr, keep});
+  tl_buf_printf(out, "<span class=\"cut\">\xE2\x80\xA6(%zu bytes more)</span>",
+                text.len - keep);
+}
+
 void tl_html_script_json(tl_buf *out, tl_str json) {
   if (json.len == 0) /* ptr may be NULL: no arithmetic on it */
     return;

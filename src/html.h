@@ -14,6 +14,14 @@
 
 void tl_html_escape(tl_buf *out, tl_str text);
 void tl_html_escape_cstr(tl_buf *out, const char *text);
+/* How many bytes of an interned string (a frame's file name, which the
+ * string table lets a trace repeat for free) a page shows: the rest is cut
+ * with a visible marker, so that pages stay a bounded multiple of the
+ * trace (docs/reliability.md). */
+enum { TL_HTML_SHOWN_MAX = 1024 };
+/* tl_html_escape of at most `limit` bytes of `text` (cut at a character
+ * boundary), then "…(N bytes more)" when anything was cut. */
+void tl_html_escape_cut(tl_buf *out, tl_str text, size_t limit);
 void tl_html_script_json(tl_buf *out, tl_str json);
 bool tl_url_is_safe(tl_str url);
 /* Percent-encodes a relative path for an href (keeps / and the safe

@@ -122,7 +122,7 @@ static void frame_html(tl_buf *html, const tl_frame *f, const char *prefix) {
     tl_buf_printf(html,
                   "<a href=\"%sdump_file/eval_with_key_%llu.html#L%lld\">",
                   prefix, fx_id, f->line);
-  tl_html_escape_cstr(html, file);
+  tl_html_escape_cut(html, tl_str_from(file), TL_HTML_SHOWN_MAX);
   tl_buf_printf(html, ":%lld", f->line);
   if (fx)
     tl_buf_puts(html, "</a>");

@@ -614,9 +614,15 @@ static void compile_item(tl_buf *html, const tl_store *store, size_t i,
   tl_buf_puts(html, "</a> <span class=\"dir\">");
   tl_html_escape_cstr(html, dir->dir_name);
   tl_buf_puts(html, "</span>");
-  if (dir->frame_summary) {
+  /* The innermost frame of its first dynamo_start: "model.py:12 in f". */
+  const tl_stack *stack = dir->stacks.count ? &dir->stacks.items[0] : NULL;
+  if (stack && stack->count) {
+    const tl_frame *last = &stack->frames[stack->count - 1];
     tl_buf_puts(html, " <span class=\"frame\">");
-    tl_html_escape_cstr(html, dir->frame_summary);
+    tl_html_escape_cut(html, tl_str_from(last->file ? last->file : "(unknown)"),
+                       TL_HTML_SHOWN_MAX);
+    tl_buf_printf(html, ":%lld in ", last->line);
+    tl_html_escape_cstr(html, last->name ? last->name : "");
     tl_buf_puts(html, "</span>");
   }
   if (dir->fail_type) {

@@ -427,20 +427,12 @@ static void remember_start(tl_store *store, tl_compile_dir *dir,
   count = without_convert_frame(read, count);
   tl_stack s = {tl_xcalloc(count ? count : 1, sizeof(tl_frame)), count};
   for (size_t i = 0; i < count; i++) {
-    s.frames[i].file = dup_or_null(read[i].file);
+    s.frames[i].file = tl_intern_get(&store->frame_files, read[i].file);
     s.frames[i].name = dup_or_null(read[i].name);
     s.frames[i].loc = dup_or_null(read[i].loc);
     s.frames[i].line = read[i].line;
   }
   free(read);
-  if (!dir->frame_summary && count) {
-    const tl_frame *last = &s.frames[count - 1];
-    tl_buf text;
-    tl_buf_init(&text);
-    tl_buf_printf(&text, "%s:%lld in %s", last->file ? last->file : "(unknown)",
-                  last->line, last->name ? last->name : "");
-    dir->frame_summary = tl_buf_detach(&text);
-  }
   TL_VEC_PUSH(dir->stacks, s);
   tl_start start = {dir, dir->stacks.count - 1};
   TL_VEC_PUSH(store->starts, start);
@@ -946,11 +938,9 @@ void tl_store_free(tl_store *store) {
       free(a->readable_path);
     }
     TL_VEC_FREE(dir->artifacts);
-    free(dir->frame_summary);
     for (size_t k = 0; k < dir->stacks.count; k++) {
       for (size_t f = 0; f < dir->stacks.items[k].count; f++) {
         tl_frame *frame = &dir->stacks.items[k].frames[f];
-        free((char *)frame->file);
         free((char *)frame->name);
         free((char *)frame->loc);
       }
@@ -966,6 +956,7 @@ void tl_store_free(tl_store *store) {
   tl_buf_free(&store->failure_rows);
   tl_raw_jsonl_free(&store->raw_jsonl);
   tl_string_table_free(&store->strings);
+  tl_intern_free(&store->frame_files);
   free(store->payload_file);
   store->payload_file = NULL;
   free(store->payload_md5s);

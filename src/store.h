@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "compile_id.h"
 #include "diag.h"
+#include "intern.h"
 #include "raw_jsonl.h"
 #include "reader.h"
 #include "sink.h"
@@ -68,7 +69,6 @@ typedef struct tl_compile_dir {
   char dir_name[96]; /* "-_0_0_0" */
   char display[96];  /* "[0/0]" */
   TL_VEC(tl_artifact) artifacts;
-  char *frame_summary; /* "model.py:12 in forward" from dynamo_start, or NULL */
   /* Every dynamo_start's stack, outermost frame first ("file.py:12 in fn"):
    * a compile id logged by several runs has several. */
   TL_VEC(tl_stack) stacks;
@@ -120,6 +120,9 @@ typedef struct tl_store {
   /* The `str` entries' table: the reader moves it here at the end of the
    * run (tl_reader_options.keep_strings), for raw.jsonl's first line. */
   tl_string_table strings;
+  /* The file names of the stacks' frames, each kept once (frames point
+   * into it). */
+  tl_intern frame_files;
   /* The file that holds the current record's payload (payload_filename in
    * raw.jsonl), or NULL; set while the record is stored. */
   char *payload_file;

@@ -541,6 +541,21 @@ class Big(Case):
                          b'{"string_table":[null]}\n')
         self.assertIn(b"1000000 entries", self.read(out, "index.html"))
 
+    def test_a_stack_of_half_a_million_frames(self):
+        # Issue 14: such a stack crashed the recursive trie. Every frame is
+        # one node of one path; the innermost is the last the index shows.
+        n = 500000
+        frames = b", ".join(b'{"line": %d, "name": "f", "filename": 0}' % i
+                            for i in range(n))
+        log = self.write("deep.log", entry(b'"str": ["deep.py", 0]', ids=None)
+                         + entry(b'"dynamo_start": {"stack": [' + frames
+                                 + b"]}"))
+        r, out = self.parse(log, "--strict")
+        self.assertEqual((r.returncode, r.stderr), (0, b""))
+        index = self.read(out, "index.html")
+        self.assertEqual(index.count(b"deep.py:"), n + 1)  # + the h3 frame
+        self.assertIn(b'class="frame">deep.py:%d in f</span>' % (n - 1), index)
+
 
 class Mappings(Case):
     """Hostile node mappings: entries of the wrong type are skipped, listed
