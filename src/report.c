@@ -713,6 +713,43 @@ static void write_help(tl_store *store) {
   tl_buf_free(&html);
 }
 
+/* The Rust tool names a folder's provenance page by its compile id, with a
+ * missing attempt read as 0: `-_0_1_-` gets provenance_tracking_-_0_1_0.
+ * Writes that name into `out` when it differs from the folder's and no
+ * folder of the store has it (a folder `-_0_1_0` keeps its own page). */
+static bool rust_view_base(const tl_store *store, const tl_compile_dir *dir,
+                           tl_buf *out) {
+  size_t n = strlen(dir->dir_name);
+  if (dir->unknown_id || n < 4 || strcmp(dir->dir_name + n - 2, "_-") != 0 ||
+      dir->dir_name[n - 3] == '-')
+    return false;
+  tl_buf_clear(out);
+  tl_buf_append(out, dir->dir_name, n - 1);
+  tl_buf_putc(out, '0');
+  for (size_t i = 0; i < store->dirs.count; i++)
+    if (strcmp(store->dirs.items[i]->dir_name, out->data) == 0)
+      return false;
+  return true;
+}
+
+static void rename_views(const tl_store *store, const tl_compile_dir *dir,
+                         tl_view *views, size_t count) {
+  tl_buf base;
+  tl_buf_init(&base);
+  if (rust_view_base(store, dir, &base)) {
+    for (size_t k = 0; k < count; k++) {
+      tl_buf name;
+      tl_buf_init(&name);
+      tl_buf_printf(&name, "provenance_tracking_%s", base.data);
+      if (k + 1 < count)
+        tl_buf_printf(&name, "_%zu", k);
+      free(views[k].name);
+      views[k].name = tl_buf_detach(&name);
+    }
+  }
+  tl_buf_free(&base);
+}
+
 bool tl_report_write(tl_store *store, const tl_report_options *options,
                      tl_diag *diag) {
   size_t dirs = store->dirs.count;
@@ -722,6 +759,7 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
     TL_VEC(tl_view) all = {0};
     for (size_t i = 0; i < dirs; i++) {
       counts[i] = tl_report_choose_views(store->dirs.items[i], &dir_views[i]);
+      rename_views(store, store->dirs.items[i], dir_views[i], counts[i]);
       for (size_t k = 0; k < counts[i]; k++)
         TL_VEC_PUSH(all, dir_views[i][k]);
     }
