@@ -1,4 +1,4 @@
-"""AOTInductor on CUDA: export, compile and package, then load and run.
+"""NEEDS A CUDA GPU (not recorded yet). AOTInductor on CUDA: export, compile and package, then load and run.
 
     TORCH_TRACE=/tmp/trace_aot_cuda INDUCTOR_PROVENANCE=1 python record_aot_cuda.py
 """

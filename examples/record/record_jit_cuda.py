@@ -1,4 +1,4 @@
-"""JIT Inductor on CUDA (Triton kernels), with provenance.
+"""NEEDS A CUDA GPU (not recorded yet). JIT Inductor on CUDA (Triton kernels), with provenance.
 
     TORCH_TRACE=/tmp/trace_jit_cuda INDUCTOR_PROVENANCE=1 python record_jit_cuda.py
 """
