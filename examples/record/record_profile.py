@@ -24,16 +24,17 @@ if __name__ == "__main__":
     model = Model(layers=2, d=32).eval()
     x = example_input("cpu", d=32)
     compiled = torch.compile(model)
+    os.makedirs(out, exist_ok=True)
+    plain = os.path.join(out, "profile.json")
     with torch.no_grad():
         compiled(x)                   # compile outside the profile
         with profile(activities=[ProfilerActivity.CPU],
-                     schedule=schedule(wait=0, warmup=1, active=3)) as prof:
+                     schedule=schedule(wait=0, warmup=1, active=3),
+                     on_trace_ready=lambda p: p.export_chrome_trace(plain)
+                     ) as prof:
             for _ in range(4):
                 compiled(x)
                 prof.step()
-    os.makedirs(out, exist_ok=True)
-    plain = os.path.join(out, "profile.json")
-    prof.export_chrome_trace(plain)
     with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb") as g:
         shutil.copyfileobj(f, g)
     os.remove(plain)
