@@ -5,7 +5,8 @@
 # relative TORCH_TRACE, an empty Inductor cache (TORCHINDUCTOR_CACHE_DIR)
 # and provenance tracking on, so the trace names no checkout path; then
 # copies the log (trace.log, or every rank's log) and any profile.json.gz
-# into DEST. PYTHON defaults to build/venv/bin/python.
+# into DEST and rewrites the paths of the recording Python there
+# (scrub_paths.py). PYTHON defaults to build/venv/bin/python.
 set -eu
 script=$1
 dest=$2
@@ -31,4 +32,6 @@ else
 fi
 if [ -f trace/profile.json.gz ]; then cp trace/profile.json.gz "$dest/"; fi
 chmod 644 "$dest"/*
+# The recording Python's own paths become neutral ones (/opt/venv, /usr).
+"$python" "$here/scrub_paths.py" "$dest"/*.log $(ls "$dest"/*.json.gz 2>/dev/null)
 ls -l "$dest"
