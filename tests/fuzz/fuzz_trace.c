@@ -59,6 +59,8 @@ static size_t scripts_of(const char *rel) {
     return 7; /* view JSON, four texts, highlight.js, provenance.js */
   if (slash && strncmp(base, "inductor_output_code", 20) == 0)
     return 2; /* highlight.min.js and the call that starts it */
+  if (!slash && strcmp(base, "index.html") == 0)
+    return 1; /* the stack trie's toggleList, as the Rust index has it */
   return 0;
 }
 
