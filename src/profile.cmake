@@ -5,7 +5,8 @@
 #               summary + one provenance view JSON -> the view's "profile"
 # yajl and zlib are found by CMakeLists.txt (the core uses yajl too).
 
-add_library(tl_profile STATIC src/profile_reader.c src/profile_join.c)
+add_library(tl_profile STATIC src/profile_reader.c src/profile_events.c
+  src/profile_map.c src/profile_join.c)
 target_link_libraries(tl_profile PUBLIC tl_base PkgConfig::CJSON
   PRIVATE PkgConfig::YAJL PkgConfig::ZLIB m)
 tl_warnings(tl_profile)

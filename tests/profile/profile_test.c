@@ -1,6 +1,8 @@
-/* Unit tests of the profile reader's number parsing (the rest is tested end
- * to end by profile_e2e.py on real and generated traces). */
+/* Unit tests of the profile reader's number parsing and launch-link table
+ * (the rest is tested end to end by profile_e2e.py on real and generated
+ * traces). */
 #include "check.h"
+#include "profile_map.h"
 #include "profile_reader.h"
 
 #include <string.h>
@@ -24,7 +26,35 @@ TEST(profile_numbers_are_read_as_integer_nanoseconds) {
   CHECK(!ns("abc", &v));
 }
 
+/* Puts 0..n-1, deletes every third (backward shift must keep every other
+ * id reachable), and checks what is left, through two growths. */
+TEST(launch_links_keep_every_other_id_when_some_are_dropped) {
+  tl_links t = {0};
+  enum { N = 5000 };
+  for (int64_t i = 0; i < N; i++)
+    tl_links_put(&t, i * 7919, (uint32_t)i + 1);
+  tl_links_put(&t, -5, 9);
+  tl_links_put(&t, INT64_C(1) << 40, 10);
+  for (int64_t i = 0; i < N; i += 3)
+    tl_links_del(&t, i * 7919);
+  bool ok = true;
+  for (int64_t i = 0; i < N; i++) {
+    uint32_t v = 0;
+    bool found = tl_links_get(&t, i * 7919, &v);
+    ok = ok && (i % 3 ? found && v == (uint32_t)i + 1 : !found);
+  }
+  CHECK(ok);
+  CHECK(t.count == N - (N + 2) / 3);
+  uint32_t v = 0;
+  CHECK(tl_links_get(&t, -5, &v) && v == 9);
+  CHECK(tl_links_get(&t, INT64_C(1) << 40, &v) && v == 10);
+  tl_links_del(&t, -5);
+  CHECK(!tl_links_get(&t, -5, &v));
+  tl_links_free(&t);
+}
+
 int main(void) {
   RUN(profile_numbers_are_read_as_integer_nanoseconds);
+  RUN(launch_links_keep_every_other_id_when_some_are_dropped);
   return check_summary();
 }
