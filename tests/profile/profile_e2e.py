@@ -9,6 +9,11 @@
    External id / correlation, extern aten::mm + cudaLaunchKernel + sgemm),
    forward and backward, and a second compile (1/0) with the same kernel
    names whose time must not leak into compile 0/0.
+   The same trace with every GPU activity before its launch gives the same
+   profiles.
+2b. generated_gpu_profile_gives_the_same_times_in_any_order: gen_profile.py's
+   GPU-shaped trace in Kineto's order (all GPU activities last), interleaved,
+   and with each repetition's GPU activities before its launches.
 3. hostile_profiles_give_a_diagnostic_and_the_rest_of_the_report: truncated
    JSON, script names, negative and overflowing durations, missing
    correlation, deep nesting: exit 0, a diagnostic naming the file, every
@@ -295,6 +300,60 @@ def test_generated_gpu(tlparse, work):
     check(any("no External id or correlation" in w for w in problems), "missing link counted: %s" % list(problems))
     # the second compile has the same names but other times: must stay apart
     check(all("1/0" not in json.dumps(x["profile"]["match"].get("compile_id")) for x in got.values()), "1/0 apart")
+    # GPU activities read before their launch are attributed all the same
+    trace["traceEvents"] = g.gpu + cpu
+    first = os.path.join(d, "gpu-first.pt.trace.json")
+    json.dump(trace, open(first, "w"))
+    out_first = os.path.join(d, "out-first")
+    run(tlparse, log, out_first, [first])
+    same_profiles(got, views(out_first), "GPU activities first")
+
+
+def without_places(p):
+    """A profile object without its file names and problem examples."""
+    text = json.dumps(p, sort_keys=True)
+    for f in p["files"]:
+        text = text.replace(json.dumps(f)[1:-1], "FILE")
+    p = json.loads(text)
+    for pr in p["problems"]:
+        pr.pop("first", None)
+    return p
+
+
+def same_profiles(a, b, what):
+    """The views' profile objects are equal but for the file names."""
+    check(sorted(a) == sorted(b), "%s: same views" % what)
+    for name in a:
+        pa, pb = a[name].get("profile"), b.get(name, {}).get("profile")
+        if pa is None or pb is None:
+            check(pa is pb, "%s: %s profile" % (what, name))
+            continue
+        check(without_places(pa) == without_places(pb),
+              "%s: %s profile differs" % (what, name))
+
+
+def test_generated_orders(tlparse, work):
+    print("generated_gpu_profile_gives_the_same_times_in_any_order")
+    d = os.path.join(work, "orders")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(work, "cpu", "trace.log")
+    gen = os.path.join(HERE, "gen_profile.py")
+    got = {}
+    for order in ("kineto", "interleaved", "gpu-first"):
+        path = os.path.join(d, order + ".json")
+        subprocess.run([sys.executable, gen, "--shape", "gpu", "--order", order,
+                        "--size", "300000", path], check=True,
+                       capture_output=True)
+        out = os.path.join(d, "out-" + order)
+        r = run(tlparse, log, out, [path])
+        check("problem" not in r.stderr, "%s: no problems: %s" % (order, r.stderr))
+        got[order] = views(out)
+    fwd = [v["profile"] for v in got["kineto"].values()
+           if v.get("profile", {}).get("match", {}).get("status") == "matched"]
+    check(len(fwd) == 2 and all(p["clock"] == "gpu" and p["region"]["total_us"] > 0
+                                for p in fwd), "kineto order: two graphs on the GPU clock")
+    same_profiles(got["kineto"], got["interleaved"], "interleaved")
+    same_profiles(got["kineto"], got["gpu-first"], "gpu-first")
 
 
 # ---- 3. hostile profiles --------------------------------------------------
@@ -349,6 +408,7 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     test_real_cpu(a.tlparse, a.work)
     test_generated_gpu(a.tlparse, a.work)
+    test_generated_orders(a.tlparse, a.work)
     test_hostile(a.tlparse, a.work)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
