@@ -1,11 +1,15 @@
 /* store.c: one table maps envelope kinds to output files; each record's file
- * is handed to the sink as soon as the record is read (formats doc 1.7). */
+ * is handed to the sink as soon as the record is read (formats doc 1.7).
+ * Here: the compile folders and their artifacts, the running counter, the
+ * payloads/ files and raw.jsonl's lines; the pages of single entries are
+ * artifact_pages.c's, which files them through tl_store_add_page. */
 #include "store.h"
 
 #include <md5.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact_pages.h"
 #include "fsutil.h"
 #include "html.h"
 #include "json_serde.h"
@@ -232,10 +236,8 @@ static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
   return &dir->artifacts.items[dir->artifacts.count - 1];
 }
 
-/* The md5 of the record's payload for the artifact just added: known now,
- * or filled in by tl_store_close once the sink has computed it. */
-static void set_md5(tl_store *store, tl_compile_dir *dir,
-                    const tl_record *rec) {
+void tl_store_set_md5(tl_store *store, tl_compile_dir *dir,
+                      const tl_record *rec) {
   tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
   if (store->record_md5_ticket == TL_SINK_NO_TICKET) {
     memcpy(a->md5, rec->digest, sizeof a->md5);
@@ -252,7 +254,7 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   tl_buf name;
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
-  int number = store->counter++;
+  int number = tl_store_take_number(store);
   tl_buf_printf(&name, "_%d.%s", number, ext);
   tl_artifact *a = add_artifact(store, dir, name.data, number, role, rec->line);
   tl_buf pretty;
@@ -276,15 +278,16 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   a->text_path = tl_xstrdup(a->path);
   free(store->payload_file);
   store->payload_file = tl_xstrdup(a->path);
-  set_md5(store, dir, rec);
+  tl_store_set_md5(store, dir, rec);
   tl_buf_free(&name);
   return a;
 }
 
-/* Records `<stem>_N<suffix>.html` and hands `html`'s memory to the sink. */
-static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
-                       int number, const char *suffix, tl_buf *html,
-                       size_t line) {
+int tl_store_take_number(tl_store *store) { return store->counter++; }
+
+tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
+                               const char *stem, int number, const char *suffix,
+                               tl_buf *html, size_t line) {
   tl_buf name;
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
@@ -293,98 +296,7 @@ static void write_page(tl_store *store, tl_compile_dir *dir, const char *stem,
       add_artifact(store, dir, name.data, number, TL_ROLE_NONE, line);
   tl_sink_write_buf(store->sink, a->path, html);
   tl_buf_free(&name);
-}
-
-static void page_heading(tl_buf *html, const char *what, tl_compile_dir *dir) {
-  tl_buf_puts(html, "<nav><a href=\"../index.html\">index</a> · <a "
-                    "href=\"../help.html#artifacts\">help</a></nav>\n<h1>");
-  tl_html_escape_cstr(html, what);
-  tl_buf_puts(html, " <span class=\"cid\">");
-  tl_html_escape_cstr(html, dir->display);
-  tl_buf_puts(html, "</span></h1>\n");
-}
-
-/* The output code as a highlighted page (highlight.js runs in the page). */
-static void output_code_page(tl_buf *html, tl_compile_dir *dir,
-                             const char *title, const char *text_file,
-                             tl_str code) {
-  tl_html_page_begin(html, title, "../");
-  tl_buf_puts(html, "<link rel=\"stylesheet\" href=\"../static/hljs.css\">\n");
-  page_heading(html, title, dir);
-  tl_buf_puts(html, "<p>Exact text: <a href=\"");
-  tl_url_path(html, text_file);
-  tl_buf_puts(html, "\">");
-  tl_html_escape_cstr(html, text_file);
-  tl_buf_puts(html, "</a></p>\n<pre><code class=\"language-python\">");
-  tl_html_escape(html, code);
-  tl_buf_puts(html, "</code></pre>\n<script src=\"../static/highlight.min.js\">"
-                    "</script>\n<script>hljs.highlightAll();</script>\n");
-  tl_html_page_end(html);
-}
-
-/* Parses `text` as one JSON value with nothing but whitespace after it
- * (cJSON alone stops at the end of the first value); NULL otherwise. */
-static cJSON *parse_whole_json(tl_str text) {
-  const char *end = NULL;
-  cJSON *json = cJSON_ParseWithLengthOpts(text.ptr, text.len, &end, false);
-  if (!json)
-    return NULL;
-  for (const char *p = end; p < text.ptr + text.len; p++) {
-    if (!strchr(" \t\r\n", *p) || *p == '\0') {
-      cJSON_Delete(json);
-      return NULL;
-    }
-  }
-  return json;
-}
-
-/* A JSON payload rendered as an indented, escaped block. */
-static void json_block(tl_buf *html, tl_str payload) {
-  cJSON *json = parse_whole_json(payload);
-  char *pretty = json ? cJSON_Print(json) : NULL;
-  tl_buf_puts(html, "<pre>");
-  if (pretty)
-    tl_html_escape_cstr(html, pretty);
-  else
-    tl_html_escape(html, payload);
-  tl_buf_puts(html, "</pre>\n");
-  free(pretty);
-  cJSON_Delete(json);
-}
-
-/* Kernel stack traces, one section per kernel key, with literal "\n"
- * sequences (double-escaped by some producers) shown as line breaks. */
-static void stack_traces_page(tl_buf *html, tl_compile_dir *dir,
-                              tl_str payload) {
-  tl_html_page_begin(html, "Kernel stack traces", "../");
-  page_heading(html, "Kernel stack traces", dir);
-  cJSON *json = parse_whole_json(payload);
-  if (!cJSON_IsObject(json)) {
-    tl_buf_puts(html, "<p>The payload is not a JSON object:</p>\n");
-    json_block(html, payload);
-  }
-  for (const cJSON *k = cJSON_IsObject(json) ? json->child : NULL; k;
-       k = k->next) {
-    tl_buf_puts(html, "<h2>");
-    tl_html_escape_cstr(html, k->string ? k->string : "");
-    tl_buf_puts(html, "</h2>\n");
-    for (const cJSON *t = cJSON_IsArray(k) ? k->child : NULL; t; t = t->next) {
-      if (!cJSON_IsString(t))
-        continue;
-      tl_buf_puts(html, "<pre>");
-      const char *s = t->valuestring;
-      const char *mark;
-      while ((mark = strstr(s, "\\n"))) {
-        tl_html_escape(html, (tl_str){s, (size_t)(mark - s)});
-        tl_buf_putc(html, '\n');
-        s = mark + 2;
-      }
-      tl_html_escape_cstr(html, s);
-      tl_buf_puts(html, "</pre>\n");
-    }
-  }
-  cJSON_Delete(json);
-  tl_html_page_end(html);
+  return a;
 }
 
 static char *dup_or_null(const char *s) { return s ? tl_xstrdup(s) : NULL; }
@@ -530,25 +442,7 @@ static void store_artifact(tl_store *store, tl_compile_dir *dir,
                 "artifact \"%s\" has unknown encoding %s (kept as text)", name,
                 encoding ? encoding : "(none)");
   tl_artifact *a = write_counted(store, dir, name, ext, rec, role);
-  static const char STACK_TRACES[] =
-      "inductor_provenance_tracking_kernel_stack_traces";
-  if (strncmp(name, STACK_TRACES, sizeof STACK_TRACES - 1) == 0 &&
-      rec->has_payload) {
-    tl_buf html, page;
-    tl_buf_init(&html);
-    tl_buf_init(&page);
-    stack_traces_page(&html, dir, rec->payload);
-    /* The readable page shares the JSON's number in its name; the entry is
-     * listed with the next number, which the page used up. */
-    tl_fs_safe_name(&page, tl_str_from(name));
-    tl_buf_printf(&page, "_%d_readable.html", a->number);
-    a->readable_path = tl_xmalloc(strlen(dir->dir_name) + page.len + 2);
-    sprintf(a->readable_path, "%s/%s", dir->dir_name, page.data);
-    a->listed_number = store->counter++;
-    tl_sink_write_buf(store->sink, a->readable_path, &html);
-    tl_buf_free(&html);
-    tl_buf_free(&page);
-  }
+  tl_artifact_pages_readable(store, dir, a, name, rec);
 }
 
 static void store_output_code(tl_store *store, tl_compile_dir *dir,
@@ -572,22 +466,7 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
     tl_buf_free(&stem);
     return;
   }
-  int number = store->counter++;
-  tl_buf text_name, html;
-  tl_buf_init(&text_name);
-  tl_buf_init(&html);
-  tl_buf_printf(&text_name, "%s_%d.py", stem.data, number);
-  output_code_page(&html, dir, stem.data, text_name.data, rec->payload);
-  write_page(store, dir, stem.data, number, "", &html, rec->line);
-  tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
-  a->role = TL_ROLE_OUTPUT_CODE;
-  set_md5(store, dir, rec);
-  size_t n = strlen(dir->dir_name) + text_name.len + 2;
-  a->text_path = tl_xmalloc(n);
-  snprintf(a->text_path, n, "%s/%s", dir->dir_name, text_name.data);
-  tl_sink_write_payload(store->sink, a->text_path);
-  tl_buf_free(&text_name);
-  tl_buf_free(&html);
+  tl_artifact_pages_output_code(store, dir, rec, stem.data);
   tl_buf_free(&stem);
 }
 
@@ -600,8 +479,9 @@ static void free_shape_entries(tl_compile_dir *dir) {
   TL_VEC_FREE(dir->fast_guards);
 }
 
-/* A metrics entry: its page, its row(s) on failures_and_restarts.html and
- * its part in the index's status of the id (filed under attempt 0). */
+/* A metrics entry: its part in the index's status of the id (filed under
+ * attempt 0), then its page and failure rows (artifact_pages.c), which take
+ * the id's specializations and fast guards. */
 static void store_metrics(tl_store *store, tl_compile_dir *dir,
                           const tl_record *rec) {
   const cJSON *m = rec->kind_value;
@@ -624,33 +504,7 @@ static void store_metrics(tl_store *store, tl_compile_dir *dir,
     home->any_empty |= !cJSON_IsNumber(ops) || ops->valuedouble == 0;
     home->any_restart |= cJSON_IsArray(restarts) && restarts->child;
   }
-  tl_metrics_input in = {0};
-  in.dir = dir;
-  in.display = known_id ? dir->display : NULL;
-  in.metrics = m;
-  in.strings = rec->strings;
-  if (compilation && home) { /* the first page of the id takes them all */
-    in.stack =
-        home->stacks.count ? &home->stacks.items[home->stacks.count - 1] : NULL;
-    in.specializations = home->specializations.items;
-    in.specialization_count = home->specializations.count;
-    in.fast_guards = home->fast_guards.items;
-    in.fast_guard_count = home->fast_guards.count;
-  }
-  tl_buf html;
-  tl_buf_init(&html);
-  tl_metrics_page_render(rec->kind, &html, &in);
-  if (in.bad_field)
-    tl_diag_add(store->diag, TL_DIAG_ENVELOPE, rec->line,
-                "%s field \"%s\" has the wrong type (shown empty)", rec->kind,
-                in.bad_field);
-  int number = store->counter++;
-  write_page(store, dir, rec->kind, number, "", &html, rec->line);
-  tl_buf_free(&html);
-  if (compilation)
-    store->failure_count += tl_failure_rows(
-        &store->failure_rows,
-        dir->artifacts.items[dir->artifacts.count - 1].path, in.display, m);
+  tl_artifact_pages_metrics(store, dir, home, known_id, rec);
   if (compilation && home)
     free_shape_entries(home);
 }
@@ -682,7 +536,6 @@ static void store_entry(tl_store *store, const tl_record *rec) {
   }
   tl_compile_dir *dir = rec->compile_id_unknown ? unknown_dir(store, rec->line)
                                                 : dir_for(store, &id);
-  tl_buf html;
   switch (out) {
   case OUT_TEXT:
     write_counted(store, dir, rec->kind, "txt", rec,
@@ -717,28 +570,18 @@ static void store_entry(tl_store *store, const tl_record *rec) {
   case OUT_OUTPUT_CODE:
     store_output_code(store, dir, rec);
     return;
-  case OUT_GUARDS: {
-    char error[128];
-    tl_buf_init(&html);
-    if (tl_guards_page_render(&html, dir->unknown_id ? NULL : dir->display,
-                              rec->payload, rec->strings, error, sizeof error))
-      write_page(store, dir, rec->kind, store->counter++, "", &html, rec->line);
-    else /* as the Rust tool: no page; the payload goes to payloads/ */
-      tl_diag_add(store->diag, TL_DIAG_PAYLOAD, rec->line,
-                  "dynamo_guards payload is %s, not a list of guards (no "
-                  "page; payload kept in payloads/)",
-                  error);
-    tl_buf_free(&html);
+  case OUT_GUARDS:
+    tl_artifact_pages_guards(store, dir, rec);
     return;
-  }
   case OUT_METRICS:
     store_metrics(store, dir, rec);
     return;
   case OUT_LINK: {
     const char *name = object_string(rec->kind_value, "name");
     const char *url = object_string(rec->kind_value, "url");
-    tl_artifact *a = add_artifact(store, dir, name ? name : "link",
-                                  store->counter++, TL_ROLE_NONE, rec->line);
+    tl_artifact *a =
+        add_artifact(store, dir, name ? name : "link",
+                     tl_store_take_number(store), TL_ROLE_NONE, rec->line);
     free(a->path);
     a->path = NULL;
     if (url && tl_url_is_safe(tl_str_from(url)))
@@ -847,20 +690,9 @@ bool tl_store_open(tl_store *store, const char *out_dir,
     return false;
   }
   tl_buf_free(&path);
-  tl_str hljs = TL_RES(hljs_js), light = TL_RES(hljs_light_css),
-         dark = TL_RES(hljs_dark_css), css = TL_RES(report_css);
-  tl_buf hljs_css;
-  tl_buf_init(&hljs_css);
-  tl_buf_append_str(&hljs_css, light);
-  tl_buf_puts(&hljs_css, "\n@media (prefers-color-scheme: dark) {\n");
-  tl_buf_append_str(&hljs_css, dark);
-  tl_buf_puts(&hljs_css, "\n}\n");
-  bool ok =
-      tl_store_write(store, "static/highlight.min.js", hljs.ptr, hljs.len) &&
-      tl_store_write(store, "static/hljs.css", hljs_css.data, hljs_css.len) &&
-      tl_store_write(store, "static/report.css", css.ptr, css.len);
-  tl_buf_free(&hljs_css);
-  if (!ok)
+  tl_str css = TL_RES(report_css);
+  if (!tl_artifact_pages_write_static(store) ||
+      !tl_store_write(store, "static/report.css", css.ptr, css.len))
     return false;
   store->raw_log = open_stream(store, "raw.log");
   tl_buf_init(&store->raw_members);

@@ -1,7 +1,8 @@
 /* store.h: the store stage. Takes each record from the reader, decides from
  * one table of envelope kinds which file it becomes, and hands that file to
  * the sink (sink.h) to be written under `<out>/<compile dir>/<stem>_<N>.<ext>`
- * with the Rust tlparse's folder names, stems and single running counter N.
+ * with the Rust tlparse's folder names, stems and single running counter N;
+ * the kinds that become HTML pages are laid out by artifact_pages.h.
  * What it keeps in memory is the list of compile folders and their artifacts
  * (names and paths, never payloads), which the report stage reads after the
  * whole trace is stored and tl_store_close has waited for the sink.
@@ -168,5 +169,20 @@ void tl_store_free(tl_store *store);
 /* Writes `data` to out_dir/relative_path, counting a failure in the diag. */
 bool tl_store_write(tl_store *store, const char *relative_path,
                     const void *data, size_t len);
+
+/* The store's bookkeeping as its page writers (artifact_pages.c) use it. */
+
+/* The running counter's next number (the N in `<stem>_N.<ext>`). */
+int tl_store_take_number(tl_store *store);
+/* Files `<stem>_<number><suffix>.html` as an artifact of `dir` (folder made
+ * on first use) and hands `html`'s memory to the sink. The pointer is valid
+ * until the next artifact is added to `dir`. */
+tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
+                               const char *stem, int number, const char *suffix,
+                               tl_buf *html, size_t line);
+/* The md5 of the record's payload for the artifact just added to `dir`:
+ * known now, or filled in by tl_store_close once the sink has computed it. */
+void tl_store_set_md5(tl_store *store, tl_compile_dir *dir,
+                      const tl_record *rec);
 
 #endif
