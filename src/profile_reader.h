@@ -3,8 +3,10 @@
  *
  * Streaming: one event at a time through yajl (gzip through zlib), so memory
  * grows with the distinct kernels and compiled-graph calls on the stacks, not
- * with the file: see docs/provenance-json.md ("profile") for the one
- * exception (GPU traces keep 16 bytes per launch inside a compiled graph).
+ * with the file, except on GPU traces: 8-byte launch links (11-21 bytes with
+ * the table's slack) per distinct External id of a CPU event inside a graph
+ * call, kept to the file's end, and per launch whose GPU activity is not read
+ * yet (profile_events.c says exactly; docs/performance.md measures it).
  * A sample of the input, as Kineto writes it:
  *   {"ph": "X", "cat": "cpu_op", "name": "graph_0_cpp_fused_relu_0",
  *    "pid": 30836, "tid": 30836, "ts": 4631820176890.869, "dur": 32.319,
