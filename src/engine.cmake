@@ -1,12 +1,14 @@
 # src/engine.cmake: the analyze and join stages (included by CMakeLists.txt).
 #   tl_ts_query  src/ts_query.c: compile embedded .scm queries, run them, read
 #                captures by name; src/ts_chunk.c: parse long texts in chunks
-#                (both also used by tl_engine_cpp)
+#                (its Python scanners in src/ts_chunk_py.c; all also used by
+#                tl_engine_cpp)
 #   tl_engine    FX graph and Python output code analyzers, provenance join
 # The C++ analyzer lives in src/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
 
-add_library(tl_ts_query STATIC src/ts_query.c src/ts_chunk.c src/analysis.c)
+add_library(tl_ts_query STATIC src/ts_query.c src/ts_chunk.c src/ts_chunk_py.c
+  src/analysis.c)
 target_link_libraries(tl_ts_query PUBLIC tl_base tl_grammars
   PkgConfig::TREE_SITTER)
 tl_warnings(tl_ts_query)
@@ -42,5 +44,8 @@ tl_unit_test(engine_provenance tests/engine/test_provenance.c tl_engine)
 # chunks against the whole text on the corpus and the fixtures' output code.
 tl_unit_test(engine_chunks tests/engine/test_chunks.c tl_engine)
 if(BUILD_TESTING AND TARGET tl_engine_cpp)
-  target_compile_definitions(engine_provenance PRIVATE HAVE_CPPCODE)
+  # The cpp_wrapper cases need the C++ analyzer.
+  foreach(t engine_provenance engine_corpus engine_chunks)
+    target_compile_definitions(${t} PRIVATE HAVE_CPPCODE)
+  endforeach()
 endif()

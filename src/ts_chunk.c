@@ -1,59 +1,16 @@
-/* ts_chunk.c: the per-language scanners that find where top-level items
- * begin, and the chunker that parses whole items a chunk at a time over
- * included ranges (see ts_chunk.h). */
+/* ts_chunk.c: the C++ scanners that find where top-level items (and the
+ * members of a body) begin, and the chunker that parses whole items a chunk
+ * at a time over included ranges (see ts_chunk.h). The Python scanners are
+ * in ts_chunk_py.c. */
 #include "ts_chunk.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_chunk_scan.h"
 #include "ts_query.h"
 
 size_t tl_ts_chunk_limit = (size_t)1 << 20;
-
-static bool is_ident_char(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
-}
-
-static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-static bool word_is(const char *w, size_t len, const char *s) {
-  return strlen(s) == len && memcmp(w, s, len) == 0;
-}
-
-static bool word_in(const char *w, size_t len, const char *const *list) {
-  for (; *list; list++)
-    if (word_is(w, len, *list))
-      return true;
-  return false;
-}
-
-/* Records a cut at `pos` when it lies strictly inside (from, to) (the text,
- * or a body in it) and after the last one. */
-static void add_cut(tl_ts_cuts *cuts, size_t pos, size_t from, size_t to) {
-  if (pos <= from || pos >= to)
-    return;
-  if (cuts->count && cuts->items[cuts->count - 1] >= pos)
-    return;
-  TL_VEC_PUSH(*cuts, (uint32_t)pos);
-}
-
-/* A quoted literal from the quote at *pos: `"a\"b"`, `'\n'`. Backslash
- * escapes the next byte (a newline too); an unescaped newline or the end
- * of the text leaves it unterminated: false. */
-static bool skip_quoted(const char *t, size_t n, size_t *pos) {
-  char q = t[*pos];
-  for (size_t i = *pos + 1; i < n; i++) {
-    if (t[i] == '\\')
-      i++;
-    else if (t[i] == q) {
-      *pos = i + 1;
-      return true;
-    } else if (t[i] == '\n')
-      return false;
-  }
-  return false;
-}
 
 /* The end of a `/ * ... * /` comment opening at `i`: the byte after it, or
  * 0 when it is unterminated. */
@@ -385,187 +342,6 @@ bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
   return true;
 }
 
-/* Python string literal from its quote at *pos, triple-quoted or not;
- * prefixes (r, b, f, ...) need no care, since a backslash keeps the next
- * byte in the literal in every kind. */
-static bool skip_py_string(const char *t, size_t n, size_t *pos) {
-  size_t i = *pos;
-  char q = t[i];
-  if (!(i + 2 < n && t[i + 1] == q && t[i + 2] == q))
-    return skip_quoted(t, n, pos);
-  for (i += 3; i < n; i++) {
-    if (t[i] == '\\')
-      i++;
-    else if (t[i] == q && i + 2 < n && t[i + 1] == q && t[i + 2] == q) {
-      *pos = i + 3;
-      return true;
-    }
-  }
-  return false;
-}
-
-/* Python: calls `visit` at the start of each logical line that begins a
- * statement: not inside brackets, a string or a backslash continuation,
- * and not blank or a comment. `indent` counts its leading spaces; a tab
- * among them makes it SIZE_MAX. False when unsure (see tl_ts_cuts). */
-typedef void (*py_visit)(void *ctx, tl_str text, size_t line, size_t indent);
-
-static bool py_scan(tl_str text, py_visit visit, void *ctx) {
-  const char *t = text.ptr;
-  size_t n = text.len, i = 0;
-  long depth = 0;
-  bool line_start = true, continued = false;
-  if (!t || n >= UINT32_MAX || memchr(t, '\0', n))
-    return n == 0;
-  while (i < n) {
-    unsigned char c = (unsigned char)t[i];
-    if (line_start && depth == 0 && !continued) {
-      size_t w = i;
-      bool tab = false;
-      while (w < n && (t[w] == ' ' || t[w] == '\t'))
-        tab |= t[w++] == '\t';
-      if (w < n && !strchr("\f\r\n#", t[w]))
-        visit(ctx, text, i, tab ? SIZE_MAX : w - i);
-    }
-    line_start = continued = false;
-    if (c == '\n') {
-      line_start = true;
-      i++;
-    } else if (c == '#') {
-      const char *nl = memchr(t + i, '\n', n - i);
-      i = nl ? (size_t)(nl - t) : n;
-    } else if (c == '\\') {
-      size_t k = i + 1 < n && t[i + 1] == '\r' ? i + 2 : i + 1;
-      if (k < n && t[k] == '\n') {
-        line_start = continued = true;
-        i = k + 1;
-      } else {
-        i++;
-      }
-    } else if (c == '"' || c == '\'') {
-      if (!skip_py_string(t, n, &i))
-        return false;
-    } else {
-      if (c == '(' || c == '[' || c == '{')
-        depth++;
-      else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
-        return false;
-      i++;
-    }
-  }
-  return depth == 0;
-}
-
-/* Does the statement at `pos` continue the one before: an `else`, `elif`,
- * `except` or `finally` clause? */
-static bool py_is_clause(tl_str text, size_t pos) {
-  static const char *const clauses[] = {"else", "elif", "except", "finally",
-                                        NULL};
-  size_t w = pos;
-  while (w < text.len && is_ident_char((unsigned char)text.ptr[w]))
-    w++;
-  return word_in(text.ptr + pos, w - pos, clauses);
-}
-
-typedef struct py_cut_state {
-  tl_ts_cuts *cuts;
-  bool after_decorator;
-} py_cut_state;
-
-static void py_cut_visit(void *ctx, tl_str text, size_t line, size_t indent) {
-  py_cut_state *st = ctx;
-  if (indent != 0 || py_is_clause(text, line))
-    return;
-  if (!st->after_decorator)
-    add_cut(st->cuts, line, 0, text.len);
-  st->after_decorator = text.ptr[line] == '@';
-}
-
-/* Python: a top-level statement begins at column 0. It is a cut unless it
- * continues the statement before: an `else`, `elif`, `except` or `finally`
- * clause, or anything after a decorator line (`@triton.jit` belongs to the
- * `def` below it). */
-bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts) {
-  py_cut_state st = {cuts, false};
-  cuts->count = 0;
-  if (py_scan(text, py_cut_visit, &st))
-    return true;
-  cuts->count = 0;
-  return false;
-}
-
-typedef struct py_block_state {
-  tl_ts_cuts *cuts;
-  tl_ts_forward *fwd;
-  size_t lines;
-  bool ok;
-} py_block_state;
-
-/* Lines 0 and 1 are the class and `def forward` headers; the body's
- * statements are at indentation 8, deeper lines belong to them. */
-static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
-  py_block_state *st = ctx;
-  size_t k = st->lines++;
-  const char *p = text.ptr + line + (indent == SIZE_MAX ? 0 : indent);
-  size_t rest = text.len - (size_t)(p - text.ptr);
-  if (k == 0)
-    st->ok &= indent == 0 && rest > 6 && memcmp(p, "class ", 6) == 0;
-  else if (k == 1) {
-    st->ok &= indent == 4 && rest > 12 && memcmp(p, "def forward(", 12) == 0;
-    st->fwd->params_start = (uint32_t)(p - text.ptr) + 12;
-  } else if (indent == 8) {
-    st->ok &= *p != '@' && !py_is_clause(text, line + 8);
-    if (k == 2)
-      st->fwd->body = (uint32_t)line;
-    else
-      add_cut(st->cuts, line, 0, text.len);
-  } else {
-    st->ok &= indent > 8 && indent != SIZE_MAX && k > 2;
-  }
-}
-
-/* The `)` closing the parameters that start at `i` (after the `(`), or 0;
- * strings and comments in annotations are skipped whole. */
-static size_t py_params_end(tl_str text, size_t i) {
-  const char *t = text.ptr;
-  size_t n = text.len;
-  long depth = 1;
-  while (i < n) {
-    char c = t[i];
-    if (c == '"' || c == '\'') {
-      if (!skip_py_string(t, n, &i))
-        return 0;
-      continue;
-    }
-    if (c == '#') {
-      const char *nl = memchr(t + i, '\n', n - i);
-      i = nl ? (size_t)(nl - t) : n;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{')
-      depth++;
-    else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
-      return i;
-    i++;
-  }
-  return 0;
-}
-
-bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
-                               tl_ts_forward *fwd) {
-  py_block_state st = {cuts, fwd, 0, true};
-  cuts->count = 0;
-  memset(fwd, 0, sizeof *fwd);
-  if (py_scan(text, py_block_visit, &st) && st.ok && st.lines > 2) {
-    fwd->params_end = (uint32_t)py_params_end(text, fwd->params_start);
-    if (fwd->params_end > 0 && fwd->params_end < fwd->body)
-      return true;
-  }
-  cuts->count = 0;
-  memset(fwd, 0, sizeof *fwd);
-  return false;
-}
-
 /* The point of byte `to`, from the point `p` of byte `from` <= to. */
 static TSPoint advance_point(TSPoint p, tl_str text, uint32_t from,
                              uint32_t to) {
@@ -581,14 +357,31 @@ static TSPoint advance_point(TSPoint p, tl_str text, uint32_t from,
 
 void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
                          bool (*scan)(tl_str, tl_ts_cuts *)) {
+  tl_ts_chunker_begin_range(c, lang, text, 0, UINT32_MAX, scan);
+}
+
+void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
+                               tl_str text, uint32_t start, uint32_t end,
+                               bool (*scan)(tl_str, tl_ts_cuts *)) {
   memset(c, 0, sizeof *c);
   c->text = text.ptr ? text : (tl_str){"", 0};
   c->limit = tl_ts_chunk_limit ? tl_ts_chunk_limit : 1;
   c->parser = ts_parser_new();
   c->done =
       !ts_parser_set_language(c->parser, lang) || c->text.len >= UINT32_MAX;
-  if (!c->done && c->text.len > c->limit && !scan(c->text, &c->cuts))
+  if (c->done || end > c->text.len)
+    end = c->done ? 0 : (uint32_t)c->text.len;
+  if (start > end)
+    start = end;
+  c->start = start;
+  c->point = advance_point((TSPoint){0, 0}, c->text, 0, start);
+  c->region = (TSRange){c->point, advance_point(c->point, c->text, start, end),
+                        start, end};
+  tl_str part = {c->text.ptr + start, end - start};
+  if (!c->done && part.len > c->limit && !scan(part, &c->cuts))
     c->cuts.count = 0;
+  for (size_t i = 0; i < c->cuts.count; i++)
+    c->cuts.items[i] += start;
   c->whole = c->cuts.count == 0;
 }
 
@@ -598,6 +391,7 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
   tl_ts_chunker_begin(c, lang, (tl_str){NULL, 0}, NULL);
   c->text = text.ptr ? text : (tl_str){"", 0};
   c->done = c->done || c->text.len >= UINT32_MAX;
+  c->region.end_byte = c->done ? 0 : (uint32_t)c->text.len;
   c->cuts = cuts;
   c->strict = true;
   if (c->text.len <= c->limit || cuts.count == 0 || c->done ||
@@ -616,10 +410,11 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
   c->head_count = 2;
 }
 
-/* The whole text, as tl_ts_parse without ranges. */
+/* The whole text (or range), as tl_ts_parse. */
 static TSTree *parse_whole(tl_ts_chunker *c) {
   c->done = true;
-  if (!ts_parser_set_included_ranges(c->parser, NULL, 0))
+  bool ranged = c->region.start_byte > 0 || c->region.end_byte < c->text.len;
+  if (!ts_parser_set_included_ranges(c->parser, &c->region, ranged))
     return NULL;
   return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
                                 (uint32_t)c->text.len);
@@ -702,7 +497,7 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end) {
 static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
   for (;;) {
     tl_ts_nest *nest = c->depth ? &c->nests[c->depth - 1] : NULL;
-    uint32_t region_end = nest ? nest->body.close : (uint32_t)c->text.len;
+    uint32_t region_end = nest ? nest->body.close : c->region.end_byte;
     uint32_t blank = c->start; /* a rest of only blanks makes no chunk */
     while (blank < region_end && strchr(" \t\r\n", c->text.ptr[blank]))
       blank++;
@@ -765,7 +560,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
                                     (uint32_t)c->text.len);
     c->start = end;
     c->point = to;
-    c->done = c->depth == 0 && end >= c->text.len;
+    c->done = c->depth == 0 && end >= c->region.end_byte;
     TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
     bool failed = !tree || (c->strict  ? ts_node_has_error(root)
                             : c->depth ? nested_error(c, root)

@@ -104,6 +104,7 @@ typedef struct tl_ts_chunker {
   size_t limit, next_cut;
   uint32_t start; /* the next chunk's first byte and its point */
   TSPoint point;
+  TSRange region;  /* the part of the text parsed (all of it by default) */
   TSRange head[2]; /* head every chunk after the first (count 0: none) */
   uint32_t head_count;
   tl_ts_body_fn body_of; /* NULL: never go into an item's body */
@@ -118,6 +119,14 @@ typedef struct tl_ts_chunker {
  * first chunk. */
 void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
                          bool (*scan)(tl_str, tl_ts_cuts *));
+/* As tl_ts_chunker_begin, for the bytes [start, end) of `text` only (a
+ * language embedded in another, such as the C++ of a Python string): the
+ * scanner sees just those bytes, every chunk and the whole-parse fallback
+ * are parsed over included ranges inside them, and node positions stay
+ * those of the whole text. `end` past the text is its end. */
+void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
+                               tl_str text, uint32_t start, uint32_t end,
+                               bool (*scan)(tl_str, tl_ts_cuts *));
 /* Lets the chunker go into the body of an item larger than the limit (see
  * tl_ts_cpp_body), so that a namespace holding most of the text, or one
  * long function such as run_impl, is parsed a few statements at a time.

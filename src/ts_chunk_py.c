@@ -1,0 +1,189 @@
+/* ts_chunk_py.c: the Python scanners of the chunker (ts_chunk.h): where
+ * the top-level statements of output code begin (tl_ts_python_cuts), and
+ * the statements of an FX graph's forward (tl_ts_python_forward_cuts). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_chunk.h"
+#include "ts_chunk_scan.h"
+
+/* Python string literal from its quote at *pos, triple-quoted or not;
+ * prefixes (r, b, f, ...) need no care, since a backslash keeps the next
+ * byte in the literal in every kind. */
+static bool skip_py_string(const char *t, size_t n, size_t *pos) {
+  size_t i = *pos;
+  char q = t[i];
+  if (!(i + 2 < n && t[i + 1] == q && t[i + 2] == q))
+    return skip_quoted(t, n, pos);
+  for (i += 3; i < n; i++) {
+    if (t[i] == '\\')
+      i++;
+    else if (t[i] == q && i + 2 < n && t[i + 1] == q && t[i + 2] == q) {
+      *pos = i + 3;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Python: calls `visit` at the start of each logical line that begins a
+ * statement: not inside brackets, a string or a backslash continuation,
+ * and not blank or a comment. `indent` counts its leading spaces; a tab
+ * among them makes it SIZE_MAX. False when unsure (see tl_ts_cuts). */
+typedef void (*py_visit)(void *ctx, tl_str text, size_t line, size_t indent);
+
+static bool py_scan(tl_str text, py_visit visit, void *ctx) {
+  const char *t = text.ptr;
+  size_t n = text.len, i = 0;
+  long depth = 0;
+  bool line_start = true, continued = false;
+  if (!t || n >= UINT32_MAX || memchr(t, '\0', n))
+    return n == 0;
+  while (i < n) {
+    unsigned char c = (unsigned char)t[i];
+    if (line_start && depth == 0 && !continued) {
+      size_t w = i;
+      bool tab = false;
+      while (w < n && (t[w] == ' ' || t[w] == '\t'))
+        tab |= t[w++] == '\t';
+      if (w < n && !strchr("\f\r\n#", t[w]))
+        visit(ctx, text, i, tab ? SIZE_MAX : w - i);
+    }
+    line_start = continued = false;
+    if (c == '\n') {
+      line_start = true;
+      i++;
+    } else if (c == '#') {
+      const char *nl = memchr(t + i, '\n', n - i);
+      i = nl ? (size_t)(nl - t) : n;
+    } else if (c == '\\') {
+      size_t k = i + 1 < n && t[i + 1] == '\r' ? i + 2 : i + 1;
+      if (k < n && t[k] == '\n') {
+        line_start = continued = true;
+        i = k + 1;
+      } else {
+        i++;
+      }
+    } else if (c == '"' || c == '\'') {
+      if (!skip_py_string(t, n, &i))
+        return false;
+    } else {
+      if (c == '(' || c == '[' || c == '{')
+        depth++;
+      else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
+        return false;
+      i++;
+    }
+  }
+  return depth == 0;
+}
+
+/* Does the statement at `pos` continue the one before: an `else`, `elif`,
+ * `except` or `finally` clause? */
+static bool py_is_clause(tl_str text, size_t pos) {
+  static const char *const clauses[] = {"else", "elif", "except", "finally",
+                                        NULL};
+  size_t w = pos;
+  while (w < text.len && is_ident_char((unsigned char)text.ptr[w]))
+    w++;
+  return word_in(text.ptr + pos, w - pos, clauses);
+}
+
+typedef struct py_cut_state {
+  tl_ts_cuts *cuts;
+  bool after_decorator;
+} py_cut_state;
+
+static void py_cut_visit(void *ctx, tl_str text, size_t line, size_t indent) {
+  py_cut_state *st = ctx;
+  if (indent != 0 || py_is_clause(text, line))
+    return;
+  if (!st->after_decorator)
+    add_cut(st->cuts, line, 0, text.len);
+  st->after_decorator = text.ptr[line] == '@';
+}
+
+/* Python: a top-level statement begins at column 0. It is a cut unless it
+ * continues the statement before: an `else`, `elif`, `except` or `finally`
+ * clause, or anything after a decorator line (`@triton.jit` belongs to the
+ * `def` below it). */
+bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts) {
+  py_cut_state st = {cuts, false};
+  cuts->count = 0;
+  if (py_scan(text, py_cut_visit, &st))
+    return true;
+  cuts->count = 0;
+  return false;
+}
+
+typedef struct py_block_state {
+  tl_ts_cuts *cuts;
+  tl_ts_forward *fwd;
+  size_t lines;
+  bool ok;
+} py_block_state;
+
+/* Lines 0 and 1 are the class and `def forward` headers; the body's
+ * statements are at indentation 8, deeper lines belong to them. */
+static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
+  py_block_state *st = ctx;
+  size_t k = st->lines++;
+  const char *p = text.ptr + line + (indent == SIZE_MAX ? 0 : indent);
+  size_t rest = text.len - (size_t)(p - text.ptr);
+  if (k == 0)
+    st->ok &= indent == 0 && rest > 6 && memcmp(p, "class ", 6) == 0;
+  else if (k == 1) {
+    st->ok &= indent == 4 && rest > 12 && memcmp(p, "def forward(", 12) == 0;
+    st->fwd->params_start = (uint32_t)(p - text.ptr) + 12;
+  } else if (indent == 8) {
+    st->ok &= *p != '@' && !py_is_clause(text, line + 8);
+    if (k == 2)
+      st->fwd->body = (uint32_t)line;
+    else
+      add_cut(st->cuts, line, 0, text.len);
+  } else {
+    st->ok &= indent > 8 && indent != SIZE_MAX && k > 2;
+  }
+}
+
+/* The `)` closing the parameters that start at `i` (after the `(`), or 0;
+ * strings and comments in annotations are skipped whole. */
+static size_t py_params_end(tl_str text, size_t i) {
+  const char *t = text.ptr;
+  size_t n = text.len;
+  long depth = 1;
+  while (i < n) {
+    char c = t[i];
+    if (c == '"' || c == '\'') {
+      if (!skip_py_string(t, n, &i))
+        return 0;
+      continue;
+    }
+    if (c == '#') {
+      const char *nl = memchr(t + i, '\n', n - i);
+      i = nl ? (size_t)(nl - t) : n;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{')
+      depth++;
+    else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
+      return i;
+    i++;
+  }
+  return 0;
+}
+
+bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
+                               tl_ts_forward *fwd) {
+  py_block_state st = {cuts, fwd, 0, true};
+  cuts->count = 0;
+  memset(fwd, 0, sizeof *fwd);
+  if (py_scan(text, py_block_visit, &st) && st.ok && st.lines > 2) {
+    fwd->params_end = (uint32_t)py_params_end(text, fwd->params_start);
+    if (fwd->params_end > 0 && fwd->params_end < fwd->body)
+      return true;
+  }
+  cuts->count = 0;
+  memset(fwd, 0, sizeof *fwd);
+  return false;
+}
