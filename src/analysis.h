@@ -5,6 +5,7 @@
  *   tl_pycode_analyze    JIT Python output code (with embedded Triton / C++)
  *   tl_cppcode_analyze   AOTInductor C++ wrapper code
  *   tl_cppkernels_analyze AOTInductor kernel-code artifact (cpp_fused_* bodies)
+ *   tl_cppwrapper_analyze the C++ inside a cpp_wrapper=True JIT module
  *
  * Analyzers are total: any bytes give a (possibly empty) result. All line
  * numbers are 1-based lines of the analyzed text. Every tl_str in a result
@@ -99,7 +100,11 @@ typedef struct tl_code_analysis {
   size_t call_count;
   tl_embedded *embedded;
   size_t embedded_count;
-  int entry_first, entry_last; /* `call` / `run_impl` body; 0 when absent */
+  int entry_first, entry_last; /* `call` / `run_impl` /
+                                  `inductor_entry_impl` body; 0 if absent */
+  /* JIT code of cpp_wrapper=True: the kernels are called from the C++
+   * wrapper source that a Python string holds (see tl_cppwrapper_analyze). */
+  bool cpp_wrapper;
 } tl_code_analysis;
 
 void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
@@ -108,5 +113,13 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
  * an analysis already filled by tl_cppcode_analyze. */
 void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
                            tl_code_analysis *inout);
+/* The C++ wrapper source held in bytes [start, end) of a Python module
+ * (`cpp_wrapper_src = (r"""...""")`, which torch's cpp_wrapper=True JIT
+ * code loads with CppWrapperCodeCache.load_pybinding): as
+ * tl_cppcode_analyze over those bytes only (entry `inductor_entry_impl`),
+ * plus the `cpp_fused_*` bodies there as definitions in the main code.
+ * Lines are those of the whole text; definitions sorted by line. */
+void tl_cppwrapper_analyze(tl_arena *arena, tl_str text, uint32_t start,
+                           uint32_t end, tl_code_analysis *out);
 
 #endif

@@ -516,6 +516,13 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
+/* The entry function of an AOT wrapper, or of the C++ in a cpp_wrapper JIT
+ * module (_const_run_impl counts only for where shim calls may be). */
+static bool is_entry_name(tl_str name) {
+  return tl_str_eq_cstr(name, "run_impl") ||
+         tl_str_eq_cstr(name, "inductor_entry_impl");
+}
+
 /* Runs cpp_wrapper.scm over one chunk's tree. */
 static void collect_tree(state *s, const tl_ts_query *q, const wrapper_ids *id,
                          TSTree *tree, range_vec *comments,
@@ -526,7 +533,7 @@ static void collect_tree(state *s, const tl_ts_query *q, const wrapper_ids *id,
     TSNode name, body;
     if (tl_ts_iter_get(&it, id->entry_name, &name) &&
         tl_ts_iter_get(&it, id->entry_body, &body) && out->entry_first == 0 &&
-        tl_str_eq_cstr(tl_ts_text(name, s->text), "run_impl")) {
+        is_entry_name(tl_ts_text(name, s->text))) {
       out->entry_first = tl_ts_first_line(body);
       out->entry_last = tl_ts_last_line(body);
     }
@@ -535,7 +542,9 @@ static void collect_tree(state *s, const tl_ts_query *q, const wrapper_ids *id,
   tl_ts_iter_end(&it);
 }
 
-void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
+/* tl_cppcode_analyze over the bytes [start, end) of the text. */
+static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
+                          uint32_t end, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len >= UINT32_MAX)
     text = (tl_str){"", 0};
@@ -563,7 +572,8 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
    * once over what all chunks gave. */
   range_vec comments = {0};
   tl_ts_chunker ch;
-  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+  tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
+                            tl_ts_cpp_cuts);
   /* run_impl alone can be most of a wrapper: parse it a few statements at
    * a time (each chunk repeats its head and closing brace). */
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
@@ -619,12 +629,21 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   tl_ts_query_free(&q);
 }
 
+void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
+  analyze_range(arena, text, 0, UINT32_MAX, out);
+}
+
 typedef TL_VEC(tl_kernel_def) kernel_def_vec;
+
+static int cmp_def_line(const void *pa, const void *pb) {
+  const tl_kernel_def *a = pa, *b = pb;
+  return a->first < b->first ? -1 : a->first > b->first;
+}
 
 /* The `cpp_*` bodies (and those of declared names) in one chunk's tree. */
 static void find_kernel_bodies(const tl_ts_query *q, uint32_t name_id,
                                uint32_t def_id, TSTree *tree, tl_str text,
-                               const tl_code_analysis *inout,
+                               tl_code_file file, const tl_code_analysis *inout,
                                kernel_def_vec *found) {
   tl_ts_iter it;
   tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
@@ -644,15 +663,18 @@ static void find_kernel_bodies(const tl_ts_query *q, uint32_t name_id,
     if (!node_is(outer, "linkage_specification") &&
         !node_is(outer, "template_declaration"))
       outer = body;
-    tl_kernel_def d = {n, TL_KERNEL_CPP, TL_CODE_KERNELS,
-                       tl_ts_first_line(outer), tl_ts_last_line(body)};
+    tl_kernel_def d = {n, TL_KERNEL_CPP, file, tl_ts_first_line(outer),
+                       tl_ts_last_line(body)};
     TL_VEC_PUSH(*found, d);
   }
   tl_ts_iter_end(&it);
 }
 
-void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
-                           tl_code_analysis *inout) {
+/* The kernel bodies in bytes [start, end) of `text`, as definitions in
+ * `file`: each replaces the declaration of its name in the main code. */
+static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
+                       uint32_t end, tl_code_file file,
+                       tl_code_analysis *inout) {
   if (!text.ptr || text.len >= UINT32_MAX)
     return;
   tl_ts_query q;
@@ -662,12 +684,13 @@ void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
   uint32_t def_id = tl_ts_query_capture(&q, "kernel.def");
   kernel_def_vec found = {0};
   tl_ts_chunker ch;
-  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+  tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
+                            tl_ts_cpp_cuts);
   bool restart;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)
       found.count = 0;
-    find_kernel_bodies(&q, name_id, def_id, tree, text, inout, &found);
+    find_kernel_bodies(&q, name_id, def_id, tree, text, file, inout, &found);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;
@@ -696,4 +719,16 @@ void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
   inout->def_count = count;
   TL_VEC_FREE(found);
   tl_ts_query_free(&q);
+}
+
+void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
+                           tl_code_analysis *inout) {
+  add_bodies(arena, text, 0, UINT32_MAX, TL_CODE_KERNELS, inout);
+}
+
+void tl_cppwrapper_analyze(tl_arena *arena, tl_str text, uint32_t start,
+                           uint32_t end, tl_code_analysis *out) {
+  analyze_range(arena, text, start, end, out);
+  add_bodies(arena, text, start, end, TL_CODE_MAIN, out);
+  tl_sort(out->defs, out->def_count, sizeof *out->defs, cmp_def_line);
 }

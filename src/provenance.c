@@ -647,6 +647,23 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   index_defs(v);
 }
 
+/* JIT code of cpp_wrapper=True (its kernels are called from C++ in a
+ * Python string): "mode" says so, and a build without the C++ analyzer
+ * says why that C++ gives no links. */
+static void mark_cpp_wrapper(const view *v, cJSON *root, const char *reason) {
+  if (!v->code.cpp_wrapper)
+    return;
+  cJSON_ReplaceItemInObjectCaseSensitive(root, "mode",
+                                         cJSON_CreateString("jit-cpp-wrapper"));
+#ifndef HAVE_CPPCODE
+  if (!reason)
+    cJSON_ReplaceItemInObjectCaseSensitive(
+        root, "no_links_reason", cJSON_CreateString("C++ analyzer not built"));
+#else
+  (void)reason;
+#endif
+}
+
 static cJSON *parse_json(tl_str s) {
   return s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
 }
@@ -695,6 +712,7 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
     cJSON_AddNullToObject(root, "no_links_reason");
 
   analyze(&v, in);
+  mark_cpp_wrapper(&v, root, reason);
   cJSON *traces = parse_json(in->stack_traces);
   join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
   join_graphs(&v, mapping_section(&v, mapping, "postToPre"), false);

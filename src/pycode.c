@@ -10,9 +10,19 @@
  *             triton_poi_fused_mul_1.run(primals_4, buf2, 200, stream=stream0)
  * Extraction is by pycode.scm; the Triton source is re-parsed as Python over
  * included ranges (pycode_triton.scm tells combo kernels), cpp_pybinding
- * sources with the cpp grammar. The text is parsed a chunk of whole
- * top-level statements at a time (tl_ts_chunker, ts_query.h). Results point
- * into the text or the arena.
+ * sources with the cpp grammar. The code of cpp_wrapper=True is a module
+ * whose C++ wrapper is one string, compiled by load_pybinding:
+ *     cpp_wrapper_src = (
+ *     r"""
+ *     ...
+ *     """
+ *     )
+ *     inductor_entry = CppWrapperCodeCache.load_pybinding(
+ *         argtypes=["std::vector<AtenTensorHandle>"],
+ * main_code=cpp_wrapper_src, and that string's bytes are analyzed as the AOT
+ * wrapper is (cppcode.c, tl_cppwrapper_analyze, when built: HAVE_CPPCODE). The
+ * text is parsed a chunk of whole top-level statements at a time
+ * (tl_ts_chunker, ts_chunk.h). Results point into the text or the arena.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -210,12 +220,24 @@ typedef TL_VEC(handle) handle_vec;
 typedef TL_VEC(span) span_vec;
 typedef TL_VEC(tl_embedded) embedded_vec;
 
+/* A module-level string that may hold the C++ wrapper of a cpp_wrapper=True
+ * module (pycode.scm pattern 9), or what `load_pybinding(main_code=...)`
+ * names (pattern 10). */
+typedef struct cpp_string {
+  tl_str name;  /* the name assigned, or named by main_code= */
+  TSRange body; /* between the quotes (empty for a name main_code= gives) */
+  uint32_t at;  /* first byte of the assignment or of the call */
+  bool load;    /* from load_pybinding */
+} cpp_string;
+typedef TL_VEC(cpp_string) cpp_string_vec;
+
 typedef struct collected {
   def_vec defs;
   call_vec calls;
   handle_vec handles;
   span_vec functions;
   embedded_vec embedded;
+  cpp_string_vec strings;
   int entry_first, entry_last; /* lines of `def call` (its tree is gone) */
   bool have_entry;
 } collected;
@@ -223,7 +245,7 @@ typedef struct collected {
 /* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
 static void collected_clear(collected *c) {
   c->defs.count = c->calls.count = c->handles.count = 0;
-  c->functions.count = c->embedded.count = 0;
+  c->functions.count = c->embedded.count = c->strings.count = 0;
   c->have_entry = false;
 }
 
@@ -246,6 +268,47 @@ static void add_definition(collected *c, tl_str text, TSNode name, TSNode def,
   TL_VEC_PUSH(c->defs, d);
 }
 
+/* The bytes between the quotes of a string node; false when it has no
+ * opening and closing quote of its own. */
+static bool string_body(TSNode string, TSRange *out) {
+  uint32_t n = ts_node_child_count(string);
+  if (n < 2)
+    return false;
+  TSNode open = ts_node_child(string, 0), close = ts_node_child(string, n - 1);
+  if (strcmp(ts_node_type(open), "string_start") != 0 ||
+      strcmp(ts_node_type(close), "string_end") != 0)
+    return false;
+  *out = (TSRange){ts_node_end_point(open), ts_node_start_point(close),
+                   ts_node_end_byte(open), ts_node_start_byte(close)};
+  return out->start_byte < out->end_byte;
+}
+
+/* Pattern 9 (`load` false) or 10 (true): a candidate for the C++ source.
+ * ids: @source.name, @source.string, @source.ref, @source.load. */
+static void add_string(collected *c, tl_str text, const tl_ts_iter *it,
+                       const uint32_t ids[4], bool load) {
+  TSNode name, string, call;
+  cpp_string cs = {.load = load};
+  bool has_string = tl_ts_iter_get(it, ids[1], &string);
+  if (has_string && !string_body(string, &cs.body))
+    return;
+  if (load) {
+    if (!tl_ts_iter_get(it, ids[3], &call))
+      return;
+    cs.at = ts_node_start_byte(call);
+    if (!has_string && !tl_ts_iter_get(it, ids[2], &name))
+      return;
+    if (!has_string)
+      cs.name = tl_ts_text(name, text);
+  } else {
+    if (!has_string || !tl_ts_iter_get(it, ids[0], &name))
+      return;
+    cs.at = ts_node_start_byte(name);
+    cs.name = tl_ts_text(name, text);
+  }
+  TL_VEC_PUSH(c->strings, cs);
+}
+
 static void collect(collected *c, TSNode root, tl_str text) {
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
@@ -261,6 +324,10 @@ static void collect(collected *c, TSNode root, tl_str text) {
   uint32_t c_fallback = tl_ts_query_capture(&q, "call.fallback");
   uint32_t c_handle = tl_ts_query_capture(&q, "handle");
   uint32_t c_function = tl_ts_query_capture(&q, "function");
+  uint32_t c_source[4] = {tl_ts_query_capture(&q, "source.name"),
+                          tl_ts_query_capture(&q, "source.string"),
+                          tl_ts_query_capture(&q, "source.ref"),
+                          tl_ts_query_capture(&q, "source.load")};
   tl_ts_iter it;
   tl_ts_iter_begin(&it, &q, root, text);
   while (tl_ts_iter_next(&it)) {
@@ -305,6 +372,8 @@ static void collect(collected *c, TSNode root, tl_str text) {
     } else if (p == 8 && tl_ts_iter_get(&it, c_function, &a)) {
       span s = {ts_node_start_byte(a), ts_node_end_byte(a)};
       TL_VEC_PUSH(c->functions, s);
+    } else if (p == 9 || p == 10) {
+      add_string(c, text, &it, c_source, p == 10);
     }
   }
   tl_ts_iter_end(&it);
@@ -415,6 +484,100 @@ static void bind_handles(collected *c, tl_call_site *sites) {
   free(handles);
 }
 
+/* The C++ wrapper source of a cpp_wrapper=True module: the string that the
+ * first `load_pybinding(main_code=...)` gives (a literal, or the last
+ * module-level assignment of its name before the call), else the string
+ * assigned to `cpp_wrapper_src`. False when there is none. */
+static bool cpp_wrapper_source(const collected *c, TSRange *out) {
+  const cpp_string *v = c->strings.items, *best = NULL;
+  size_t n = c->strings.count, load = 0;
+  while (load < n && !v[load].load)
+    load++;
+  if (load < n && v[load].name.len == 0) {
+    *out = v[load].body;
+    return true;
+  }
+  for (size_t i = 0; i < n; i++) {
+    bool named =
+        load < n ? tl_str_eq(v[i].name, v[load].name) && v[i].at < v[load].at
+                 : tl_str_eq_cstr(v[i].name, "cpp_wrapper_src");
+    if (!v[i].load && named && (!best || v[i].at > best->at))
+      best = &v[i];
+  }
+  if (best)
+    *out = best->body;
+  return best != NULL;
+}
+
+/* Inserts `e` into the embedded ranges, kept in line order. */
+static void add_embedded(tl_arena *arena, tl_code_analysis *out,
+                         tl_embedded e) {
+  size_t n = out->embedded_count, at = 0;
+  tl_embedded *all = tl_arena_alloc(arena, (n + 2) * sizeof *all);
+  while (at < n && out->embedded[at].first <= e.first)
+    at++;
+  if (at)
+    memcpy(all, out->embedded, at * sizeof *all);
+  all[at] = e;
+  if (n > at)
+    memcpy(all + at + 1, out->embedded + at, (n - at) * sizeof *all);
+  out->embedded = all;
+  out->embedded_count = n + 1;
+}
+
+#ifdef HAVE_CPPCODE
+static int def_line_cmp_p(const void *a, const void *b) {
+  const tl_kernel_def *x = a, *y = b;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Adds the C++ wrapper's analysis to the Python one: definitions in line
+ * order, calls merged in line order, its entry function. The Triton
+ * sources of AOT launcher comments (never in JIT code) are not kept: they
+ * would lie inside the C++ range. */
+static void merge_cpp(tl_arena *arena, tl_code_analysis *out,
+                      const tl_code_analysis *cpp) {
+  size_t nd = out->def_count + cpp->def_count;
+  tl_kernel_def *defs = tl_arena_alloc(arena, (nd + 1) * sizeof *defs);
+  if (out->def_count)
+    memcpy(defs, out->defs, out->def_count * sizeof *defs);
+  if (cpp->def_count)
+    memcpy(defs + out->def_count, cpp->defs, cpp->def_count * sizeof *defs);
+  tl_sort(defs, nd, sizeof *defs, def_line_cmp_p);
+  out->defs = defs;
+  out->def_count = nd;
+  size_t nc = out->call_count + cpp->call_count, i = 0, j = 0;
+  tl_call_site *calls = tl_arena_alloc(arena, (nc + 1) * sizeof *calls);
+  for (size_t k = 0; k < nc; k++)
+    calls[k] =
+        j == cpp->call_count || (i < out->call_count &&
+                                 out->calls[i].line <= cpp->calls[j].line)
+            ? out->calls[i++]
+            : cpp->calls[j++];
+  out->calls = calls;
+  out->call_count = nc;
+  if (cpp->entry_first) {
+    out->entry_first = cpp->entry_first;
+    out->entry_last = cpp->entry_last;
+  }
+}
+#endif
+
+/* A cpp_wrapper=True module: marks the C++ source embedded and, when the
+ * C++ analyzer is built, analyzes it on its range of the text. */
+static void add_cpp_wrapper(tl_arena *arena, tl_str text, TSRange src,
+                            tl_code_analysis *out) {
+  out->cpp_wrapper = true;
+  tl_embedded e;
+  if (embedded_lines(text, src, "cpp", &e))
+    add_embedded(arena, out, e);
+#ifdef HAVE_CPPCODE
+  tl_code_analysis cpp;
+  tl_cppwrapper_analyze(arena, text, src.start_byte, src.end_byte, &cpp);
+  merge_cpp(arena, out, &cpp);
+#endif
+}
+
 void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
@@ -460,6 +623,10 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
     out->entry_first = c.entry_first;
     out->entry_last = c.entry_last;
   }
+  TSRange src;
+  if (cpp_wrapper_source(&c, &src))
+    add_cpp_wrapper(arena, text, src, out);
+  TL_VEC_FREE(c.strings);
   TL_VEC_FREE(c.defs);
   TL_VEC_FREE(c.calls);
   TL_VEC_FREE(c.handles);

@@ -11,6 +11,14 @@
   body: (compound_statement) @entry.body
   (#any-of? @entry.name "run_impl" "_const_run_impl"))
 
+; The entry of the C++ inside a cpp_wrapper=True JIT module (a Python
+; string, src/pycode.c): `void inductor_entry_impl(...) {...}`.
+(function_definition
+  declarator: (function_declarator
+    declarator: (identifier) @entry.name)
+  body: (compound_statement) @entry.body
+  (#eq? @entry.name "inductor_entry_impl"))
+
 ; A Triton launcher: `static inline void call_triton_k(...) {...}`, maybe
 ; inside `template <...>`; the kernel name is the identifier after `call_`
 ; (cppcode.c keeps static ones and those of a Triton kernel name).

@@ -52,3 +52,33 @@
 ; 8: every function, so that a handle comment binds only to a call in the
 ; same function.
 (function_definition) @function
+
+; 9: a module-level string assignment, the candidates for the C++ source of
+; a cpp_wrapper=True module:
+;    cpp_wrapper_src = (
+;    r"""
+;    #include <torch/csrc/inductor/cpp_wrapper/cpu.h>
+;    ...
+;    """
+;    )
+(module
+  (expression_statement
+    (assignment
+      left: (identifier) @source.name
+      right: [
+        (string) @source.string
+        (parenthesized_expression (string) @source.string)
+      ])))
+
+; 10: the string that CppWrapperCodeCache.load_pybinding compiles as the
+; wrapper: `main_code=cpp_wrapper_src` (a name of pattern 9) or the literal.
+(call
+  function: (attribute
+    attribute: (identifier) @_load (#eq? @_load "load_pybinding"))
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @_main (#eq? @_main "main_code")
+      value: [
+        (identifier) @source.ref
+        (string) @source.string
+      ]))) @source.load

@@ -69,10 +69,8 @@ SINGLE = {
          "cpp_fused_add_gelu_native_layer_norm_1:4"),
     ]),
     "rec-draft-export": ([], []),
-    # Known gap (docs/torch-2.13.md): the cpp_wrapper output code is Python
-    # holding the C++ wrapper in one raw string; we find no kernel calls in
-    # it. Its kernel links are checked in CppWrapper below, as an expected
-    # failure.
+    # The cpp_wrapper output code is Python holding the C++ wrapper in one
+    # raw string; its kernel links are checked in CppWrapper below.
     "rec-cpp-wrapper": ([], []),
 }
 CPP_WRAPPER = ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
@@ -370,8 +368,8 @@ class Recordings(unittest.TestCase):
 
 
 class CppWrapper(unittest.TestCase):
-    """torch 2.13's cpp_wrapper=True output code: the links of its kernel
-    calls (the C++ inside cpp_wrapper_src) are not found yet."""
+    """torch 2.13's cpp_wrapper=True output code: the kernel calls are in the
+    C++ inside cpp_wrapper_src, read as C++ (mode "jit-cpp-wrapper")."""
 
     def test_graph_links(self):
         log = os.path.join(EXAMPLES, "rec-cpp-wrapper", "trace.log")
@@ -384,13 +382,49 @@ class CppWrapper(unittest.TestCase):
             for line, pre in want["post_to_pre"].items():
                 self.assertEqual(view["lines"]["postToPre"][line], pre)
 
-    @unittest.expectedFailure
     def test_kernel_links(self):
         log = os.path.join(EXAMPLES, "rec-cpp-wrapper", "trace.log")
+        entries = read_log(log)
+        inputs = view_inputs(entries, "-_0_0_0", -1)
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out")
             self.assertEqual(run(log, out, "-i").returncode, 0)
-            Recordings.check_kernel(self, out, read_log(log), *CPP_WRAPPER)
+            view = load(os.path.join(out, CPP_WRAPPER[2]))
+            self.assertEqual(view["mode"], "jit-cpp-wrapper")
+            self.assertEqual(view["unresolved"]["kernels"], [])
+            # Every kernel key of the mapping, each at the call after its
+            # `// [Provenance debug handles]` comment.
+            keys = list(inputs["mapping"]["cppCodeToPost"])
+            self.assertEqual(len(keys), 6)
+            for key in keys:
+                with self.subTest(kernel=key):
+                    Recordings.check_kernel(self, out, entries,
+                                            *CPP_WRAPPER[:3], key)
+            code = inputs["code"].split("\n")
+            # The C++ lies between `r"""` and `"""` of cpp_wrapper_src.
+            first = code.index('r"""') + 2
+            last = code.index('"""', first)
+            self.assertEqual(view["embedded"], [
+                {"file": "code", "first": first, "last": last,
+                 "language": "cpp"}])
+            entry = next(i for i, t in enumerate(code, 1)
+                         if t.startswith("void inductor_entry_impl("))
+            close = code.index("} // inductor_entry_impl") + 1
+            self.assertEqual(view["entry"]["last"], close)
+            self.assertTrue(entry < view["entry"]["first"] < close)
+            # A cpp_fused_* kernel is defined by its body after cpp_prefix.h.
+            for k in view["kernels"]:
+                if not k["name"].startswith("cpp_fused_"):
+                    self.assertIsNone(k["definition"], k["key"])
+                    continue
+                head = next(i for i in range(2, len(code) + 1)
+                            if code[i - 2].startswith(
+                                "#include <torch/csrc/inductor/cpp_prefix.h>")
+                            and re.match(r'^extern "C"\s+void\s+%s\(' %
+                                         re.escape(k["name"]), code[i - 1]))
+                self.assertEqual(k["definition"]["file"], "code")
+                self.assertEqual(k["definition"]["first"], head)
+                self.assertEqual(code[k["definition"]["last"] - 1], "}")
 
 
 if __name__ == "__main__":

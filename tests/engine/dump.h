@@ -3,7 +3,8 @@
  *   FX graph:    NAME LINE
  *   output code: def NAME KIND FILE FIRST-LAST / call LINE NAME KIND
  *                [handle=KEY] / embedded FILE FIRST-LAST LANGUAGE /
- *                entry FIRST-LAST
+ *                entry FIRST-LAST / cpp_wrapper (the C++ of a
+ *                cpp_wrapper=True module was found)
  * Shared by the corpus test and the chunked-equals-whole test.
  */
 #ifndef TL_TEST_ENGINE_DUMP_H
@@ -48,6 +49,8 @@ static void dump_py(tl_str input, tl_buf *out) {
                   a.embedded[i].last, a.embedded[i].language);
   if (a.entry_first)
     tl_buf_printf(out, "entry %d-%d\n", a.entry_first, a.entry_last);
+  if (a.cpp_wrapper)
+    tl_buf_puts(out, "cpp_wrapper\n");
   tl_arena_free(&arena);
 }
 

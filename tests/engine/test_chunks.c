@@ -178,6 +178,14 @@ TEST(pycode_in_tiny_chunks_equals_whole_on_every_corpus_case) {
   CHECK(n >= 10);
 }
 
+#ifdef HAVE_CPPCODE
+TEST(cpp_wrapper_code_in_tiny_chunks_equals_whole_on_every_corpus_case) {
+  int n = check_corpus(
+      TL_SOURCE_DIR "/tests/engine/corpus/pycode_cpp_wrapper.txt", false);
+  CHECK(n >= 8);
+}
+#endif
+
 TEST(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case) {
   int n = check_corpus(TL_SOURCE_DIR "/tests/engine/corpus/fx_graph.txt", true);
   CHECK(n >= 10);
@@ -250,6 +258,68 @@ TEST(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code) {
   }
   CHECK(texts >= 8);
 }
+
+#ifdef HAVE_CPPCODE
+/* A range of the text is parsed alone, a top-level item a chunk, and its
+ * nodes keep the positions of the whole text. */
+TEST(chunker_parses_only_its_range_in_chunks_at_whole_text_positions) {
+  const char *t = "x = (r\"\"\"\nint a;\nvoid f() { g(); }\n\"\"\")\n";
+  tl_str text = tl_str_from(t);
+  uint32_t start = (uint32_t)(strchr(t, '\n') + 1 - t);
+  uint32_t end = (uint32_t)(strstr(t, "\"\"\")") - t);
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker ch;
+  bool restart, restarted = false;
+  tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
+                            tl_ts_cpp_cuts);
+  uint32_t first = UINT32_MAX, last = 0;
+  TSPoint first_point = {0, 0};
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    restarted |= restart;
+    TSNode root = ts_tree_root_node(tree);
+    CHECK(!ts_node_has_error(root));
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
+      TSNode item = ts_node_named_child(root, i);
+      if (ts_node_start_byte(item) < first) {
+        first = ts_node_start_byte(item);
+        first_point = ts_node_start_point(item);
+      }
+      if (ts_node_end_byte(item) > last)
+        last = ts_node_end_byte(item);
+    }
+    ts_tree_delete(tree);
+  }
+  CHECK(!restarted);
+  CHECK_INT_EQ(ch.chunks, 2);
+  CHECK_INT_EQ(first, start); /* `int a;`, on the text's second line */
+  CHECK_INT_EQ(first_point.row, 1);
+  CHECK_INT_EQ(first_point.column, 0);
+  CHECK_INT_EQ(last, end - 1); /* the `}` before the newline */
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = (size_t)1 << 20;
+}
+
+/* torch 2.13's cpp_wrapper output code (examples/rec-cpp-wrapper): the C++
+ * in its string, in tiny chunks, gives what it gives whole. */
+TEST(cpp_wrapper_recording_in_tiny_chunks_equals_whole) {
+  tl_buf all;
+  tl_buf_init(&all);
+  int n = payloads(TL_SOURCE_DIR "/examples/rec-cpp-wrapper/trace.log",
+                   "\"inductor_output_code\"", &all);
+  CHECK_INT_EQ(n, 1);
+  tl_str code = tl_str_from(all.data);
+  check_chunked_equals_whole("rec-cpp-wrapper output code", code, false);
+  tl_buf dump;
+  tl_buf_init(&dump);
+  dump_py(code, &dump);
+  CHECK(strstr(dump.data,
+               "call 115 cpp_fused_add_gelu_native_layer_norm_1 "
+               "cpp handle=cpp_fused_add_gelu_native_layer_norm_1:6\n"));
+  CHECK(strstr(dump.data, "\ncpp_wrapper\n"));
+  tl_buf_free(&dump);
+  tl_buf_free(&all);
+}
+#endif
 
 TEST(fx_graph_in_tiny_chunks_equals_whole_on_every_fixture_graph) {
   static const char *const logs[] = {
@@ -342,5 +412,10 @@ int main(void) {
   RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code);
   RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_fixture_graph);
+#ifdef HAVE_CPPCODE
+  RUN(cpp_wrapper_code_in_tiny_chunks_equals_whole_on_every_corpus_case);
+  RUN(chunker_parses_only_its_range_in_chunks_at_whole_text_positions);
+  RUN(cpp_wrapper_recording_in_tiny_chunks_equals_whole);
+#endif
   return check_summary();
 }

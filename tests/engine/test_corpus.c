@@ -52,6 +52,14 @@ TEST(pycode_corpus_cases_all_match) {
   CHECK(n >= 10);
 }
 
+#ifdef HAVE_CPPCODE
+TEST(pycode_cpp_wrapper_corpus_cases_all_match) {
+  int n = run_file(TL_SOURCE_DIR "/tests/engine/corpus/pycode_cpp_wrapper.txt",
+                   dump_py);
+  CHECK(n >= 8);
+}
+#endif
+
 TEST(analyzers_accept_empty_and_garbage_input) {
   tl_arena arena;
   tl_arena_init(&arena);
@@ -85,6 +93,9 @@ int main(int argc, char **argv) {
   }
   RUN(fx_graph_corpus_cases_all_match);
   RUN(pycode_corpus_cases_all_match);
+#ifdef HAVE_CPPCODE
+  RUN(pycode_cpp_wrapper_corpus_cases_all_match);
+#endif
   RUN(analyzers_accept_empty_and_garbage_input);
   return check_summary();
 }
