@@ -198,6 +198,56 @@ void tl_artifact_pages_metrics(tl_store *store, tl_compile_dir *dir,
         tl_failure_rows(&store->failure_rows, a->path, in.display, m);
 }
 
+/* The dump_file page's name: "eval_with_key_<K>.html" for a name holding
+ * "<eval_with_key>.K", else the name made safe, then ".html". */
+static void dump_file_name(tl_buf *out, const char *name) {
+  static const char KEY[] = "<eval_with_key>.";
+  const char *key = name ? strstr(name, KEY) : NULL;
+  const char *digits = key ? key + sizeof KEY - 1 : NULL;
+  size_t n = 0;
+  while (digits && digits[n] >= '0' && digits[n] <= '9' && n < 19)
+    n++;
+  if (n)
+    tl_buf_printf(out, "eval_with_key_%.*s.html", (int)n, digits);
+  else {
+    tl_fs_safe_name(out, tl_str_from(name ? name : "dump_file"));
+    tl_buf_puts(out, ".html");
+  }
+}
+
+void tl_artifact_pages_dump_file(tl_store *store, tl_compile_dir *dir,
+                                 const tl_record *rec) {
+  const cJSON *name = cJSON_GetObjectItemCaseSensitive(rec->kind_value, "name");
+  tl_buf file, html;
+  tl_buf_init(&file);
+  tl_buf_init(&html);
+  dump_file_name(&file, cJSON_IsString(name) ? name->valuestring : NULL);
+  tl_artifact *a =
+      tl_store_add_shared(store, dir, "dump_file", file.data, rec->line);
+  tl_html_page_begin(&html, "Source Code", "../");
+  tl_buf_puts(&html, "<style>pre{counter-reset:line}pre span{display:block}"
+                     "pre span:before{counter-increment:line;content:"
+                     "counter(line);display:inline-block;padding:0 .5em;"
+                     "margin-right:.5em;color:#888}pre span:target{"
+                     "background-color:#ffff00}</style>\n<pre>");
+  /* One span per payload line, as the Rust page: #L<n> links land here. */
+  tl_str text = rec->payload;
+  size_t start = 0, line = 1;
+  for (size_t i = 0; i <= text.len; i++) {
+    if (i < text.len && text.ptr[i] != '\n')
+      continue;
+    tl_buf_printf(&html, "<span id=\"L%zu\">", line++);
+    tl_html_escape(&html, (tl_str){text.ptr + start, i - start});
+    tl_buf_puts(&html, "</span>");
+    start = i + 1;
+  }
+  tl_buf_puts(&html, "</pre>\n");
+  tl_html_page_end(&html);
+  tl_sink_write_buf(store->sink, a->path, &html);
+  tl_buf_free(&html);
+  tl_buf_free(&file);
+}
+
 bool tl_artifact_pages_write_static(tl_store *store) {
   tl_str hljs = TL_RES(hljs_js), light = TL_RES(hljs_light_css),
          dark = TL_RES(hljs_dark_css);

@@ -39,6 +39,12 @@ void tl_artifact_pages_metrics(tl_store *store, tl_compile_dir *dir,
                                const tl_compile_dir *home, bool known_id,
                                const tl_record *rec);
 
+/* dump_file {name}: the source as dump_file/eval_with_key_<K>.html (a name
+ * with "<eval_with_key>.K") or dump_file/<name>.html, one <span id="L<n>">
+ * per line, listed under `dir` with a number (as the Rust tool). */
+void tl_artifact_pages_dump_file(tl_store *store, tl_compile_dir *dir,
+                                 const tl_record *rec);
+
 /* Writes static/highlight.min.js and static/hljs.css (light, and dark under
  * prefers-color-scheme), which the output code pages link. False when a file
  * could not be written (store->error says which). */

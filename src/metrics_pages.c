@@ -568,6 +568,10 @@ static size_t trie_child(trie *t, size_t node, const tl_frame *frame) {
 static void terminal_links(tl_buf *html, const trie_node *node) {
   for (size_t i = 0; i < node->terminals.count; i++) {
     const tl_compile_dir *dir = node->terminals.items[i];
+    if (!dir) { /* a stack of the "Unknown stacks" trie */
+      tl_buf_puts(html, "(unknown) ");
+      continue;
+    }
     tl_buf_puts(html, "<a href=\"#");
     tl_html_escape_cstr(html, dir->display);
     tl_buf_printf(html, "\" class=\"%s\">", tl_compile_status(dir));
@@ -617,28 +621,46 @@ static void trie_html(tl_buf *html, const trie *t) {
   TL_VEC_FREE(todo);
 }
 
+static void trie_add(trie *t, const tl_stack *stack,
+                     const tl_compile_dir *terminal) {
+  size_t node = 0;
+  for (size_t k = 0; k < stack->count; k++)
+    node = trie_child(t, node, &stack->frames[k]);
+  if (node)
+    TL_VEC_PUSH(t->items[node].terminals, terminal);
+}
+
+/* Renders and frees a built trie. */
+static void trie_finish(tl_buf *html, trie *t) {
+  if (t->count > 1) {
+    tl_buf_puts(html, "<details open><summary>Stack</summary>"
+                      "<div class=\"stack-trie\"><ul>");
+    trie_html(html, t);
+    tl_buf_puts(html, "</ul></div></details>\n");
+  }
+  for (size_t i = 0; i < t->count; i++) {
+    TL_VEC_FREE(t->items[i].children);
+    TL_VEC_FREE(t->items[i].terminals);
+  }
+  TL_VEC_FREE(*t);
+}
+
 void tl_stack_trie_render(tl_buf *html, const tl_store *store) {
   trie t = {0};
   trie_node root = {0};
   TL_VEC_PUSH(t, root);
   for (size_t i = 0; i < store->starts.count; i++) {
     const tl_start *s = &store->starts.items[i];
-    const tl_stack *stack = &s->dir->stacks.items[s->stack];
-    size_t node = 0;
-    for (size_t k = 0; k < stack->count; k++)
-      node = trie_child(&t, node, &stack->frames[k]);
-    if (node)
-      TL_VEC_PUSH(t.items[node].terminals, s->dir);
+    trie_add(&t, &s->dir->stacks.items[s->stack], s->dir);
   }
-  if (t.count > 1) {
-    tl_buf_puts(html, "<details open><summary>Stack</summary>"
-                      "<div class=\"stack-trie\"><ul>");
-    trie_html(html, &t);
-    tl_buf_puts(html, "</ul></div></details>\n");
-  }
-  for (size_t i = 0; i < t.count; i++) {
-    TL_VEC_FREE(t.items[i].children);
-    TL_VEC_FREE(t.items[i].terminals);
-  }
-  TL_VEC_FREE(t);
+  trie_finish(html, &t);
+}
+
+void tl_unknown_stack_trie_render(tl_buf *html, const tl_store *store) {
+  trie t = {0};
+  trie_node root = {0};
+  TL_VEC_PUSH(t, root);
+  for (size_t i = 0; i < store->unknown_stacks.count; i++)
+    trie_add(&t, &store->unknown_stacks.items[i], NULL);
+  trie_finish(html, &t);
 }

@@ -64,6 +64,9 @@ void tl_stack_html(tl_buf *html, const tl_frame *frames, size_t count,
  * common prefix, each compile id on its last frame coloured by its status,
  * rendered without recursion. Writes nothing when there is no stack. */
 void tl_stack_trie_render(tl_buf *html, const tl_store *store);
+/* The trie of the stacks logged beside entries (store->unknown_stacks),
+ * each ending in "(unknown) ", as the Rust index's "Unknown stacks". */
+void tl_unknown_stack_trie_render(tl_buf *html, const tl_store *store);
 
 /* The status class of a compile folder ("status-ok", ...; spec 5). */
 const char *tl_compile_status(const tl_compile_dir *dir);

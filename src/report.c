@@ -686,6 +686,15 @@ static void write_index(tl_store *store, const tl_report_options *options,
   for (size_t i = 0; i < store->dirs.count; i++)
     compile_item(&html, store, i, options, dir_views[i], dir_view_counts[i]);
   tl_buf_puts(&html, "</section>\n");
+  if (store->unknown_stacks.count) {
+    tl_buf_puts(&html,
+                "<section id=\"unknown-stacks\">\n<h2>Unknown stacks</h2>\n"
+                "<p>Stacks logged beside entries rather than by a compile "
+                "(torch.export's guards and expressions, for example), "
+                "merged by common prefix; each ends in (unknown).</p>\n");
+    tl_unknown_stack_trie_render(&html, store);
+    tl_buf_puts(&html, "</section>\n");
+  }
   tl_html_page_end(&html);
   tl_store_write(store, "index.html", html.data, html.len);
   tl_buf_free(&html);

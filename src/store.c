@@ -236,6 +236,29 @@ static tl_artifact *add_artifact(tl_store *store, tl_compile_dir *dir,
   return &dir->artifacts.items[dir->artifacts.count - 1];
 }
 
+tl_artifact *tl_store_add_shared(tl_store *store, tl_compile_dir *dir,
+                                 const char *folder, const char *file_name,
+                                 size_t line) {
+  if (!store->shared_folder_made) {
+    store->shared_folder_made = true;
+    char error[512];
+    tl_buf path;
+    tl_buf_init(&path);
+    tl_buf_printf(&path, "%s/%s", store->out_dir, folder);
+    if (!tl_fs_mkdirs(path.data, error, sizeof error))
+      tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
+    tl_buf_free(&path);
+  }
+  tl_artifact a = {0};
+  a.name = tl_xstrdup(file_name);
+  a.path = tl_xmalloc(strlen(folder) + strlen(file_name) + 2);
+  sprintf(a.path, "%s/%s", folder, file_name);
+  a.number = a.listed_number = tl_store_take_number(store);
+  a.line = line;
+  TL_VEC_PUSH(dir->artifacts, a);
+  return &dir->artifacts.items[dir->artifacts.count - 1];
+}
+
 void tl_store_set_md5(tl_store *store, tl_compile_dir *dir,
                       const tl_record *rec) {
   tl_artifact *a = &dir->artifacts.items[dir->artifacts.count - 1];
@@ -321,22 +344,19 @@ static size_t without_convert_frame(const tl_frame *f, size_t n) {
   return n;
 }
 
-/* dynamo_start: the user stack that led to this compilation (outermost
- * first), for the stack tries, and its innermost frame. */
-static void remember_start(tl_store *store, tl_compile_dir *dir,
-                           const tl_record *rec) {
-  const cJSON *stack =
-      cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
-  int n = cJSON_IsArray(stack) ? cJSON_GetArraySize(stack) : 0;
-  if (n <= 0)
-    return;
-  tl_frame *read = tl_xcalloc((size_t)n, sizeof *read);
+/* A trace stack's frames as the store keeps them (file names interned),
+ * without the trailing convert_frame.py frames when `trim`. */
+static tl_stack read_stack(tl_store *store, const cJSON *stack,
+                           const tl_string_table *strings, bool trim) {
+  int n = cJSON_GetArraySize(stack);
+  tl_frame *read = tl_xcalloc(n > 0 ? (size_t)n : 1, sizeof *read);
   size_t count = 0;
   const cJSON *frame;
   cJSON_ArrayForEach(frame, stack) {
-    tl_frame_read(frame, rec->strings, &read[count++]);
+    tl_frame_read(frame, strings, &read[count++]);
   }
-  count = without_convert_frame(read, count);
+  if (trim)
+    count = without_convert_frame(read, count);
   tl_stack s = {tl_xcalloc(count ? count : 1, sizeof(tl_frame)), count};
   for (size_t i = 0; i < count; i++) {
     s.frames[i].file = tl_intern_get(&store->frame_files, read[i].file);
@@ -345,6 +365,28 @@ static void remember_start(tl_store *store, tl_compile_dir *dir,
     s.frames[i].line = read[i].line;
   }
   free(read);
+  return s;
+}
+
+static void free_stacks(tl_stack *stacks, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    for (size_t f = 0; f < stacks[k].count; f++) {
+      free((char *)stacks[k].frames[f].name);
+      free((char *)stacks[k].frames[f].loc);
+    }
+    free(stacks[k].frames);
+  }
+}
+
+/* dynamo_start: the user stack that led to this compilation (outermost
+ * first), for the stack tries, and its innermost frame. */
+static void remember_start(tl_store *store, tl_compile_dir *dir,
+                           const tl_record *rec) {
+  const cJSON *stack =
+      cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
+  if (!cJSON_IsArray(stack) || !stack->child)
+    return;
+  tl_stack s = read_stack(store, stack, rec->strings, true);
   TL_VEC_PUSH(dir->stacks, s);
   tl_start start = {dir, dir->stacks.count - 1};
   TL_VEC_PUSH(store->starts, start);
@@ -612,12 +654,9 @@ static void store_entry(tl_store *store, const tl_record *rec) {
       tl_buf_free(&event);
     }
     return;
-  case OUT_DUMP_FILE: {
-    const char *name = object_string(rec->kind_value, "name");
-    write_counted(store, dir, name ? name : "dump_file", "txt", rec,
-                  TL_ROLE_NONE);
-    return;
-  }
+  case OUT_DUMP_FILE:
+    tl_artifact_pages_dump_file(store, dir, rec);
+    return; /* its payload goes to payloads/, as in the Rust tool */
   case OUT_START:
     remember_start(store, dir, rec);
     return;
@@ -646,6 +685,12 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   store->payload_file = NULL;
   bool chromium = strcmp(rec->kind, "chromium_event") == 0;
   if (!rec->other_rank) {
+    /* A stack beside the entry's kind: the index's "Unknown stacks". */
+    const cJSON *stack =
+        cJSON_GetObjectItemCaseSensitive(rec->envelope, "stack");
+    if (cJSON_IsArray(stack) && stack->child)
+      TL_VEC_PUSH(store->unknown_stacks,
+                  read_stack(store, stack, rec->strings, false));
     store_entry(store, rec);
     if (!store->payload_file && !chromium)
       write_unconsumed_payload(store, rec);
@@ -770,14 +815,7 @@ void tl_store_free(tl_store *store) {
       free(a->readable_path);
     }
     TL_VEC_FREE(dir->artifacts);
-    for (size_t k = 0; k < dir->stacks.count; k++) {
-      for (size_t f = 0; f < dir->stacks.items[k].count; f++) {
-        tl_frame *frame = &dir->stacks.items[k].frames[f];
-        free((char *)frame->name);
-        free((char *)frame->loc);
-      }
-      free(dir->stacks.items[k].frames);
-    }
+    free_stacks(dir->stacks.items, dir->stacks.count);
     TL_VEC_FREE(dir->stacks);
     free(dir->fail_type);
     free_shape_entries(dir);
@@ -785,6 +823,8 @@ void tl_store_free(tl_store *store) {
   }
   TL_VEC_FREE(store->dirs);
   TL_VEC_FREE(store->starts);
+  free_stacks(store->unknown_stacks.items, store->unknown_stacks.count);
+  TL_VEC_FREE(store->unknown_stacks);
   tl_buf_free(&store->failure_rows);
   tl_raw_jsonl_free(&store->raw_jsonl);
   tl_string_table_free(&store->strings);

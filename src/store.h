@@ -137,6 +137,9 @@ typedef struct tl_store {
   size_t chromium_event_count;
   size_t record_count;
   TL_VEC(tl_start) starts;
+  /* Stacks logged beside an entry's kind (a top-level "stack"), in log
+   * order: the index's "Unknown stacks". */
+  TL_VEC(tl_stack) unknown_stacks;
   /* failures_and_restarts.html's rows, built as metrics entries are read */
   tl_buf failure_rows;
   size_t failure_count;
@@ -149,7 +152,8 @@ typedef struct tl_store {
    * driver that writes that file beside the index (multi-rank mode). */
   bool collectives_parity_link;
   bool payloads_dir_made;
-  char error[512]; /* first environment error (unwritable output) */
+  bool shared_folder_made; /* dump_file/ */
+  char error[512];         /* first environment error (unwritable output) */
   bool failed;
 } tl_store;
 
@@ -180,6 +184,12 @@ int tl_store_take_number(tl_store *store);
 tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
                                const char *stem, int number, const char *suffix,
                                tl_buf *html, size_t line);
+/* Files `folder/file_name` (a folder beside the compile folders, made on
+ * first use: only dump_file/ uses one) as an artifact of `dir`, numbered
+ * with the running counter; the caller writes the file. */
+tl_artifact *tl_store_add_shared(tl_store *store, tl_compile_dir *dir,
+                                 const char *folder, const char *file_name,
+                                 size_t line);
 /* The md5 of the record's payload for the artifact just added to `dir`:
  * known now, or filled in by tl_store_close once the sink has computed it. */
 void tl_store_set_md5(tl_store *store, tl_compile_dir *dir,

@@ -164,7 +164,7 @@ def random_log(seed, entries=40):
             '"frame_id": %d, "frame_compile_id": 1' % frame,
             '"compiled_autograd_id": 0, "frame_id": %d, "frame_compile_id": 0'
             % frame, None])
-        kind = rng.randrange(13)
+        kind = rng.randrange(15)
         if kind == 0:
             out.append(entry('"str": ["/src/m%d.py", %d]' % (strings, strings),
                              ids=None))
@@ -217,6 +217,14 @@ def random_log(seed, entries=40):
                                                    random_value(rng)),
                              random_text(rng) if rng.random() < 0.5 else None,
                              ids=ids))
+        elif kind == 13:
+            out.append(entry('"dump_file": {"name": "%s"}' % rng.choice(
+                ["<eval_with_key>.%d" % rng.randrange(3), "plain", "a.b"]),
+                random_text(rng), ids=ids))
+        elif kind == 14:
+            out.append(entry('"guard_added": {"expr": "x"}, "stack": [{"line": '
+                             '%d, "name": "g", "filename": %d}]'
+                             % (rng.randrange(9), rng.randrange(3)), ids=ids))
         else:
             out.append(entry('"describe_tensor": {"id": %d, "ndim": 1, '
                              '"dtype": "torch.float32", "device": "cpu", '
