@@ -15,6 +15,7 @@
 #include "json_serde.h"
 #include "metrics_pages.h"
 #include "resources.h"
+#include "store_stacks.h"
 
 typedef enum out_kind {
   OUT_TEXT,        /* <key>_N.txt */
@@ -322,76 +323,6 @@ tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
   return a;
 }
 
-static char *dup_or_null(const char *s) { return s ? tl_xstrdup(s) : NULL; }
-
-/* The Rust tool drops the convert_frame.py frames that end some stacks:
- * catch_errors, _convert_frame, _convert_frame_assert, or three __call__. */
-static size_t without_convert_frame(const tl_frame *f, size_t n) {
-  static const char *const SUFFIXES[][3] = {
-      {"catch_errors", "_convert_frame", "_convert_frame_assert"},
-      {"__call__", "__call__", "__call__"}};
-  for (size_t s = 0; s < 2; s++) {
-    bool match = n >= 3;
-    for (size_t k = 0; match && k < 3; k++) {
-      const tl_frame *x = &f[n - 3 + k];
-      match = x->file && x->name &&
-              strcmp(x->file, "torch/_dynamo/convert_frame.py") == 0 &&
-              strcmp(x->name, SUFFIXES[s][k]) == 0;
-    }
-    if (match)
-      n -= 3;
-  }
-  return n;
-}
-
-/* A trace stack's frames as the store keeps them (file names interned),
- * without the trailing convert_frame.py frames when `trim`. */
-static tl_stack read_stack(tl_store *store, const cJSON *stack,
-                           const tl_string_table *strings, bool trim) {
-  int n = cJSON_GetArraySize(stack);
-  tl_frame *read = tl_xcalloc(n > 0 ? (size_t)n : 1, sizeof *read);
-  size_t count = 0;
-  const cJSON *frame;
-  cJSON_ArrayForEach(frame, stack) {
-    tl_frame_read(frame, strings, &read[count++]);
-  }
-  if (trim)
-    count = without_convert_frame(read, count);
-  tl_stack s = {tl_xcalloc(count ? count : 1, sizeof(tl_frame)), count};
-  for (size_t i = 0; i < count; i++) {
-    s.frames[i].file = tl_intern_get(&store->frame_files, read[i].file);
-    s.frames[i].name = dup_or_null(read[i].name);
-    s.frames[i].loc = dup_or_null(read[i].loc);
-    s.frames[i].line = read[i].line;
-  }
-  free(read);
-  return s;
-}
-
-static void free_stacks(tl_stack *stacks, size_t count) {
-  for (size_t k = 0; k < count; k++) {
-    for (size_t f = 0; f < stacks[k].count; f++) {
-      free((char *)stacks[k].frames[f].name);
-      free((char *)stacks[k].frames[f].loc);
-    }
-    free(stacks[k].frames);
-  }
-}
-
-/* dynamo_start: the user stack that led to this compilation (outermost
- * first), for the stack tries, and its innermost frame. */
-static void remember_start(tl_store *store, tl_compile_dir *dir,
-                           const tl_record *rec) {
-  const cJSON *stack =
-      cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
-  if (!cJSON_IsArray(stack) || !stack->child)
-    return;
-  tl_stack s = read_stack(store, stack, rec->strings, true);
-  TL_VEC_PUSH(dir->stacks, s);
-  tl_start start = {dir, dir->stacks.count - 1};
-  TL_VEC_PUSH(store->starts, start);
-}
-
 static bool is_md5_text(const char *s) {
   if (!s || strlen(s) != 32)
     return false;
@@ -658,7 +589,7 @@ static void store_entry(tl_store *store, const tl_record *rec) {
     tl_artifact_pages_dump_file(store, dir, rec);
     return; /* its payload goes to payloads/, as in the Rust tool */
   case OUT_START:
-    remember_start(store, dir, rec);
+    tl_store_stacks_start(store, dir, rec);
     return;
   case OUT_SHAPE_SPEC:
     TL_VEC_PUSH(dir->specializations, cJSON_Duplicate(rec->kind_value, true));
@@ -685,12 +616,7 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   store->payload_file = NULL;
   bool chromium = strcmp(rec->kind, "chromium_event") == 0;
   if (!rec->other_rank) {
-    /* A stack beside the entry's kind: the index's "Unknown stacks". */
-    const cJSON *stack =
-        cJSON_GetObjectItemCaseSensitive(rec->envelope, "stack");
-    if (cJSON_IsArray(stack) && stack->child)
-      TL_VEC_PUSH(store->unknown_stacks,
-                  read_stack(store, stack, rec->strings, false));
+    tl_store_stacks_beside(store, rec);
     store_entry(store, rec);
     if (!store->payload_file && !chromium)
       write_unconsumed_payload(store, rec);
@@ -815,7 +741,7 @@ void tl_store_free(tl_store *store) {
       free(a->readable_path);
     }
     TL_VEC_FREE(dir->artifacts);
-    free_stacks(dir->stacks.items, dir->stacks.count);
+    tl_store_stacks_free(dir->stacks.items, dir->stacks.count);
     TL_VEC_FREE(dir->stacks);
     free(dir->fail_type);
     free_shape_entries(dir);
@@ -823,7 +749,8 @@ void tl_store_free(tl_store *store) {
   }
   TL_VEC_FREE(store->dirs);
   TL_VEC_FREE(store->starts);
-  free_stacks(store->unknown_stacks.items, store->unknown_stacks.count);
+  tl_store_stacks_free(store->unknown_stacks.items,
+                       store->unknown_stacks.count);
   TL_VEC_FREE(store->unknown_stacks);
   tl_buf_free(&store->failure_rows);
   tl_raw_jsonl_free(&store->raw_jsonl);
