@@ -3,7 +3,8 @@
 #   default            fuzz_replay_<target>: each harness of tests/fuzz/ linked
 #                      with replay_main.c, under ctest, replaying the committed
 #                      corpus and crash inputs (and, for the trace harnesses,
-#                      the shared fixture logs when present).
+#                      the shared fixture logs when present; for export, the
+#                      shared export.log).
 #   TLPARSE_LIBFUZZER  fuzz_<target>: the same harnesses linked with clang's
 #                      -fsanitize=fuzzer (tests/fuzz/run_all.sh sets this up).
 # The hostile-trace suite (tests/hostile/) runs the real binary.
@@ -11,12 +12,17 @@
 option(TLPARSE_LIBFUZZER "Build the libFuzzer harnesses (clang only)" OFF)
 
 set(TL_FUZZ_DIR "${CMAKE_SOURCE_DIR}/tests/fuzz")
-set(TL_FUZZ_TARGETS reader trace emit)
+set(TL_FUZZ_TARGETS reader trace emit export multirank)
 if(TARGET tl_engine)
   list(APPEND TL_FUZZ_TARGETS fx pycode provenance)
 endif()
 if(TARGET tl_engine_cpp)
   list(APPEND TL_FUZZ_TARGETS cppcode)
+endif()
+# profile.cmake is included after this file: test the area list, not the
+# target (tlcore links tl_profile once it exists).
+if("profile" IN_LIST TLPARSE_AREAS)
+  list(APPEND TL_FUZZ_TARGETS profile)
 endif()
 
 function(tl_fuzz_harness target exe)
@@ -41,6 +47,8 @@ elseif(BUILD_TESTING)
     set(inputs "${TL_FUZZ_DIR}/corpus/${t}" "${TL_FUZZ_DIR}/crashes/${t}")
     if(t STREQUAL "reader" OR t STREQUAL "trace")
       list(APPEND inputs "${TL_FIXTURES_DIR}")
+    elseif(t STREQUAL "export")
+      list(APPEND inputs "${TL_FIXTURES_DIR}/export.log")
     endif()
     add_test(NAME fuzz_replay_${t} COMMAND fuzz_replay_${t} ${inputs})
     set_tests_properties(fuzz_replay_${t} PROPERTIES TIMEOUT 600)

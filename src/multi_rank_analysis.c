@@ -150,7 +150,7 @@ static bool append_rank_events(FILE **f, const char *text, size_t n,
     i = skip_ws(text, i + 1, n);
   else
     i = n;
-  while (ok && i < n && text[i] != ']') {
+  while (ok && i < n && text[i] != ']' && text[i] != '}') {
     size_t end = value_end(text, i, n), stop = end;
     while (stop > i && strchr(" \n\r\t", text[stop - 1]))
       stop--;

@@ -11,10 +11,14 @@
                                   by run_all.sh, never committed.
 
 OUT gets one sub-folder per target: reader trace fx pycode cppcode provenance
-emit. Two-part inputs use the byte 0x1e between the parts (see fuzz.h).
+emit export multirank profile. Two-part inputs use the byte 0x1e between the
+parts (see fuzz.h); multirank inputs hold two ranks split by 0x1d, each of
+five 0x1e-split parts (see fuzz_multirank.c).
 """
 
+import gzip
 import hashlib
+import json
 import os
 import sys
 
@@ -22,7 +26,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 import tracelog  # noqa: E402
 
 SEP = b"\x1e"
-TARGETS = ("reader", "trace", "fx", "pycode", "cppcode", "provenance", "emit")
+TARGETS = ("reader", "trace", "fx", "pycode", "cppcode", "provenance", "emit",
+           "export", "multirank", "profile")
+HERE = os.path.dirname(os.path.abspath(__file__))
 PREFIX = "V0101 00:00:00.000000 1 model.py:1] "
 
 
@@ -188,7 +194,149 @@ def handmade():
     s["emit"]["view"] = (b'{"compile_id": "</script>", "compile_dir": '
                          b'"<b>x</b>", "lines": {}}' + SEP
                          + "\u2028 \u2029".encode() + b" \x00 \xff")
+    export_seeds(s)
+    multirank_seeds(s)
+    profile_seeds(s)
     return s
+
+
+def expr(eid, method, result, args, arg_ids, key="expression_created"):
+    return entry('"%s": {"method": "%s", "result": "%s", "result_id": %d, '
+                 '"arguments": %s, "argument_ids": %s, "user_stack": '
+                 '[{"line": 3, "name": "f", "filename": 0}], "stack": []}'
+                 % (key, method, result, eid, json.dumps(args),
+                    json.dumps(arg_ids)))
+
+
+def export_seeds(s):
+    """Draft export logs: every kind the export report reads."""
+    locs = ('"frame_locals": {"locals": {"x": "FakeTensor(s0)"}, '
+            '"symbols": {"s0": "x.size()[0]"}}')
+    log = PREFIX + '{"str": ["model.py", 0]}\n'
+    log += (expr(1, "add", "s0 + 1", ["s0", "1"], [])
+            + entry('"create_unbacked_symbol": {"symbol": "u0", "node_id": 2,'
+                    ' "user_stack": [], "stack": []}')
+            + expr(3, "eq", "Eq(u0, s0 + 1)", ["u0", "s0 + 1"], [2, 1])
+            + entry('"guard_added": {"expr": "Eq(s0, 3)", "prefix": "eval", '
+                    '"expr_node_id": 3, %s, "user_stack": [{"line": 3, '
+                    '"name": "f", "filename": 0}], "stack": []}' % locs)
+            + entry('"guard_added": {"expr": "Ne(s0, 0)", "prefix": "size"}')
+            + entry('"propagate_real_tensors_provenance": {"expr": "Eq(u0, 1)",'
+                    ' "result": "False", "expr_node_id": 3, %s}' % locs)
+            + entry('"missing_fake_kernel": {"op": "mylib.foo.default"}')
+            + entry('"mismatched_fake_kernel": {"op": "mylib.bar.default", '
+                    '"reason": "shape"}')
+            + entry('"exported_program": {}', "ExportedProgram:\n  graph()")
+            + entry('"artifact": {"name": "other", "encoding": "string"}', "p"))
+    s["export"]["every_kind"] = log.encode()
+    s["export"]["no_failures"] = entry('"exported_program": {}',
+                                       "ExportedProgram").encode()
+    h = HOSTILE.replace('"', '\\"')
+    s["export"]["hostile"] = (
+        expr(1, h, h, [h], [1, 1, 99])
+        + entry('"guard_added": {"expr": "%s", "prefix": "eval", '
+                '"expr_node_id": 1, "frame_locals": {"locals": {"%s": "%s"},'
+                ' "symbols": {"%s": "%s"}}}' % (h, h, h, h, h))
+        + entry('"mismatched_fake_kernel": {"op": "%s", "reason": "%s"}'
+                % (h, h))
+        + entry('"exported_program": {}', HOSTILE, ids='"frame_id": "%s"' % h)
+        + entry('"artifact": {}', "x", md5="../../" + "a" * 26)).encode()
+    s["export"]["cycle"] = (expr(1, "add", "a", ["b"], [2])
+                            + expr(2, "add", "b", ["a"], [1])
+                            + entry('"guard_added": {"expr": "a", "prefix": '
+                                    '"eval", "expr_node_id": 1}')).encode()
+
+
+def rank_parts(exec_ids, ops, sched, cache="inductor_fx_remote_cache_hit",
+               events=None):
+    """One multirank rank: directory, runtime, schedule, order, events."""
+    arts = lambda d, names: [{"name": n, "number": i, "readable_url": None,
+                              "suffix": "✅" if "hit" in n else "",
+                              "url": "%s/%s" % (d, n)}
+                             for i, n in enumerate(names)]
+    directory = {
+        "[-/-]": {"artifacts": arts("-_-_-_-", ["graph_execution_9.json"])},
+        "[0/0]": {"artifacts": arts("-_0_0_0", [
+            "inductor_runtime_and_tensor_meta_1.json",
+            "inductor_collective_schedule_2.json",
+            "inductor_output_code_x_3.html", cache + "_4.json"])},
+        "[1/0]": {"artifacts": arts("-_1_0_0", [
+            "inductor_runtime_and_tensor_meta_5.json"])},
+        "unknown_7": {"artifacts": []}}
+    runtime = {"ops": [{"name": n, "estimated_runtime_ns": t}
+                       for n, t in ops],
+               "tensor_meta": [{"shape": [4, 4], "dtype": "float32"}]}
+    order = {"graph_execution_order": [{"compile_id": c} for c in exec_ids]}
+    events = events or [{"name": "dynamo", "ph": "B", "pid": 0, "tid": 0,
+                         "ts": 1.5, "args": {"compile_id": "0/0"}},
+                        {"name": "dynamo", "ph": "E", "pid": 0, "tid": 0,
+                         "ts": 2.5}]
+    return b"\x1e".join(json.dumps(x, indent=1).encode() for x in
+                        (directory, runtime, sched, order, events))
+
+
+def multirank_seeds(s):
+    ops = [("torch.ops._c10d_functional.all_reduce_.default", 1000),
+           ("extern_kernels.mm", 2000.5)]
+    r0 = rank_parts(["0/0", "1/0"], ops, ["all_reduce_", "all_gather"])
+    r1 = rank_parts(["1/0", "0/0"], ops[:1], ["all_gather"],
+                    cache="inductor_fx_remote_cache_miss")
+    s["multirank"]["one_rank"] = r0
+    s["multirank"]["two_ranks_agree"] = r0 + b"\x1d" + r0
+    s["multirank"]["two_ranks_diverge"] = r0 + b"\x1d" + r1
+    s["multirank"]["malformed_artifacts"] = (
+        b'{"[0/0]": {"artifacts": [{"name": "inductor_runtime_and_tensor_meta'
+        b'_0.json", "url": "g/a.json", "number": 1e300}, {"name": "inductor_'
+        b'collective_schedule_1.json", "url": "g/b.json", "suffix": 7}, '
+        b'{"name": "graph_execution_2.json", "url": "g/c.json"}]}}'
+        b'\x1e{"ops": [{"name": 1}]}\x1e[1, "x"]\x1e{"graph_execution_order":'
+        b' [{"compile_id": 3}]}\x1e[{"pid": 1, "pid": 2}, "x", [, {"a": "\\"}]')
+    s["multirank"]["hostile_names"] = rank_parts(
+        [HOSTILE], [(HOSTILE, 1)], [HOSTILE],
+        events=[{"name": HOSTILE, "ph": "X", "pid": HOSTILE}])
+
+
+PROFILE = {"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1",
+     "pid": 1, "tid": 7, "ts": 100.0, "dur": 50.0},
+    {"ph": "X", "cat": "user_annotation", "name": "CompiledFunction",
+     "pid": 1, "tid": 7, "ts": 101.0, "dur": 40.0},
+    {"ph": "X", "cat": "user_annotation",
+     "name": "## Call CompiledFxGraph fabc123 ##", "pid": 1, "tid": 7,
+     "ts": 102.0, "dur": 30.0},
+    {"ph": "X", "cat": "cpu_op", "name": "graph_0_cpp_fused_relu_0",
+     "pid": 1, "tid": 7, "ts": 103.0, "dur": 5.5,
+     "args": {"External id": 3}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 7,
+     "ts": 110.0, "dur": 2.25, "args": {"External id": 4}},
+    {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_relu_0",
+     "pid": 0, "tid": 1, "ts": 111.0, "dur": 1.0,
+     "args": {"External id": 4, "correlation": 9}}]}
+
+
+def profile_seeds(s):
+    text = json.dumps(PROFILE).encode()
+    s["profile"]["small"] = text
+    s["profile"]["small_gz"] = gzip.compress(text, mtime=0)
+    view = {"schema": 1, "compile_dir": "-_0_0_0", "compile_id": "[0/0]",
+            "mode": "jit", "lines": {"postToPre": {"relu": [3]}},
+            "nodes": {"pre": {"relu": {}}, "post": {"relu": {}}},
+            "kernels": [{"key": "cpp_fused_relu_0:1",
+                         "name": "cpp_fused_relu_0", "kind": "cpp",
+                         "calls": [3], "post_nodes": ["relu"],
+                         "stack_traces": ['File "m.py", line 3, in f'],
+                         "definition": {"file": "code", "first": 1,
+                                        "last": 2}},
+                        {"key": "extern_kernels.addmm:2",
+                         "name": "extern_kernels.addmm", "kind": "extern",
+                         "calls": [4], "post_nodes": []}]}
+    s["profile"]["with_view"] = text + SEP + json.dumps(view).encode()
+    hostile = json.loads(json.dumps(PROFILE).replace("cpp_fused_relu_0",
+                                                     HOSTILE))
+    s["profile"]["hostile_names"] = (json.dumps(hostile).encode() + SEP
+                                     + json.dumps(view).replace(
+                                         "cpp_fused_relu_0", HOSTILE).encode())
+    s["profile"]["truncated"] = text[:len(text) // 2]
 
 
 def fixtures(folder):
@@ -212,6 +360,8 @@ def fixtures(folder):
         for i, r in enumerate(recs):
             if len(r) <= 64 * 1024:
                 s["reader"]["%s_%04d" % (stem, i)] = r
+        if name == "export.log":
+            s["export"][stem] = b"\n".join(lines)
         window, k = b"", 0
         for r in recs:
             if len(window) + len(r) > 64 * 1024 and window:
@@ -246,6 +396,11 @@ def fixtures(folder):
                 stacks = data
                 if mapping is not None:
                     s["provenance"][tag + "_s"] = mapping + SEP + stacks
+    # The real CPU profile committed beside the profile tests.
+    real = os.path.join(HERE, "..", "profile", "cpu", "profile.json.gz")
+    if os.path.exists(real):
+        with gzip.open(real, "rb") as f:
+            s["profile"]["real_cpu"] = f.read()
     return s
 
 

@@ -19,14 +19,14 @@ root=$(cd "$here/../.." && pwd)
 build=${TL_FUZZ_BUILD:-$root/build-libfuzzer}
 fixtures=$(cd "$root/.." && pwd)/shared/fixtures/tlparse-inputs
 jobs=${TL_FUZZ_JOBS:-2}
-targets=${*:-reader trace fx pycode cppcode provenance emit}
+targets=${*:-reader trace fx pycode cppcode provenance emit export multirank profile}
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DTLPARSE_LIBFUZZER=ON -DBUILD_TESTING=OFF \
-  -DTLPARSE_AREAS="engine;page;docs;fuzz" >/dev/null
+  -DTLPARSE_AREAS="engine;page;docs;fuzz;profile" >/dev/null
 set --
 for t in $targets; do set -- "$@" "fuzz_$t"; done
 cmake --build "$build" -j"$jobs" --target "$@" >/dev/null

@@ -1,0 +1,121 @@
+/* fuzz_profile.c: the profile reader and its join (--profile) on any bytes.
+ *
+ * Input: `profile \x1e view`. The profile bytes are written as
+ * `profile.json` (or `profile.json.gz` when they start with the gzip magic)
+ * and read with tl_profile_read; the view, when it parses as JSON, is joined
+ * with the summary by tl_profile_join (a small view of our own otherwise),
+ * and the "where the time goes" section is built from the joined view.
+ * Invariants: the summary's counts and names are consistent (every graph's
+ * file index is in range, keys are non-NULL, every problem has a count); the
+ * joined object is never NULL and prints as JSON that parses again; the
+ * section passes page_check (trace text never becomes markup, no script).
+ */
+#define _XOPEN_SOURCE 700
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "fsutil.h"
+#include "page_check.h"
+#include "profile_join.h"
+#include "profile_reader.h"
+
+static char *work_dir, *plain_path, *gz_path;
+
+/* A view like the provenance JSON of one JIT graph with one kernel. */
+static const char DEFAULT_VIEW[] =
+    "{\"schema\": 1, \"compile_dir\": \"-_0_0_0\", \"compile_id\": \"[0/0]\","
+    " \"mode\": \"jit\", \"lines\": {\"postToPre\": {}},"
+    " \"nodes\": {\"pre\": {}, \"post\": {}},"
+    " \"kernels\": [{\"key\": \"cpp_fused_relu_0:1\", \"name\":"
+    " \"cpp_fused_relu_0\", \"kind\": \"cpp\", \"calls\": [3],"
+    " \"post_nodes\": [\"relu\"], \"definition\": {\"file\": \"code\","
+    " \"first\": 1, \"last\": 2}}]}";
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  const char *tmp = getenv("TMPDIR");
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/tl-fuzz-profile-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  FUZZ_CHECK(mkdtemp(path.data));
+  work_dir = tl_buf_detach(&path);
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/profile.json", work_dir);
+  plain_path = tl_buf_detach(&path);
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/profile.json.gz", work_dir);
+  gz_path = tl_buf_detach(&path);
+  return 0;
+}
+
+static void remove_work(void) {
+  char error[512];
+  tl_fs_remove_tree(work_dir, error, sizeof error);
+}
+
+static void check_summary(const tl_profile *p) {
+  FUZZ_CHECK(p->files.count == 1);
+  for (size_t i = 0; i < p->graphs.count; i++) {
+    const tl_prof_graph *g = p->graphs.items[i];
+    FUZZ_CHECK(g && g->key && g->file < p->files.count);
+    FUZZ_CHECK(g->phase == TL_PROF_INFERENCE || g->phase == TL_PROF_FORWARD ||
+               g->phase == TL_PROF_BACKWARD);
+    for (size_t k = 0; k < g->slots.count; k++)
+      FUZZ_CHECK(g->slots.items[k].name);
+  }
+  for (size_t i = 0; i < p->problems.count; i++) {
+    const tl_prof_problem *pr = &p->problems.items[i];
+    FUZZ_CHECK(pr->what && pr->example && pr->count >= 1);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static bool registered;
+  if (!registered) {
+    atexit(remove_work);
+    registered = true;
+  }
+  tl_str profile, view_text;
+  fuzz_split(data, size, &profile, &view_text);
+  bool gz = profile.len >= 2 && (unsigned char)profile.ptr[0] == 0x1f &&
+            (unsigned char)profile.ptr[1] == 0x8b;
+  const char *path = gz ? gz_path : plain_path;
+  char error[512];
+  unlink(plain_path);
+  unlink(gz_path);
+  FUZZ_CHECK(
+      tl_fs_write_file(path, profile.ptr, profile.len, error, sizeof error));
+
+  tl_profile *p = tl_profile_read(&path, 1);
+  FUZZ_CHECK(p);
+  check_summary(p);
+
+  cJSON *view = view_text.ptr
+                    ? cJSON_ParseWithLength(view_text.ptr, view_text.len)
+                    : NULL;
+  if (!cJSON_IsObject(view)) {
+    cJSON_Delete(view);
+    view = cJSON_Parse(DEFAULT_VIEW);
+  }
+  FUZZ_CHECK(view);
+  cJSON *joined = tl_profile_join(p, view);
+  FUZZ_CHECK(cJSON_IsObject(joined));
+  char *printed = cJSON_PrintUnformatted(joined);
+  FUZZ_CHECK(printed);
+  cJSON *again = cJSON_Parse(printed);
+  FUZZ_CHECK(again);
+  cJSON_Delete(again);
+  free(printed);
+
+  cJSON_AddItemToObject(view, "profile", joined);
+  tl_buf html;
+  tl_buf_init(&html);
+  const cJSON *views[1] = {view};
+  const char *hrefs[1] = {"provenance_tracking_-_0_0_0.html"};
+  tl_profile_where_time_goes(&html, views, hrefs, 1);
+  page_check(tl_buf_str(&html), 0, "where the time goes");
+  tl_buf_free(&html);
+  cJSON_Delete(view);
+  tl_profile_free(p);
+  return 0;
+}
