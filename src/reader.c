@@ -291,9 +291,17 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
   tl_record rec = {0};
   if (st->have_rank &&
       (!cJSON_IsNumber(rank) || rank->valuedouble != st->expected_rank)) {
-    tl_diag_add(st->diag, TL_DIAG_OTHER_RANK, line,
-                "entry of another rank skipped (first rank seen: %g)",
-                st->expected_rank);
+    /* Rank-less entries are skipped too, as the Rust tool skips them
+     * (torch 2.13 logs torch_version without a rank in every rank's log). */
+    if (rank)
+      tl_diag_add(st->diag, TL_DIAG_OTHER_RANK, line,
+                  "entry of another rank skipped (first rank seen: %g)",
+                  st->expected_rank);
+    else
+      tl_diag_add(st->diag, TL_DIAG_OTHER_RANK, line,
+                  "entry without a rank in a log of rank %g skipped (as the "
+                  "Rust tool skips it)",
+                  st->expected_rank);
     rec.other_rank = true;
   }
   rec.line = line;

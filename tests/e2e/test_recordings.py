@@ -333,8 +333,9 @@ class Recordings(unittest.TestCase):
                 r = run(log, out, "-i")
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stderr, (
-                    "tlparse: %s:%d: entry of another rank skipped (first rank "
-                    "seen: %d) (1 entries of another rank (skipped))\n"
+                    "tlparse: %s:%d: entry without a rank in a log of rank %d "
+                    "skipped (as the Rust tool skips it) (1 entries of another "
+                    "rank (skipped))\n"
                     % (log, rankless[0][0], rank)))
                 self.check_kernel(
                     out, entries, "-_0_0_0", -1,
