@@ -200,6 +200,19 @@ static void open_browser(const char *index_path) {
     waitpid(pid, NULL, 0);
 }
 
+/* Opens OUT/index.html unless --no-browser or CI is set. */
+static void open_report(const cli *c) {
+  const char *ci = getenv("CI");
+  if (c->no_browser || (ci && *ci))
+    return;
+  tl_buf index;
+  tl_buf_init(&index);
+  tl_buf_printf(&index, "%s/index.html", c->out_dir);
+  fflush(stdout);
+  open_browser(index.data);
+  tl_buf_free(&index);
+}
+
 /* Resolves PATH (file, or folder with --latest) into *input (malloc'd).
  * Only a regular file is read: a device, a FIFO or a socket could be
  * endless or never answer. */
@@ -308,15 +321,7 @@ static int run(const cli *cp) {
               diag.counts[TL_DIAG_NO_COMPILE_ID]);
       exit_code = 1;
     }
-    const char *ci = getenv("CI");
-    if (!c.no_browser && !(ci && *ci)) {
-      tl_buf index;
-      tl_buf_init(&index);
-      tl_buf_printf(&index, "%s/index.html", c.out_dir);
-      fflush(stdout);
-      open_browser(index.data);
-      tl_buf_free(&index);
-    }
+    open_report(&c);
   }
   tl_diag_free(&diag);
 #ifdef HAVE_tl_engine
@@ -413,15 +418,7 @@ static int run_all_ranks(const cli *c) {
               result.no_compile_id);
       code = 1;
     }
-    const char *ci = getenv("CI");
-    if (!c->no_browser && !(ci && *ci)) {
-      tl_buf index;
-      tl_buf_init(&index);
-      tl_buf_printf(&index, "%s/index.html", c->out_dir);
-      fflush(stdout);
-      open_browser(index.data);
-      tl_buf_free(&index);
-    }
+    open_report(c);
   }
   tl_outdir_free(&outdir);
   return code;
