@@ -19,11 +19,12 @@
 #include "ts_query.h"
 
 typedef struct capture {
-  TSNode node;   /* the name, or the target list of pattern 4 */
+  TSNode node;   /* the name, or the target list (pattern 4) */
   TSNode parent; /* the parameters / block that holds it */
   TSNode stmt;   /* patterns 3 and 4: the expression_statement */
   TSNode assign; /* pattern 3: the assignment */
-  uint32_t pattern;
+  uint32_t pattern; /* 2 parameter, 3 one name, 4 a target list (the
+                       query's pattern 3 with @node.targets) */
 } capture;
 
 typedef struct fx_def {
@@ -157,11 +158,16 @@ static void collect_tree(def_vec *defs, const tl_ts_query *q, const fx_ids *id,
       if (with_params && tl_ts_iter_get(&it, id->param, &c.node) &&
           tl_ts_iter_get(&it, id->list, &c.parent))
         TL_VEC_PUSH(caps, c);
-    } else if (tl_ts_iter_get(&it, p == 3 ? id->name : id->targets, &c.node) &&
-               tl_ts_iter_get(&it, id->stmt, &c.stmt) &&
+    } else if (tl_ts_iter_get(&it, id->stmt, &c.stmt) &&
                tl_ts_iter_get(&it, id->block, &c.parent)) {
-      if (p == 3)
+      /* Pattern 3 names one node or a target list; `capture` tells them
+       * apart as 3 and 4. */
+      if (tl_ts_iter_get(&it, id->name, &c.node))
         tl_ts_iter_get(&it, id->assign, &c.assign);
+      else if (tl_ts_iter_get(&it, id->targets, &c.node))
+        c.pattern = 4;
+      else
+        continue;
       TL_VEC_PUSH(caps, c);
     }
   }

@@ -221,8 +221,8 @@ typedef TL_VEC(span) span_vec;
 typedef TL_VEC(tl_embedded) embedded_vec;
 
 /* A module-level string that may hold the C++ wrapper of a cpp_wrapper=True
- * module (pycode.scm pattern 9), or what `load_pybinding(main_code=...)`
- * names (pattern 10). */
+ * module (pycode.scm pattern 6), or what `load_pybinding(main_code=...)`
+ * names (pattern 7). */
 typedef struct cpp_string {
   tl_str name;  /* the name assigned, or named by main_code= */
   TSRange body; /* between the quotes (empty for a name main_code= gives) */
@@ -309,6 +309,67 @@ static void add_string(collected *c, tl_str text, const tl_ts_iter *it,
   TL_VEC_PUSH(c->strings, cs);
 }
 
+/* The grammar's ids that add_calls compares with. */
+typedef struct call_ids {
+  TSSymbol identifier, attribute;
+  TSFieldId object, attribute_field;
+} call_ids;
+
+static call_ids python_call_ids(void) {
+  const TSLanguage *py = tree_sitter_python();
+  return (call_ids){ts_language_symbol_for_name(py, "identifier", 10, true),
+                    ts_language_symbol_for_name(py, "attribute", 9, true),
+                    ts_language_field_id_for_name(py, "object", 6),
+                    ts_language_field_id_for_name(py, "attribute", 9)};
+}
+
+static bool is_identifier(TSNode n, const call_ids *ids) {
+  return !ts_node_is_null(n) && ts_node_symbol(n) == ids->identifier;
+}
+
+/* The calls of one `call` node (pycode.scm pattern 3), as the four patterns
+ * a flat one replaced found them, in the order they finished (a callee
+ * `extern_kernels.run` is both an extern call and a `k.run` launch):
+ *   `k(...)`               name k, looked up later
+ *   `torch.ops.a.b(...)`   the callee, TL_KERNEL_FALLBACK
+ *   `extern_kernels.x(...)` the callee, TL_KERNEL_EXTERN
+ *   `k.run(...)`           name k, looked up later */
+static void add_calls(collected *c, tl_str text, TSNode call, TSNode callee,
+                      const call_ids *ids) {
+  raw_call r = {.start = ts_node_start_byte(call),
+                .end = ts_node_end_byte(call),
+                .line = tl_ts_first_line(call),
+                .kind = TL_KERNEL_UNKNOWN};
+  tl_str callee_text = tl_ts_text(callee, text);
+  if (ts_node_symbol(callee) == ids->identifier) {
+    r.name = callee_text;
+    TL_VEC_PUSH(c->calls, r);
+    return;
+  }
+  if (ts_node_symbol(callee) != ids->attribute)
+    return;
+  if (tl_str_starts_with(callee_text, "torch.ops.")) {
+    r.name = callee_text;
+    r.kind = TL_KERNEL_FALLBACK;
+    TL_VEC_PUSH(c->calls, r);
+  }
+  TSNode object = ts_node_child_by_field_id(callee, ids->object);
+  if (!is_identifier(object, ids))
+    return;
+  if (tl_str_eq_cstr(tl_ts_text(object, text), "extern_kernels")) {
+    r.name = callee_text;
+    r.kind = TL_KERNEL_EXTERN;
+    TL_VEC_PUSH(c->calls, r);
+  }
+  TSNode method = ts_node_child_by_field_id(callee, ids->attribute_field);
+  if (is_identifier(method, ids) &&
+      tl_str_eq_cstr(tl_ts_text(method, text), "run")) {
+    r.name = tl_ts_text(object, text);
+    r.kind = TL_KERNEL_UNKNOWN;
+    TL_VEC_PUSH(c->calls, r);
+  }
+}
+
 static void collect(collected *c, TSNode root, tl_str text) {
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
@@ -319,9 +380,8 @@ static void collect(collected *c, TSNode root, tl_str text) {
   uint32_t k_def = tl_ts_query_capture(&q, "kernel.def");
   uint32_t c_entry = tl_ts_query_capture(&q, "entry");
   uint32_t c_call = tl_ts_query_capture(&q, "call");
-  uint32_t c_kernel = tl_ts_query_capture(&q, "call.kernel");
-  uint32_t c_extern = tl_ts_query_capture(&q, "call.extern");
-  uint32_t c_fallback = tl_ts_query_capture(&q, "call.fallback");
+  uint32_t c_callee = tl_ts_query_capture(&q, "call.callee");
+  call_ids ids = python_call_ids();
   uint32_t c_handle = tl_ts_query_capture(&q, "handle");
   uint32_t c_function = tl_ts_query_capture(&q, "function");
   uint32_t c_source[4] = {tl_ts_query_capture(&q, "source.name"),
@@ -342,24 +402,10 @@ static void collect(collected *c, TSNode root, tl_str text) {
       c->have_entry = true;
       c->entry_first = tl_ts_first_line(a);
       c->entry_last = tl_ts_last_line(a);
-    } else if (p >= 3 && p <= 6 && tl_ts_iter_get(&it, c_call, &a)) {
-      raw_call r = {.start = ts_node_start_byte(a),
-                    .end = ts_node_end_byte(a),
-                    .line = tl_ts_first_line(a),
-                    .kind = TL_KERNEL_UNKNOWN};
-      if (p <= 4 && tl_ts_iter_get(&it, c_kernel, &b)) {
-        r.name = tl_ts_text(b, text);
-      } else if (p == 5 && tl_ts_iter_get(&it, c_extern, &b)) {
-        r.name = tl_ts_text(b, text);
-        r.kind = TL_KERNEL_EXTERN;
-      } else if (p == 6 && tl_ts_iter_get(&it, c_fallback, &b)) {
-        r.name = tl_ts_text(b, text);
-        r.kind = TL_KERNEL_FALLBACK;
-      } else {
-        continue;
-      }
-      TL_VEC_PUSH(c->calls, r);
-    } else if (p == 7 && tl_ts_iter_get(&it, c_handle, &a)) {
+    } else if (p == 3 && tl_ts_iter_get(&it, c_call, &a) &&
+               tl_ts_iter_get(&it, c_callee, &b)) {
+      add_calls(c, text, a, b, &ids);
+    } else if (p == 4 && tl_ts_iter_get(&it, c_handle, &a)) {
       tl_str t = tl_ts_text(a, text);
       size_t skip = strlen(HANDLE_PREFIX);
       handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
@@ -369,11 +415,11 @@ static void collect(collected *c, TSNode root, tl_str text) {
       h.name = key_name(h.key);
       if (h.key.len)
         TL_VEC_PUSH(c->handles, h);
-    } else if (p == 8 && tl_ts_iter_get(&it, c_function, &a)) {
+    } else if (p == 5 && tl_ts_iter_get(&it, c_function, &a)) {
       span s = {ts_node_start_byte(a), ts_node_end_byte(a)};
       TL_VEC_PUSH(c->functions, s);
-    } else if (p == 9 || p == 10) {
-      add_string(c, text, &it, c_source, p == 10);
+    } else if (p == 6 || p == 7) {
+      add_string(c, text, &it, c_source, p == 7);
     }
   }
   tl_ts_iter_end(&it);

@@ -26,34 +26,26 @@
       (function_definition
         name: (identifier) @_call (#eq? @_call "call")) @entry)))
 
-; 3: `k.run(...)`: a Triton launch (k must be a known kernel name).
+; 3: every call by its callee, which src/pycode.c sorts into
+;   `k.run(...)`: a Triton launch (k must be a known kernel name),
+;   `k(...)`: a C++ kernel call (k must be a known kernel name),
+;   `extern_kernels.mm(...)`,
+;   `torch.ops.aten.view.default(...)`, `torch.ops.higher_order.x(...)`
+;   (the callee is one attribute chain rooted at `torch.ops`).
+; One flat pattern, not one per shape: tree-sitter analyzes every `call`
+; and `attribute` step at compile time (about 10 M instructions each), so
+; four patterns cost 59 M and this one 8 M.
 (call
-  function: (attribute
-    object: (identifier) @call.kernel
-    attribute: (identifier) @_run (#eq? @_run "run"))) @call
+  function: (_) @call.callee) @call
 
-; 4: `k(...)`: a C++ kernel call (k must be a known kernel name).
-(call
-  function: (identifier) @call.kernel) @call
-
-; 5: `extern_kernels.mm(...)`.
-(call
-  function: (attribute
-    object: (identifier) @_ek (#eq? @_ek "extern_kernels")) @call.extern) @call
-
-; 6: `torch.ops.aten.view.default(...)`, `torch.ops.higher_order.x(...)`:
-; the callee is one attribute chain rooted at `torch.ops`.
-(call
-  function: (attribute) @call.fallback (#prefix? @call.fallback "torch.ops.")) @call
-
-; 7: `# [Provenance debug handles] triton_poi_fused_mul_1:2`
+; 4: `# [Provenance debug handles] triton_poi_fused_mul_1:2`
 ((comment) @handle (#prefix? @handle "# [Provenance debug handles] "))
 
-; 8: every function, so that a handle comment binds only to a call in the
+; 5: every function, so that a handle comment binds only to a call in the
 ; same function.
 (function_definition) @function
 
-; 9: a module-level string assignment, the candidates for the C++ source of
+; 6: a module-level string assignment, the candidates for the C++ source of
 ; a cpp_wrapper=True module:
 ;    cpp_wrapper_src = (
 ;    r"""
@@ -70,8 +62,8 @@
         (parenthesized_expression (string) @source.string)
       ])))
 
-; 10: the string that CppWrapperCodeCache.load_pybinding compiles as the
-; wrapper: `main_code=cpp_wrapper_src` (a name of pattern 9) or the literal.
+; 7: the string that CppWrapperCodeCache.load_pybinding compiles as the
+; wrapper: `main_code=cpp_wrapper_src` (a name of pattern 6) or the literal.
 (call
   function: (attribute
     attribute: (identifier) @_load (#eq? @_load "load_pybinding"))
