@@ -19,10 +19,10 @@
 #include "ts_query.h"
 
 typedef struct capture {
-  TSNode node;   /* the name, or the target list (pattern 4) */
-  TSNode parent; /* the parameters / block that holds it */
-  TSNode stmt;   /* patterns 3 and 4: the expression_statement */
-  TSNode assign; /* pattern 3: the assignment */
+  TSNode node;      /* the name, or the target list (pattern 4) */
+  TSNode parent;    /* the parameters / block that holds it */
+  TSNode stmt;      /* patterns 3 and 4: the expression_statement */
+  TSNode assign;    /* pattern 3: the assignment */
   uint32_t pattern; /* 2 parameter, 3 one name, 4 a target list (the
                        query's pattern 3 with @node.targets) */
 } capture;
