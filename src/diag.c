@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Writes the trace's name on one line: control bytes (a newline in a file
+ * name) show as '?'. */
+static void put_name(const char *name) {
+  for (const char *c = name; *c; c++)
+    fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+}
+
 void tl_diag_init(tl_diag *d, const char *file_name) {
   memset(d, 0, sizeof *d);
   d->file_name = file_name;
@@ -103,12 +110,22 @@ void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
   char small[512];
   vsnprintf(small, sizeof small, fmt, ap);
   va_end(ap);
+  /* One line each: a newline or other control byte from the trace or a
+   * file name would break it. */
+  for (char *c = small; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = '?';
   tl_buf_puts(&msg, small);
   if (d->verbose) {
-    if (line)
-      fprintf(stderr, "tlparse: %s:%zu: %s\n", d->file_name, line, msg.data);
-    else
-      fprintf(stderr, "tlparse: %s: %s\n", d->file_name, msg.data);
+    if (line) {
+      fputs("tlparse: ", stderr);
+      put_name(d->file_name);
+      fprintf(stderr, ":%zu: %s\n", line, msg.data);
+    } else {
+      fputs("tlparse: ", stderr);
+      put_name(d->file_name);
+      fprintf(stderr, ": %s\n", msg.data);
+    }
   }
   if (keep) {
     d->examples[kind][n].line = line;
@@ -153,13 +170,11 @@ void tl_diag_print_summary(const tl_diag *d) {
     if (!d->counts[k])
       continue;
     const tl_diag_example *first = &d->examples[k][0];
+    fputs("tlparse: ", stderr);
+    put_name(d->file_name);
     if (first->line)
-      fprintf(stderr, "tlparse: %s:%zu: %s (%zu %s)\n", d->file_name,
-              first->line, first->message, d->counts[k],
-              tl_diag_kind_title((tl_diag_kind)k));
-    else
-      fprintf(stderr, "tlparse: %s: %s (%zu %s)\n", d->file_name,
-              first->message ? first->message : "", d->counts[k],
-              tl_diag_kind_title((tl_diag_kind)k));
+      fprintf(stderr, ":%zu", first->line);
+    fprintf(stderr, ": %s (%zu %s)\n", first->message ? first->message : "",
+            d->counts[k], tl_diag_kind_title((tl_diag_kind)k));
   }
 }

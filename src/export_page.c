@@ -17,6 +17,7 @@
 
 #include "fsutil.h"
 #include "html.h"
+#include "utf8.h"
 
 /* Expression cards drawn in one run, over all pages: many guards on one
  * deep expression would otherwise repeat the tree once per guard, and the
@@ -111,7 +112,23 @@ void tl_export_ids_free(tl_export_ids *t) {
 
 /* Text inside an element, escaped as the Rust tool escapes text (& < >);
  * attribute values and the page heading go through tl_html_escape. */
+static void text_valid(tl_buf *out, tl_str s);
+
+/* Text escaped as the Rust tool's text values are (& < > only), and valid
+ * UTF-8: invalid sequences show as U+FFFD. */
 static void text(tl_buf *out, tl_str s) {
+  if (tl_utf8_valid_prefix(s) == s.len) {
+    text_valid(out, s);
+    return;
+  }
+  tl_buf fixed;
+  tl_buf_init(&fixed);
+  tl_utf8_repair(&fixed, s);
+  text_valid(out, tl_buf_str(&fixed));
+  tl_buf_free(&fixed);
+}
+
+static void text_valid(tl_buf *out, tl_str s) {
   size_t start = 0;
   for (size_t i = 0; i < s.len; i++) {
     const char *entity = s.ptr[i] == '&'   ? "&amp;"

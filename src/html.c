@@ -4,9 +4,27 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "utf8.h"
+
+static void escape_valid(tl_buf *out, tl_str text);
+
 void tl_html_escape(tl_buf *out, tl_str text) {
   if (text.len == 0) /* ptr may be NULL: no arithmetic on it */
     return;
+  if (tl_utf8_valid_prefix(text) == text.len) {
+    escape_valid(out, text);
+    return;
+  }
+  /* A page is UTF-8: invalid sequences show as U+FFFD (the files beside
+   * the pages keep the bytes). */
+  tl_buf fixed;
+  tl_buf_init(&fixed);
+  tl_utf8_repair(&fixed, text);
+  escape_valid(out, tl_buf_str(&fixed));
+  tl_buf_free(&fixed);
+}
+
+static void escape_valid(tl_buf *out, tl_str text) {
   size_t start = 0;
   for (size_t i = 0; i < text.len; i++) {
     const char *rep = NULL;

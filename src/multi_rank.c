@@ -23,6 +23,7 @@
 
 #include "fsutil.h"
 #include "multi_rank_internal.h"
+#include "outdir.h"
 #include "pipeline.h"
 
 static const char PREFIX[] = "dedicated_log_torch_trace_rank_";
@@ -210,14 +211,12 @@ static pid_t start_child(const tl_multi_rank_options *o, tl_mr_rank *r,
   if (pipe(p) != 0)
     return -1;
   fflush(NULL);
-  pid_t pid = fork();
+  /* The parent cleans up the staging folder on a signal, killing its
+   * children first (outdir.h); a child only dies, and dies with its
+   * parent. */
+  pid_t pid = tl_outdir_fork();
   if (pid == 0) {
     close(p[0]);
-    /* The parent cleans up the staging folder on a signal; a child only
-     * dies, and dies with its parent. */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
@@ -319,6 +318,7 @@ static int wait_child(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
+  tl_outdir_child_ended(pid);
   return status;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -237,7 +238,19 @@ static void remove_staging(const char *staging, const char *trash) {
     remove_tree_at(AT_FDCWD, staging, 0);
 }
 
+/* The children writing into the staging folder (0: a free slot). */
+enum { MAX_CHILDREN = 4096 };
+static volatile pid_t signal_children[MAX_CHILDREN];
+
 static void on_signal(int signo) {
+  for (size_t i = 0; i < MAX_CHILDREN; i++) {
+    pid_t pid = signal_children[i];
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    }
+  }
   if (signal_armed)
     remove_staging(signal_staging, signal_trash);
   _exit(128 + signo);
@@ -263,6 +276,32 @@ static void block_signals(bool block, sigset_t *saved) {
     pthread_sigmask(SIG_BLOCK, &set, saved);
   else
     pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+pid_t tl_outdir_fork(void) {
+  sigset_t saved;
+  block_signals(true, &saved);
+  pid_t pid = fork();
+  if (pid == 0) {
+    set_handlers(false);
+    for (size_t i = 0; i < MAX_CHILDREN; i++)
+      signal_children[i] = 0;
+    signal_armed = 0;
+  } else if (pid > 0) {
+    for (size_t i = 0; i < MAX_CHILDREN; i++)
+      if (signal_children[i] == 0) {
+        signal_children[i] = pid;
+        break;
+      }
+  }
+  block_signals(false, &saved);
+  return pid;
+}
+
+void tl_outdir_child_ended(pid_t pid) {
+  for (size_t i = 0; i < MAX_CHILDREN; i++)
+    if (signal_children[i] == pid)
+      signal_children[i] = 0;
 }
 
 bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct tl_outdir {
   char *out;     /* the output folder as given, without trailing '/' */
@@ -41,6 +42,15 @@ bool tl_outdir_publish(tl_outdir *dir, char *error, size_t error_size);
 void tl_outdir_abandon(tl_outdir *dir);
 
 void tl_outdir_free(tl_outdir *dir);
+
+/* Child processes that write into the staging folder (the multi-rank mode's
+ * ranks): on a signal the handler kills and reaps them before it removes
+ * the folder, so that none recreates part of it afterwards. Call
+ * tl_outdir_fork instead of fork (signals are held across it, so a child is
+ * always known before a handler can run), and tl_outdir_child_ended once the
+ * child is reaped. In the child, the handlers are the defaults again. */
+pid_t tl_outdir_fork(void);
+void tl_outdir_child_ended(pid_t pid);
 
 /* Exposed for tests: whether every entry of folder `path` is one a tlparse
  * report holds (an empty folder is one too); otherwise `foreign` names the
