@@ -225,6 +225,20 @@ else
     bad "the reports differ: $(head -c 600 "$tmp/diff.txt")"
   fi
   check "the wheel's messages equal the build tree's" cmp -s "$tmp/ref.log" "$tmp/wheel.log"
+
+  # Every shared single-log fixture, with -i: the same files, byte for byte.
+  step "every shared fixture, wheel and build tree"
+  for log in "$(dirname "$fixture")"/*.log "$(dirname "$fixture")"/*.txt; do
+    [ -f "$log" ] || continue
+    rm -rf "$tmp/wheel/each" "$tmp/ref/each"
+    set +e
+    run_clean "$tmp/wheel" "${isolate[@]}" tlparse "$log" -i --no-browser \
+      -o each >/dev/null 2>&1
+    run_clean "$tmp/ref" "$ref" "$log" -i --no-browser -o each >/dev/null 2>&1
+    set -e
+    check "${log##*/}: the wheel's report is byte-identical to the build tree's" \
+      diff -r -q "$tmp/ref/each" "$tmp/wheel/each"
+  done
 fi
 
 step "done"
