@@ -297,11 +297,80 @@ static bool is_static(TSNode fn, tl_str text) {
   return false;
 }
 
+/* The entry function of an AOT wrapper, or of the C++ in a cpp_wrapper JIT
+ * module (_const_run_impl counts only for where shim calls may be). */
+static bool is_entry_name(tl_str name) {
+  return tl_str_eq_cstr(name, "run_impl") ||
+         tl_str_eq_cstr(name, "inductor_entry_impl");
+}
+
 typedef struct wrapper_ids {
-  uint32_t entry_name, entry_body, launcher_name, launcher_def;
-  uint32_t source_comment, decl_name, decl_def, call_callee, call_expr;
+  uint32_t function, linkage, call_callee, call_expr;
   uint32_t shim_callee, shim_expr, launch_kernel, launch_expr, comment;
 } wrapper_ids;
+
+/* The cpp grammar's ids that the reads by field compare with. */
+typedef struct cpp_syms {
+  TSSymbol identifier, qualified_identifier, function_declarator,
+      compound_statement, declaration, comment;
+  TSFieldId declarator, body, name;
+} cpp_syms;
+
+static TSSymbol cpp_symbol(const char *name) {
+  return ts_language_symbol_for_name(tree_sitter_cpp(), name,
+                                     (uint32_t)strlen(name), true);
+}
+
+static TSFieldId cpp_field(const char *name) {
+  return ts_language_field_id_for_name(tree_sitter_cpp(), name,
+                                       (uint32_t)strlen(name));
+}
+
+static cpp_syms cpp_syms_get(void) {
+  return (cpp_syms){cpp_symbol("identifier"),
+                    cpp_symbol("qualified_identifier"),
+                    cpp_symbol("function_declarator"),
+                    cpp_symbol("compound_statement"),
+                    cpp_symbol("declaration"),
+                    cpp_symbol("comment"),
+                    cpp_field("declarator"),
+                    cpp_field("body"),
+                    cpp_field("name")};
+}
+
+/* The children of a node under one field (`field: (...)` in a query may
+ * match any of them), or all its children when `field` is 0:
+ *   field_iter f; field_begin(&f, node, field);
+ *   for (TSNode c; field_next(&f, sym, &c);) ...  field_end(&f);
+ * field_next yields only children of symbol `sym`. */
+typedef struct field_iter {
+  TSTreeCursor cursor;
+  TSFieldId field;
+  bool more;
+} field_iter;
+
+static void field_begin(field_iter *f, TSNode node, TSFieldId field) {
+  f->cursor = ts_tree_cursor_new(node);
+  f->field = field;
+  f->more = ts_tree_cursor_goto_first_child(&f->cursor);
+}
+
+static bool field_next(field_iter *f, TSSymbol sym, TSNode *out) {
+  while (f->more) {
+    TSNode n = ts_tree_cursor_current_node(&f->cursor);
+    bool hit = (!f->field ||
+                ts_tree_cursor_current_field_id(&f->cursor) == f->field) &&
+               ts_node_symbol(n) == sym && ts_node_is_named(n);
+    f->more = ts_tree_cursor_goto_next_sibling(&f->cursor);
+    if (hit) {
+      *out = n;
+      return true;
+    }
+  }
+  return false;
+}
+
+static void field_end(field_iter *f) { ts_tree_cursor_delete(&f->cursor); }
 
 static void push_raw(state *s, TSNode callee, TSNode expr,
                      enum call_form form) {
@@ -310,48 +379,141 @@ static void push_raw(state *s, TSNode callee, TSNode expr,
   TL_VEC_PUSH(s->raws, r);
 }
 
-/* One match of cpp_wrapper.scm. Launcher comments are kept for later, when
- * every launcher definition is known. */
-static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
-                          range_vec *comments) {
-  TSNode a, b;
-  if (tl_ts_iter_get(it, id->entry_body, &b) &&
-      tl_ts_iter_get(it, id->entry_name, &a)) {
-    byte_range r = {ts_node_start_byte(b), ts_node_end_byte(b)};
-    /* Every chunk of a body split into chunks has the same entry. */
-    bool seen = s->entries.count &&
-                s->entries.items[s->entries.count - 1].start == r.start;
-    if (!seen)
-      TL_VEC_PUSH(s->entries, r);
-  } else if (tl_ts_iter_get(it, id->launcher_def, &b) &&
-             tl_ts_iter_get(it, id->launcher_name, &a)) {
-    tl_str name = tl_ts_text(a, s->text);
-    name.ptr += 5, name.len -= 5; /* after `call_` */
-    tl_kernel_kind kind = kind_of_name(name);
-    if (name.len == 0 || find_def(s, name) ||
-        !(is_triton_family(kind) || is_static(b, s->text)))
-      return;
-    TSNode outer = ts_node_parent(b);
-    if (!node_is(outer, "template_declaration"))
-      outer = b;
-    def d = {{name, is_triton_family(kind) ? kind : TL_KERNEL_TRITON,
-              TL_CODE_MAIN, tl_ts_first_line(outer), tl_ts_last_line(b)},
-             ts_node_start_byte(outer)};
-    TL_VEC_PUSH(s->defs, d);
-  } else if (tl_ts_iter_get(it, id->source_comment, &b)) {
-    TSRange r = {ts_node_start_point(b), ts_node_end_point(b),
-                 ts_node_start_byte(b), ts_node_end_byte(b)};
-    TL_VEC_PUSH(*comments, r);
-  } else if (tl_ts_iter_get(it, id->decl_def, &b) &&
-             tl_ts_iter_get(it, id->decl_name, &a)) {
-    tl_str name = tl_ts_text(a, s->text);
-    TL_VEC_PUSH(s->decls, name);
-    if (kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
-      def d = {{name, TL_KERNEL_CPP, TL_CODE_MAIN, tl_ts_first_line(b),
-                tl_ts_last_line(b)},
-               ts_node_start_byte(b)};
-      TL_VEC_PUSH(s->defs, d);
+/* An entry function's body (`name` is its name). */
+static void add_entry(state *s, TSNode name, TSNode body,
+                      tl_code_analysis *out) {
+  if (out->entry_first == 0 && is_entry_name(tl_ts_text(name, s->text))) {
+    out->entry_first = tl_ts_first_line(body);
+    out->entry_last = tl_ts_last_line(body);
+  }
+  byte_range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+  /* Every chunk of a body split into chunks has the same entry. */
+  bool seen = s->entries.count &&
+              s->entries.items[s->entries.count - 1].start == r.start;
+  if (!seen)
+    TL_VEC_PUSH(s->entries, r);
+}
+
+/* The entries among `fn`'s bodies (compound statements). */
+static void add_entries(state *s, const cpp_syms *y, TSNode fn, TSNode name,
+                        tl_code_analysis *out) {
+  field_iter b;
+  field_begin(&b, fn, y->body);
+  for (TSNode body; field_next(&b, y->compound_statement, &body);)
+    add_entry(s, name, body, out);
+  field_end(&b);
+}
+
+/* A launcher `call_<name>` defined by `fn`. */
+static void add_launcher(state *s, TSNode launcher, TSNode fn) {
+  tl_str name = tl_ts_text(launcher, s->text);
+  name.ptr += 5, name.len -= 5; /* after `call_` */
+  tl_kernel_kind kind = kind_of_name(name);
+  if (name.len == 0 || find_def(s, name) ||
+      !(is_triton_family(kind) || is_static(fn, s->text)))
+    return;
+  TSNode outer = ts_node_parent(fn);
+  if (!node_is(outer, "template_declaration"))
+    outer = fn;
+  def d = {{name, is_triton_family(kind) ? kind : TL_KERNEL_TRITON,
+            TL_CODE_MAIN, tl_ts_first_line(outer), tl_ts_last_line(fn)},
+           ts_node_start_byte(outer)};
+  TL_VEC_PUSH(s->defs, d);
+}
+
+/* One function definition (cpp_wrapper.scm @function), read by field as
+ * the patterns it replaced matched it:
+ *   declarator: (function_declarator declarator: X) and body: (compound_
+ *   statement), where X is `Scope::run_impl` / `Scope::_const_run_impl`
+ *   (qualified_identifier name: (identifier)) or `inductor_entry_impl`: an
+ *   entry; X is an identifier `call_*`: a launcher, and the comments
+ *   directly in its bodies are kept for later, when every launcher
+ *   definition is known. */
+static void collect_function(state *s, const cpp_syms *y, TSNode fn,
+                             range_vec *comments, tl_code_analysis *out) {
+  field_iter d;
+  field_begin(&d, fn, y->declarator);
+  for (TSNode decl; field_next(&d, y->function_declarator, &decl);) {
+    field_iter q;
+    field_begin(&q, decl, y->declarator);
+    for (TSNode qn; field_next(&q, y->qualified_identifier, &qn);) {
+      field_iter n;
+      field_begin(&n, qn, y->name);
+      for (TSNode name; field_next(&n, y->identifier, &name);) {
+        tl_str t = tl_ts_text(name, s->text);
+        if (tl_str_eq_cstr(t, "run_impl") ||
+            tl_str_eq_cstr(t, "_const_run_impl"))
+          add_entries(s, y, fn, name, out);
+      }
+      field_end(&n);
     }
+    field_end(&q);
+    field_begin(&q, decl, y->declarator);
+    for (TSNode name; field_next(&q, y->identifier, &name);) {
+      tl_str t = tl_ts_text(name, s->text);
+      if (tl_str_eq_cstr(t, "inductor_entry_impl"))
+        add_entries(s, y, fn, name, out);
+      if (!tl_str_starts_with(t, "call_"))
+        continue;
+      add_launcher(s, name, fn);
+      field_iter b;
+      field_begin(&b, fn, y->body);
+      for (TSNode body; field_next(&b, y->compound_statement, &body);) {
+        field_iter c;
+        field_begin(&c, body, 0);
+        for (TSNode com; field_next(&c, y->comment, &com);) {
+          TSRange r = {ts_node_start_point(com), ts_node_end_point(com),
+                       ts_node_start_byte(com), ts_node_end_byte(com)};
+          TL_VEC_PUSH(*comments, r);
+        }
+        field_end(&c);
+      }
+      field_end(&b);
+    }
+    field_end(&q);
+  }
+  field_end(&d);
+}
+
+/* One `extern "C"` block (cpp_wrapper.scm @linkage): the functions it
+ * declares, body: (declaration declarator: (function_declarator
+ * declarator: (identifier))), are the CPU kernels declared for the
+ * linker. */
+static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
+  field_iter b;
+  field_begin(&b, link, y->body);
+  for (TSNode decl; field_next(&b, y->declaration, &decl);) {
+    field_iter f;
+    field_begin(&f, decl, y->declarator);
+    for (TSNode fd; field_next(&f, y->function_declarator, &fd);) {
+      field_iter n;
+      field_begin(&n, fd, y->declarator);
+      for (TSNode a; field_next(&n, y->identifier, &a);) {
+        tl_str name = tl_ts_text(a, s->text);
+        TL_VEC_PUSH(s->decls, name);
+        if (kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
+          def d = {{name, TL_KERNEL_CPP, TL_CODE_MAIN, tl_ts_first_line(link),
+                    tl_ts_last_line(link)},
+                   ts_node_start_byte(link)};
+          TL_VEC_PUSH(s->defs, d);
+        }
+      }
+      field_end(&n);
+    }
+    field_end(&f);
+  }
+  field_end(&b);
+}
+
+/* One match of cpp_wrapper.scm. */
+static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
+                          const cpp_syms *y, range_vec *comments,
+                          tl_code_analysis *out) {
+  TSNode a, b;
+  if (tl_ts_iter_get(it, id->function, &b)) {
+    collect_function(s, y, b, comments, out);
+  } else if (tl_ts_iter_get(it, id->linkage, &b)) {
+    collect_linkage(s, y, b);
   } else if (tl_ts_iter_get(it, id->shim_expr, &b) &&
              tl_ts_iter_get(it, id->shim_callee, &a)) {
     push_raw(s, a, b, FORM_SHIM);
@@ -516,29 +678,14 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
-/* The entry function of an AOT wrapper, or of the C++ in a cpp_wrapper JIT
- * module (_const_run_impl counts only for where shim calls may be). */
-static bool is_entry_name(tl_str name) {
-  return tl_str_eq_cstr(name, "run_impl") ||
-         tl_str_eq_cstr(name, "inductor_entry_impl");
-}
-
 /* Runs cpp_wrapper.scm over one chunk's tree. */
 static void collect_tree(state *s, const tl_ts_query *q, const wrapper_ids *id,
-                         TSTree *tree, range_vec *comments,
+                         const cpp_syms *y, TSTree *tree, range_vec *comments,
                          tl_code_analysis *out) {
   tl_ts_iter it;
   tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), s->text);
-  while (tl_ts_iter_next(&it)) {
-    TSNode name, body;
-    if (tl_ts_iter_get(&it, id->entry_name, &name) &&
-        tl_ts_iter_get(&it, id->entry_body, &body) && out->entry_first == 0 &&
-        is_entry_name(tl_ts_text(name, s->text))) {
-      out->entry_first = tl_ts_first_line(body);
-      out->entry_last = tl_ts_last_line(body);
-    }
-    collect_match(s, &it, id, comments);
-  }
+  while (tl_ts_iter_next(&it))
+    collect_match(s, &it, id, y, comments, out);
   tl_ts_iter_end(&it);
 }
 
@@ -553,13 +700,8 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
   tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
                    "cpp_wrapper.scm");
   wrapper_ids id = {
-      tl_ts_query_capture(&q, "entry.name"),
-      tl_ts_query_capture(&q, "entry.body"),
-      tl_ts_query_capture(&q, "launcher.name"),
-      tl_ts_query_capture(&q, "launcher.def"),
-      tl_ts_query_capture(&q, "source.comment"),
-      tl_ts_query_capture(&q, "decl.name"),
-      tl_ts_query_capture(&q, "decl.def"),
+      tl_ts_query_capture(&q, "function"),
+      tl_ts_query_capture(&q, "linkage"),
       tl_ts_query_capture(&q, "call.callee"),
       tl_ts_query_capture(&q, "call.expr"),
       tl_ts_query_capture(&q, "shim.callee"),
@@ -568,6 +710,7 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
       tl_ts_query_capture(&q, "launch.expr"),
       tl_ts_query_capture(&q, "comment"),
   };
+  cpp_syms y = cpp_syms_get();
   /* One chunk of whole top-level definitions at a time; what follows runs
    * once over what all chunks gave. */
   range_vec comments = {0};
@@ -584,7 +727,7 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
       comments.count = 0;
       out->entry_first = out->entry_last = 0;
     }
-    collect_tree(&s, &q, &id, tree, &comments, out);
+    collect_tree(&s, &q, &id, &y, tree, &comments, out);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;
@@ -640,32 +783,51 @@ static int cmp_def_line(const void *pa, const void *pb) {
   return a->first < b->first ? -1 : a->first > b->first;
 }
 
-/* The `cpp_*` bodies (and those of declared names) in one chunk's tree. */
-static void find_kernel_bodies(const tl_ts_query *q, uint32_t name_id,
-                               uint32_t def_id, TSTree *tree, tl_str text,
-                               tl_code_file file, const tl_code_analysis *inout,
+/* One kernel definition `fn` named `name`: kept when the name is a `cpp_*`
+ * one or a declared CPU kernel's. */
+static void add_kernel_body(TSNode name, TSNode fn, tl_str text,
+                            tl_code_file file, const tl_code_analysis *inout,
+                            kernel_def_vec *found) {
+  tl_str n = tl_ts_text(name, text);
+  bool declared = false;
+  for (size_t i = 0; i < inout->def_count; i++)
+    declared |= inout->defs[i].kind == TL_KERNEL_CPP &&
+                tl_str_eq(inout->defs[i].name, n);
+  if (kind_of_name(n) != TL_KERNEL_CPP && !declared)
+    return;
+  TSNode outer = ts_node_parent(fn);
+  if (!node_is(outer, "linkage_specification") &&
+      !node_is(outer, "template_declaration"))
+    outer = fn;
+  tl_kernel_def d = {n, TL_KERNEL_CPP, file, tl_ts_first_line(outer),
+                     tl_ts_last_line(fn)};
+  TL_VEC_PUSH(*found, d);
+}
+
+/* The `cpp_*` bodies (and those of declared names) in one chunk's tree:
+ * the function definitions (cpp_kernels.scm) whose declarator is
+ * (function_declarator declarator: (identifier)). */
+static void find_kernel_bodies(const tl_ts_query *q, uint32_t def_id,
+                               TSTree *tree, tl_str text, tl_code_file file,
+                               const tl_code_analysis *inout,
                                kernel_def_vec *found) {
+  cpp_syms y = cpp_syms_get();
   tl_ts_iter it;
   tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
   while (tl_ts_iter_next(&it)) {
-    TSNode name, body;
-    if (!tl_ts_iter_get(&it, name_id, &name) ||
-        !tl_ts_iter_get(&it, def_id, &body))
+    TSNode fn;
+    if (!tl_ts_iter_get(&it, def_id, &fn))
       continue;
-    tl_str n = tl_ts_text(name, text);
-    bool declared = false;
-    for (size_t i = 0; i < inout->def_count; i++)
-      declared |= inout->defs[i].kind == TL_KERNEL_CPP &&
-                  tl_str_eq(inout->defs[i].name, n);
-    if (kind_of_name(n) != TL_KERNEL_CPP && !declared)
-      continue;
-    TSNode outer = ts_node_parent(body);
-    if (!node_is(outer, "linkage_specification") &&
-        !node_is(outer, "template_declaration"))
-      outer = body;
-    tl_kernel_def d = {n, TL_KERNEL_CPP, file, tl_ts_first_line(outer),
-                       tl_ts_last_line(body)};
-    TL_VEC_PUSH(*found, d);
+    field_iter d;
+    field_begin(&d, fn, y.declarator);
+    for (TSNode fd; field_next(&d, y.function_declarator, &fd);) {
+      field_iter f;
+      field_begin(&f, fd, y.declarator);
+      for (TSNode name; field_next(&f, y.identifier, &name);)
+        add_kernel_body(name, fn, text, file, inout, found);
+      field_end(&f);
+    }
+    field_end(&d);
   }
   tl_ts_iter_end(&it);
 }
@@ -680,7 +842,6 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
                    "cpp_kernels.scm");
-  uint32_t name_id = tl_ts_query_capture(&q, "kernel.name");
   uint32_t def_id = tl_ts_query_capture(&q, "kernel.def");
   kernel_def_vec found = {0};
   tl_ts_chunker ch;
@@ -690,7 +851,7 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)
       found.count = 0;
-    find_kernel_bodies(&q, name_id, def_id, tree, text, file, inout, &found);
+    find_kernel_bodies(&q, def_id, tree, text, file, inout, &found);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;

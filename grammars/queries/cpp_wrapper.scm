@@ -2,49 +2,33 @@
 ; extracts from `inductor_aot_wrapper_code`. Capture names are the contract
 ; with cppcode.c; names are compared whole (never as substrings) in C.
 
-; The entry functions: `void AOTInductorModel::run_impl(...) {...}` and
-; `void AOTInductorModel::_const_run_impl(...) {...}` (constant folding).
-(function_definition
-  declarator: (function_declarator
-    declarator: (qualified_identifier
-      name: (identifier) @entry.name))
-  body: (compound_statement) @entry.body
-  (#any-of? @entry.name "run_impl" "_const_run_impl"))
+; Every function definition and every `extern "C"` block. cppcode.c reads
+; their parts by field (collect_function, collect_linkage), because nested
+; patterns are costly to compile: tree-sitter analyzes each step that has
+; children against the C++ parse table, 58 to 82 M instructions for each of
+; the four function_definition patterns this one replaces, 62 M for the
+; linkage one, against nothing for a pattern without children. What they
+; matched, and cppcode.c finds:
+;   - the entry functions `void AOTInductorModel::run_impl(...) {...}` and
+;     `void AOTInductorModel::_const_run_impl(...) {...}` (constant
+;     folding), and `void inductor_entry_impl(...) {...}`, the entry of the
+;     C++ inside a cpp_wrapper=True JIT module (a Python string,
+;     src/pycode.c);
+;   - a Triton launcher: `static inline void call_triton_k(...) {...}`,
+;     maybe inside `template <...>`; the kernel name is the identifier after
+;     `call_` (cppcode.c keeps static ones and those of a Triton kernel
+;     name);
+;   - the comments directly in a launcher body, which hold its Triton
+;     source:
+;       /*
+;       async_compile.triton('k', '''
+;       ...
+;       ''', device_str='cuda')
+;       */
+;   - a CPU kernel declared for the linker: `extern "C"  void cpp_fused_k(...);`
+(function_definition) @function
 
-; The entry of the C++ inside a cpp_wrapper=True JIT module (a Python
-; string, src/pycode.c): `void inductor_entry_impl(...) {...}`.
-(function_definition
-  declarator: (function_declarator
-    declarator: (identifier) @entry.name)
-  body: (compound_statement) @entry.body
-  (#eq? @entry.name "inductor_entry_impl"))
-
-; A Triton launcher: `static inline void call_triton_k(...) {...}`, maybe
-; inside `template <...>`; the kernel name is the identifier after `call_`
-; (cppcode.c keeps static ones and those of a Triton kernel name).
-(function_definition
-  declarator: (function_declarator
-    declarator: (identifier) @launcher.name)
-  (#prefix? @launcher.name "call_")) @launcher.def
-
-; The comment inside a launcher body that holds its Triton source:
-;   /*
-;   async_compile.triton('k', '''
-;   ...
-;   ''', device_str='cuda')
-;   */
-(function_definition
-  declarator: (function_declarator
-    declarator: (identifier) @source.launcher)
-  body: (compound_statement
-    (comment) @source.comment)
-  (#prefix? @source.launcher "call_"))
-
-; A CPU kernel declared for the linker: `extern "C"  void cpp_fused_k(...);`
-(linkage_specification
-  body: (declaration
-    declarator: (function_declarator
-      declarator: (identifier) @decl.name))) @decl.def
+(linkage_specification) @linkage
 
 ; A call by name: `call_triton_k(...)`, `cpp_fused_k(...)`,
 ; `aoti_torch_cuda_mm_out(...)`, `at::_ops::mm::call(...)`; cppcode.c keeps
