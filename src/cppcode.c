@@ -305,72 +305,36 @@ static bool is_entry_name(tl_str name) {
 }
 
 typedef struct wrapper_ids {
-  uint32_t function, linkage, call_callee, call_expr;
-  uint32_t shim_callee, shim_expr, launch_kernel, launch_expr, comment;
+  uint32_t function, linkage, call_expr, first_fn, first_arg, first_call;
+  uint32_t comment;
 } wrapper_ids;
 
 /* The cpp grammar's ids that the reads by field compare with. */
 typedef struct cpp_syms {
   TSSymbol identifier, qualified_identifier, function_declarator,
-      compound_statement, declaration, comment;
-  TSFieldId declarator, body, name;
+      compound_statement, declaration, comment, call_expression,
+      field_expression, field_identifier;
+  TSFieldId declarator, body, name, function, argument, field;
 } cpp_syms;
 
-static TSSymbol cpp_symbol(const char *name) {
-  return ts_language_symbol_for_name(tree_sitter_cpp(), name,
-                                     (uint32_t)strlen(name), true);
-}
-
-static TSFieldId cpp_field(const char *name) {
-  return ts_language_field_id_for_name(tree_sitter_cpp(), name,
-                                       (uint32_t)strlen(name));
-}
-
 static cpp_syms cpp_syms_get(void) {
-  return (cpp_syms){cpp_symbol("identifier"),
-                    cpp_symbol("qualified_identifier"),
-                    cpp_symbol("function_declarator"),
-                    cpp_symbol("compound_statement"),
-                    cpp_symbol("declaration"),
-                    cpp_symbol("comment"),
-                    cpp_field("declarator"),
-                    cpp_field("body"),
-                    cpp_field("name")};
+  const TSLanguage *cpp = tree_sitter_cpp();
+  return (cpp_syms){tl_ts_symbol(cpp, "identifier"),
+                    tl_ts_symbol(cpp, "qualified_identifier"),
+                    tl_ts_symbol(cpp, "function_declarator"),
+                    tl_ts_symbol(cpp, "compound_statement"),
+                    tl_ts_symbol(cpp, "declaration"),
+                    tl_ts_symbol(cpp, "comment"),
+                    tl_ts_symbol(cpp, "call_expression"),
+                    tl_ts_symbol(cpp, "field_expression"),
+                    tl_ts_symbol(cpp, "field_identifier"),
+                    tl_ts_field(cpp, "declarator"),
+                    tl_ts_field(cpp, "body"),
+                    tl_ts_field(cpp, "name"),
+                    tl_ts_field(cpp, "function"),
+                    tl_ts_field(cpp, "argument"),
+                    tl_ts_field(cpp, "field")};
 }
-
-/* The children of a node under one field (`field: (...)` in a query may
- * match any of them), or all its children when `field` is 0:
- *   field_iter f; field_begin(&f, node, field);
- *   for (TSNode c; field_next(&f, sym, &c);) ...  field_end(&f);
- * field_next yields only children of symbol `sym`. */
-typedef struct field_iter {
-  TSTreeCursor cursor;
-  TSFieldId field;
-  bool more;
-} field_iter;
-
-static void field_begin(field_iter *f, TSNode node, TSFieldId field) {
-  f->cursor = ts_tree_cursor_new(node);
-  f->field = field;
-  f->more = ts_tree_cursor_goto_first_child(&f->cursor);
-}
-
-static bool field_next(field_iter *f, TSSymbol sym, TSNode *out) {
-  while (f->more) {
-    TSNode n = ts_tree_cursor_current_node(&f->cursor);
-    bool hit = (!f->field ||
-                ts_tree_cursor_current_field_id(&f->cursor) == f->field) &&
-               ts_node_symbol(n) == sym && ts_node_is_named(n);
-    f->more = ts_tree_cursor_goto_next_sibling(&f->cursor);
-    if (hit) {
-      *out = n;
-      return true;
-    }
-  }
-  return false;
-}
-
-static void field_end(field_iter *f) { ts_tree_cursor_delete(&f->cursor); }
 
 static void push_raw(state *s, TSNode callee, TSNode expr,
                      enum call_form form) {
@@ -397,11 +361,11 @@ static void add_entry(state *s, TSNode name, TSNode body,
 /* The entries among `fn`'s bodies (compound statements). */
 static void add_entries(state *s, const cpp_syms *y, TSNode fn, TSNode name,
                         tl_code_analysis *out) {
-  field_iter b;
-  field_begin(&b, fn, y->body);
-  for (TSNode body; field_next(&b, y->compound_statement, &body);)
+  tl_ts_children b;
+  tl_ts_children_begin(&b, fn, y->body);
+  for (TSNode body; tl_ts_children_next(&b, y->compound_statement, &body);)
     add_entry(s, name, body, out);
-  field_end(&b);
+  tl_ts_children_end(&b);
 }
 
 /* A launcher `call_<name>` defined by `fn`. */
@@ -431,48 +395,49 @@ static void add_launcher(state *s, TSNode launcher, TSNode fn) {
  *   definition is known. */
 static void collect_function(state *s, const cpp_syms *y, TSNode fn,
                              range_vec *comments, tl_code_analysis *out) {
-  field_iter d;
-  field_begin(&d, fn, y->declarator);
-  for (TSNode decl; field_next(&d, y->function_declarator, &decl);) {
-    field_iter q;
-    field_begin(&q, decl, y->declarator);
-    for (TSNode qn; field_next(&q, y->qualified_identifier, &qn);) {
-      field_iter n;
-      field_begin(&n, qn, y->name);
-      for (TSNode name; field_next(&n, y->identifier, &name);) {
+  tl_ts_children d;
+  tl_ts_children_begin(&d, fn, y->declarator);
+  for (TSNode decl; tl_ts_children_next(&d, y->function_declarator, &decl);) {
+    tl_ts_children q;
+    tl_ts_children_begin(&q, decl, y->declarator);
+    for (TSNode qn; tl_ts_children_next(&q, y->qualified_identifier, &qn);) {
+      tl_ts_children n;
+      tl_ts_children_begin(&n, qn, y->name);
+      for (TSNode name; tl_ts_children_next(&n, y->identifier, &name);) {
         tl_str t = tl_ts_text(name, s->text);
         if (tl_str_eq_cstr(t, "run_impl") ||
             tl_str_eq_cstr(t, "_const_run_impl"))
           add_entries(s, y, fn, name, out);
       }
-      field_end(&n);
+      tl_ts_children_end(&n);
     }
-    field_end(&q);
-    field_begin(&q, decl, y->declarator);
-    for (TSNode name; field_next(&q, y->identifier, &name);) {
+    tl_ts_children_end(&q);
+    tl_ts_children_begin(&q, decl, y->declarator);
+    for (TSNode name; tl_ts_children_next(&q, y->identifier, &name);) {
       tl_str t = tl_ts_text(name, s->text);
       if (tl_str_eq_cstr(t, "inductor_entry_impl"))
         add_entries(s, y, fn, name, out);
       if (!tl_str_starts_with(t, "call_"))
         continue;
       add_launcher(s, name, fn);
-      field_iter b;
-      field_begin(&b, fn, y->body);
-      for (TSNode body; field_next(&b, y->compound_statement, &body);) {
-        field_iter c;
-        field_begin(&c, body, 0);
-        for (TSNode com; field_next(&c, y->comment, &com);) {
+      tl_ts_children b;
+      tl_ts_children_begin(&b, fn, y->body);
+      for (TSNode body;
+           tl_ts_children_next(&b, y->compound_statement, &body);) {
+        tl_ts_children c;
+        tl_ts_children_begin(&c, body, 0);
+        for (TSNode com; tl_ts_children_next(&c, y->comment, &com);) {
           TSRange r = {ts_node_start_point(com), ts_node_end_point(com),
                        ts_node_start_byte(com), ts_node_end_byte(com)};
           TL_VEC_PUSH(*comments, r);
         }
-        field_end(&c);
+        tl_ts_children_end(&c);
       }
-      field_end(&b);
+      tl_ts_children_end(&b);
     }
-    field_end(&q);
+    tl_ts_children_end(&q);
   }
-  field_end(&d);
+  tl_ts_children_end(&d);
 }
 
 /* One `extern "C"` block (cpp_wrapper.scm @linkage): the functions it
@@ -480,15 +445,15 @@ static void collect_function(state *s, const cpp_syms *y, TSNode fn,
  * declarator: (identifier))), are the CPU kernels declared for the
  * linker. */
 static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
-  field_iter b;
-  field_begin(&b, link, y->body);
-  for (TSNode decl; field_next(&b, y->declaration, &decl);) {
-    field_iter f;
-    field_begin(&f, decl, y->declarator);
-    for (TSNode fd; field_next(&f, y->function_declarator, &fd);) {
-      field_iter n;
-      field_begin(&n, fd, y->declarator);
-      for (TSNode a; field_next(&n, y->identifier, &a);) {
+  tl_ts_children b;
+  tl_ts_children_begin(&b, link, y->body);
+  for (TSNode decl; tl_ts_children_next(&b, y->declaration, &decl);) {
+    tl_ts_children f;
+    tl_ts_children_begin(&f, decl, y->declarator);
+    for (TSNode fd; tl_ts_children_next(&f, y->function_declarator, &fd);) {
+      tl_ts_children n;
+      tl_ts_children_begin(&n, fd, y->declarator);
+      for (TSNode a; tl_ts_children_next(&n, y->identifier, &a);) {
         tl_str name = tl_ts_text(a, s->text);
         TL_VEC_PUSH(s->decls, name);
         if (kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
@@ -498,31 +463,84 @@ static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
           TL_VEC_PUSH(s->defs, d);
         }
       }
-      field_end(&n);
+      tl_ts_children_end(&n);
     }
-    field_end(&f);
+    tl_ts_children_end(&f);
   }
-  field_end(&b);
+  tl_ts_children_end(&b);
+}
+
+/* A call by name, `f(...)` or `a::b(...)` (cpp_wrapper.scm @call.expr). */
+static void collect_call(state *s, const cpp_syms *y, TSNode call) {
+  tl_ts_children fs;
+  tl_ts_children_begin(&fs, call, y->function);
+  for (TSNode fn; tl_ts_children_next(&fs, 0, &fn);)
+    if (ts_node_symbol(fn) == y->identifier ||
+        ts_node_symbol(fn) == y->qualified_identifier)
+      push_raw(s, fn, call, FORM_PLAIN);
+  tl_ts_children_end(&fs);
+}
+
+/* Whether `node` has a child `field: (type)` whose text is `want`, or any
+ * such child when `want` is NULL; the last one found goes to `out`. */
+static bool child_is(const state *s, TSNode node, TSFieldId field,
+                     TSSymbol type, const char *want, TSNode *out) {
+  bool found = false;
+  tl_ts_children ch;
+  tl_ts_children_begin(&ch, node, field);
+  for (TSNode n; tl_ts_children_next(&ch, type, &n);) {
+    if (want && !tl_str_eq_cstr(tl_ts_text(n, s->text), want))
+      continue;
+    *out = n;
+    found = true;
+  }
+  tl_ts_children_end(&ch);
+  return found;
+}
+
+/* A call by name with its first argument (cpp_wrapper.scm @first.call):
+ * `AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_x(...))` or
+ * `launchKernel(kernels.k, ...)`. */
+static void collect_first_arg(state *s, const cpp_syms *y, TSNode fn,
+                              TSNode arg, TSNode call) {
+  tl_str macro = tl_ts_text(fn, s->text);
+  TSSymbol sym = ts_node_symbol(arg);
+  if (tl_str_eq_cstr(macro, "AOTI_TORCH_ERROR_CODE_CHECK") &&
+      sym == y->call_expression) {
+    tl_ts_children fs;
+    tl_ts_children_begin(&fs, arg, y->function);
+    for (TSNode callee; tl_ts_children_next(&fs, y->identifier, &callee);)
+      if (tl_str_starts_with(tl_ts_text(callee, s->text), "aoti_torch_"))
+        push_raw(s, callee, arg, FORM_SHIM);
+    tl_ts_children_end(&fs);
+  } else if (tl_str_eq_cstr(macro, "launchKernel") &&
+             sym == y->field_expression) {
+    TSNode object;
+    if (!child_is(s, arg, y->argument, y->identifier, "kernels", &object))
+      return;
+    tl_ts_children ks;
+    tl_ts_children_begin(&ks, arg, y->field);
+    for (TSNode kernel; tl_ts_children_next(&ks, y->field_identifier, &kernel);)
+      push_raw(s, kernel, call, FORM_LAUNCH);
+    tl_ts_children_end(&ks);
+  }
 }
 
 /* One match of cpp_wrapper.scm. */
 static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
                           const cpp_syms *y, range_vec *comments,
                           tl_code_analysis *out) {
-  TSNode a, b;
+  TSNode a, b, c;
   if (tl_ts_iter_get(it, id->function, &b)) {
     collect_function(s, y, b, comments, out);
   } else if (tl_ts_iter_get(it, id->linkage, &b)) {
     collect_linkage(s, y, b);
-  } else if (tl_ts_iter_get(it, id->shim_expr, &b) &&
-             tl_ts_iter_get(it, id->shim_callee, &a)) {
-    push_raw(s, a, b, FORM_SHIM);
-  } else if (tl_ts_iter_get(it, id->launch_expr, &b) &&
-             tl_ts_iter_get(it, id->launch_kernel, &a)) {
-    push_raw(s, a, b, FORM_LAUNCH);
-  } else if (tl_ts_iter_get(it, id->call_expr, &b) &&
-             tl_ts_iter_get(it, id->call_callee, &a)) {
-    push_raw(s, a, b, FORM_PLAIN);
+  } else if (tl_ts_iter_get(it, id->first_call, &c) &&
+             tl_ts_iter_get(it, id->first_fn, &a) &&
+             tl_ts_iter_get(it, id->first_arg, &b)) {
+    collect_first_arg(s, y, a, b, c);
+  } else if (tl_ts_iter_get(it, id->call_expr, &b)) {
+    collect_call(s, y, b);
   } else if (tl_ts_iter_get(it, id->comment, &b)) {
     handle_comment h;
     if (parse_handle_comment(tl_ts_text(b, s->text), &h.key, &h.pure)) {
@@ -702,12 +720,10 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
   wrapper_ids id = {
       tl_ts_query_capture(&q, "function"),
       tl_ts_query_capture(&q, "linkage"),
-      tl_ts_query_capture(&q, "call.callee"),
       tl_ts_query_capture(&q, "call.expr"),
-      tl_ts_query_capture(&q, "shim.callee"),
-      tl_ts_query_capture(&q, "shim.expr"),
-      tl_ts_query_capture(&q, "launch.kernel"),
-      tl_ts_query_capture(&q, "launch.expr"),
+      tl_ts_query_capture(&q, "first.fn"),
+      tl_ts_query_capture(&q, "first.arg"),
+      tl_ts_query_capture(&q, "first.call"),
       tl_ts_query_capture(&q, "comment"),
   };
   cpp_syms y = cpp_syms_get();
@@ -818,16 +834,16 @@ static void find_kernel_bodies(const tl_ts_query *q, uint32_t def_id,
     TSNode fn;
     if (!tl_ts_iter_get(&it, def_id, &fn))
       continue;
-    field_iter d;
-    field_begin(&d, fn, y.declarator);
-    for (TSNode fd; field_next(&d, y.function_declarator, &fd);) {
-      field_iter f;
-      field_begin(&f, fd, y.declarator);
-      for (TSNode name; field_next(&f, y.identifier, &name);)
+    tl_ts_children d;
+    tl_ts_children_begin(&d, fn, y.declarator);
+    for (TSNode fd; tl_ts_children_next(&d, y.function_declarator, &fd);) {
+      tl_ts_children f;
+      tl_ts_children_begin(&f, fd, y.declarator);
+      for (TSNode name; tl_ts_children_next(&f, y.identifier, &name);)
         add_kernel_body(name, fn, text, file, inout, found);
-      field_end(&f);
+      tl_ts_children_end(&f);
     }
-    field_end(&d);
+    tl_ts_children_end(&d);
   }
   tl_ts_iter_end(&it);
 }

@@ -156,6 +156,39 @@ int tl_ts_last_line(TSNode node) {
   return (int)e.row + 1;
 }
 
+TSSymbol tl_ts_symbol(const TSLanguage *lang, const char *name) {
+  return ts_language_symbol_for_name(lang, name, (uint32_t)strlen(name), true);
+}
+
+TSFieldId tl_ts_field(const TSLanguage *lang, const char *name) {
+  return ts_language_field_id_for_name(lang, name, (uint32_t)strlen(name));
+}
+
+void tl_ts_children_begin(tl_ts_children *ch, TSNode node, TSFieldId field) {
+  ch->cursor = ts_tree_cursor_new(node);
+  ch->field = field;
+  ch->more = ts_tree_cursor_goto_first_child(&ch->cursor);
+}
+
+bool tl_ts_children_next(tl_ts_children *ch, TSSymbol type, TSNode *out) {
+  while (ch->more) {
+    TSNode n = ts_tree_cursor_current_node(&ch->cursor);
+    bool hit = ts_node_is_named(n) && (!type || ts_node_symbol(n) == type) &&
+               (!ch->field ||
+                ts_tree_cursor_current_field_id(&ch->cursor) == ch->field);
+    ch->more = ts_tree_cursor_goto_next_sibling(&ch->cursor);
+    if (hit) {
+      *out = n;
+      return true;
+    }
+  }
+  return false;
+}
+
+void tl_ts_children_end(tl_ts_children *ch) {
+  ts_tree_cursor_delete(&ch->cursor);
+}
+
 TSTree *tl_ts_parse(const TSLanguage *lang, tl_str text, const TSRange *ranges,
                     uint32_t count) {
   TSParser *parser = ts_parser_new();
