@@ -23,9 +23,11 @@ typedef struct capture {
   TSNode parent;    /* the parameters / block that holds it */
   TSNode stmt;      /* patterns 3 and 4: the expression_statement */
   TSNode assign;    /* pattern 3: the assignment */
-  uint32_t pattern; /* 2 parameter, 3 one name, 4 a target list (the
-                       query's pattern 3 with @node.targets) */
+  uint32_t pattern; /* 2 a parameter (the query's pattern 1), 3 one name,
+                       4 a target list (both read from pattern 2's block) */
 } capture;
+
+typedef TL_VEC(capture) capture_vec;
 
 typedef struct fx_def {
   tl_str name;
@@ -131,8 +133,115 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
 }
 
 typedef struct fx_ids {
-  uint32_t params, body, param, name, targets, stmt, list, block, assign;
+  uint32_t module, param, list, block;
 } fx_ids;
+
+/* The Python grammar's ids that the reads by field compare with. */
+typedef struct fx_syms {
+  TSSymbol identifier, class_definition, function_definition, block, parameters,
+      expression_statement, assignment, pattern_list, tuple_pattern;
+  TSFieldId name, body, parameters_field, left;
+} fx_syms;
+
+static fx_syms fx_syms_get(void) {
+  const TSLanguage *py = tree_sitter_python();
+  return (fx_syms){tl_ts_symbol(py, "identifier"),
+                   tl_ts_symbol(py, "class_definition"),
+                   tl_ts_symbol(py, "function_definition"),
+                   tl_ts_symbol(py, "block"),
+                   tl_ts_symbol(py, "parameters"),
+                   tl_ts_symbol(py, "expression_statement"),
+                   tl_ts_symbol(py, "assignment"),
+                   tl_ts_symbol(py, "pattern_list"),
+                   tl_ts_symbol(py, "tuple_pattern"),
+                   tl_ts_field(py, "name"),
+                   tl_ts_field(py, "body"),
+                   tl_ts_field(py, "parameters"),
+                   tl_ts_field(py, "left")};
+}
+
+/* The first `def forward` among the children of `parent` with both
+ * parameters and a body: false when there is none. */
+static bool find_forward(TSNode parent, tl_str parsed, const fx_syms *y,
+                         TSNode *params, TSNode *body) {
+  bool found = false;
+  tl_ts_children fs;
+  tl_ts_children_begin(&fs, parent, 0);
+  for (TSNode fn;
+       !found && tl_ts_children_next(&fs, y->function_definition, &fn);) {
+    bool named = false;
+    tl_ts_children ns;
+    tl_ts_children_begin(&ns, fn, y->name);
+    for (TSNode n; !named && tl_ts_children_next(&ns, y->identifier, &n);)
+      named = tl_str_eq_cstr(tl_ts_text(n, parsed), "forward");
+    tl_ts_children_end(&ns);
+    if (!named)
+      continue;
+    tl_ts_children ps;
+    tl_ts_children_begin(&ps, fn, y->parameters_field);
+    for (TSNode p; !found && tl_ts_children_next(&ps, y->parameters, &p);) {
+      tl_ts_children bs;
+      tl_ts_children_begin(&bs, fn, y->body);
+      if (tl_ts_children_next(&bs, y->block, body)) {
+        *params = p;
+        found = true;
+      }
+      tl_ts_children_end(&bs);
+    }
+    tl_ts_children_end(&ps);
+  }
+  tl_ts_children_end(&fs);
+  return found;
+}
+
+/* Pattern 0: the forward directly inside a top-level class (have[0]) and
+ * the top-level one (have[1]), the first of each in text order. */
+static void find_forwards(TSNode module, tl_str parsed, const fx_syms *y,
+                          TSNode params[2], TSNode body[2], bool have[2]) {
+  have[1] = find_forward(module, parsed, y, &params[1], &body[1]);
+  tl_ts_children cs;
+  tl_ts_children_begin(&cs, module, 0);
+  for (TSNode cls;
+       !have[0] && tl_ts_children_next(&cs, y->class_definition, &cls);) {
+    tl_ts_children bs;
+    tl_ts_children_begin(&bs, cls, y->body);
+    for (TSNode b; !have[0] && tl_ts_children_next(&bs, y->block, &b);)
+      have[0] = find_forward(b, parsed, y, &params[0], &body[0]);
+    tl_ts_children_end(&bs);
+  }
+  tl_ts_children_end(&cs);
+}
+
+/* Pattern 2: the assignments directly in `block`, as captures 3 (one name)
+ * and 4 (a target list). */
+static void block_captures(TSNode block, const fx_syms *y, capture_vec *caps) {
+  tl_ts_children ss;
+  tl_ts_children_begin(&ss, block, 0);
+  for (TSNode stmt; tl_ts_children_next(&ss, y->expression_statement, &stmt);) {
+    tl_ts_children as;
+    tl_ts_children_begin(&as, stmt, 0);
+    for (TSNode assign; tl_ts_children_next(&as, y->assignment, &assign);) {
+      tl_ts_children ls;
+      tl_ts_children_begin(&ls, assign, y->left);
+      for (TSNode left; tl_ts_children_next(&ls, 0, &left);) {
+        TSSymbol sym = ts_node_symbol(left);
+        capture c = {.node = left, .parent = block, .stmt = stmt};
+        if (sym == y->identifier) {
+          c.pattern = 3;
+          c.assign = assign;
+        } else if (sym == y->pattern_list || sym == y->tuple_pattern) {
+          c.pattern = 4;
+        } else {
+          continue;
+        }
+        TL_VEC_PUSH(*caps, c);
+      }
+      tl_ts_children_end(&ls);
+    }
+    tl_ts_children_end(&as);
+  }
+  tl_ts_children_end(&ss);
+}
 
 /* Runs fx_graph.scm over one chunk's tree and adds the definitions under
  * its forward to `defs`; the parameters only when `with_params` (later
@@ -140,35 +249,27 @@ typedef struct fx_ids {
 static void collect_tree(def_vec *defs, const tl_ts_query *q, const fx_ids *id,
                          TSTree *tree, tl_str text, tl_str parsed,
                          bool with_params) {
-  TL_VEC(capture) caps = {0};
+  capture_vec caps = {0};
   TSNode fwd_params[2], fwd_body[2];
   memset(fwd_params, 0, sizeof fwd_params);
   memset(fwd_body, 0, sizeof fwd_body);
   bool have[2] = {false, false};
+  fx_syms y = fx_syms_get();
   tl_ts_iter it;
   tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), parsed);
   while (tl_ts_iter_next(&it)) {
     uint32_t p = tl_ts_iter_pattern(&it);
-    capture c = {.pattern = p};
-    if (p <= 1) {
-      if (!have[p] && tl_ts_iter_get(&it, id->params, &fwd_params[p]) &&
-          tl_ts_iter_get(&it, id->body, &fwd_body[p]))
-        have[p] = true;
-    } else if (p == 2) {
+    capture c = {.pattern = 2};
+    TSNode n;
+    if (p == 0 && tl_ts_iter_get(&it, id->module, &n)) {
+      if (!have[0] && !have[1])
+        find_forwards(n, parsed, &y, fwd_params, fwd_body, have);
+    } else if (p == 1) {
       if (with_params && tl_ts_iter_get(&it, id->param, &c.node) &&
           tl_ts_iter_get(&it, id->list, &c.parent))
         TL_VEC_PUSH(caps, c);
-    } else if (tl_ts_iter_get(&it, id->stmt, &c.stmt) &&
-               tl_ts_iter_get(&it, id->block, &c.parent)) {
-      /* Pattern 3 names one node or a target list; `capture` tells them
-       * apart as 3 and 4. */
-      if (tl_ts_iter_get(&it, id->name, &c.node))
-        tl_ts_iter_get(&it, id->assign, &c.assign);
-      else if (tl_ts_iter_get(&it, id->targets, &c.node))
-        c.pattern = 4;
-      else
-        continue;
-      TL_VEC_PUSH(caps, c);
+    } else if (p == 2 && tl_ts_iter_get(&it, id->block, &n)) {
+      block_captures(n, &y, &caps);
     }
   }
   tl_ts_iter_end(&it);
@@ -193,15 +294,10 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_fx_graph),
                    "fx_graph.scm");
   fx_ids id = {
-      tl_ts_query_capture(&q, "forward.params"),
-      tl_ts_query_capture(&q, "forward.body"),
+      tl_ts_query_capture(&q, "module"),
       tl_ts_query_capture(&q, "param.name"),
-      tl_ts_query_capture(&q, "node.name"),
-      tl_ts_query_capture(&q, "node.targets"),
-      tl_ts_query_capture(&q, "node.stmt"),
       tl_ts_query_capture(&q, "param.list"),
       tl_ts_query_capture(&q, "node.block"),
-      tl_ts_query_capture(&q, "node.assign"),
   };
   /* A large forward is parsed a slice of body statements at a time, each
    * under the class and `def forward` header lines (see ts_query.h). */

@@ -221,13 +221,15 @@ typedef TL_VEC(span) span_vec;
 typedef TL_VEC(tl_embedded) embedded_vec;
 
 /* A module-level string that may hold the C++ wrapper of a cpp_wrapper=True
- * module (pycode.scm pattern 6), or what `load_pybinding(main_code=...)`
- * names (pattern 7). */
+ * module (pycode.scm pattern 1), or what `load_pybinding(main_code=...)`
+ * names (pattern 2). */
 typedef struct cpp_string {
-  tl_str name;  /* the name assigned, or named by main_code= */
-  TSRange body; /* between the quotes (empty for a name main_code= gives) */
-  uint32_t at;  /* first byte of the assignment or of the call */
-  bool load;    /* from load_pybinding */
+  tl_str name;    /* the name assigned, or named by main_code= */
+  TSRange body;   /* between the quotes (empty for a name main_code= gives) */
+  uint32_t at;    /* first byte of the assignment or of the call */
+  uint32_t value; /* load: first byte of the main_code= value; the first
+                     load is the one whose value comes first */
+  bool load;      /* from load_pybinding */
 } cpp_string;
 typedef TL_VEC(cpp_string) cpp_string_vec;
 
@@ -283,86 +285,251 @@ static bool string_body(TSNode string, TSRange *out) {
   return out->start_byte < out->end_byte;
 }
 
-/* Pattern 9 (`load` false) or 10 (true): a candidate for the C++ source.
- * ids: @source.name, @source.string, @source.ref, @source.load. */
-static void add_string(collected *c, tl_str text, const tl_ts_iter *it,
-                       const uint32_t ids[4], bool load) {
-  TSNode name, string, call;
-  cpp_string cs = {.load = load};
-  bool has_string = tl_ts_iter_get(it, ids[1], &string);
-  if (has_string && !string_body(string, &cs.body))
-    return;
-  if (load) {
-    if (!tl_ts_iter_get(it, ids[3], &call))
-      return;
-    cs.at = ts_node_start_byte(call);
-    if (!has_string && !tl_ts_iter_get(it, ids[2], &name))
-      return;
-    if (!has_string)
-      cs.name = tl_ts_text(name, text);
-  } else {
-    if (!has_string || !tl_ts_iter_get(it, ids[0], &name))
-      return;
-    cs.at = ts_node_start_byte(name);
-    cs.name = tl_ts_text(name, text);
+/* The Python grammar's ids that the reads by field compare with. */
+typedef struct py_syms {
+  TSSymbol identifier, attribute, call, assignment, argument_list,
+      function_definition, class_definition, block, expression_statement,
+      string, parenthesized_expression, keyword_argument;
+  TSFieldId object, attribute_field, left, right, function, arguments, name,
+      body, value;
+} py_syms;
+
+static py_syms py_syms_get(void) {
+  const TSLanguage *py = tree_sitter_python();
+  return (py_syms){tl_ts_symbol(py, "identifier"),
+                   tl_ts_symbol(py, "attribute"),
+                   tl_ts_symbol(py, "call"),
+                   tl_ts_symbol(py, "assignment"),
+                   tl_ts_symbol(py, "argument_list"),
+                   tl_ts_symbol(py, "function_definition"),
+                   tl_ts_symbol(py, "class_definition"),
+                   tl_ts_symbol(py, "block"),
+                   tl_ts_symbol(py, "expression_statement"),
+                   tl_ts_symbol(py, "string"),
+                   tl_ts_symbol(py, "parenthesized_expression"),
+                   tl_ts_symbol(py, "keyword_argument"),
+                   tl_ts_field(py, "object"),
+                   tl_ts_field(py, "attribute"),
+                   tl_ts_field(py, "left"),
+                   tl_ts_field(py, "right"),
+                   tl_ts_field(py, "function"),
+                   tl_ts_field(py, "arguments"),
+                   tl_ts_field(py, "name"),
+                   tl_ts_field(py, "body"),
+                   tl_ts_field(py, "value")};
+}
+
+/* Whether `node` has a child `field: (identifier)` whose text is `want`. */
+static bool has_name(TSNode node, TSFieldId field, const char *want,
+                     tl_str text, const py_syms *y) {
+  bool found = false;
+  tl_ts_children ch;
+  tl_ts_children_begin(&ch, node, field);
+  for (TSNode n; !found && tl_ts_children_next(&ch, y->identifier, &n);)
+    found = tl_str_eq_cstr(tl_ts_text(n, text), want);
+  tl_ts_children_end(&ch);
+  return found;
+}
+
+/* Pattern 0: the kernel definition(s) statement `stmt` makes,
+ * `k = async_compile.method(args)`. */
+static void collect_statement(collected *c, tl_str text, TSNode stmt,
+                              const py_syms *y) {
+  tl_ts_children as;
+  tl_ts_children_begin(&as, stmt, 0);
+  for (TSNode assign; tl_ts_children_next(&as, y->assignment, &assign);) {
+    tl_ts_children ls;
+    tl_ts_children_begin(&ls, assign, y->left);
+    for (TSNode name; tl_ts_children_next(&ls, y->identifier, &name);) {
+      tl_ts_children rs;
+      tl_ts_children_begin(&rs, assign, y->right);
+      for (TSNode call; tl_ts_children_next(&rs, y->call, &call);) {
+        tl_ts_children fs;
+        tl_ts_children_begin(&fs, call, y->function);
+        for (TSNode fn; tl_ts_children_next(&fs, y->attribute, &fn);) {
+          if (!has_name(fn, y->object, "async_compile", text, y))
+            continue;
+          tl_ts_children ms;
+          tl_ts_children_begin(&ms, fn, y->attribute_field);
+          for (TSNode method;
+               tl_ts_children_next(&ms, y->identifier, &method);) {
+            tl_ts_children gs;
+            tl_ts_children_begin(&gs, call, y->arguments);
+            for (TSNode args;
+                 tl_ts_children_next(&gs, y->argument_list, &args);)
+              add_definition(c, text, name, stmt, tl_ts_text(method, text),
+                             args);
+            tl_ts_children_end(&gs);
+          }
+          tl_ts_children_end(&ms);
+        }
+        tl_ts_children_end(&fs);
+      }
+      tl_ts_children_end(&rs);
+    }
+    tl_ts_children_end(&ls);
   }
+  tl_ts_children_end(&as);
+}
+
+/* The entry function `def call` (`fn`), the first one wins. */
+static void set_entry(collected *c, TSNode fn) {
+  if (c->have_entry)
+    return;
+  c->have_entry = true;
+  c->entry_first = tl_ts_first_line(fn);
+  c->entry_last = tl_ts_last_line(fn);
+}
+
+/* A module-level `name = "..."` or `name = ("...")`: a candidate for the
+ * C++ source. */
+static void add_module_string(collected *c, tl_str text, TSNode name,
+                              TSNode string) {
+  cpp_string cs = {.load = false};
+  if (!string_body(string, &cs.body))
+    return;
+  cs.at = ts_node_start_byte(name);
+  cs.name = tl_ts_text(name, text);
   TL_VEC_PUSH(c->strings, cs);
 }
 
-/* The grammar's ids that add_calls compares with. */
-typedef struct call_ids {
-  TSSymbol identifier, attribute;
-  TSFieldId object, attribute_field;
-} call_ids;
-
-static call_ids python_call_ids(void) {
-  const TSLanguage *py = tree_sitter_python();
-  return (call_ids){ts_language_symbol_for_name(py, "identifier", 10, true),
-                    ts_language_symbol_for_name(py, "attribute", 9, true),
-                    ts_language_field_id_for_name(py, "object", 6),
-                    ts_language_field_id_for_name(py, "attribute", 9)};
+/* The module-level strings statement `stmt` assigns. */
+static void module_strings(collected *c, tl_str text, TSNode stmt,
+                           const py_syms *y) {
+  tl_ts_children as;
+  tl_ts_children_begin(&as, stmt, 0);
+  for (TSNode assign; tl_ts_children_next(&as, y->assignment, &assign);) {
+    tl_ts_children ls;
+    tl_ts_children_begin(&ls, assign, y->left);
+    for (TSNode name; tl_ts_children_next(&ls, y->identifier, &name);) {
+      tl_ts_children rs;
+      tl_ts_children_begin(&rs, assign, y->right);
+      for (TSNode right; tl_ts_children_next(&rs, 0, &right);) {
+        if (ts_node_symbol(right) == y->string) {
+          add_module_string(c, text, name, right);
+        } else if (ts_node_symbol(right) == y->parenthesized_expression) {
+          tl_ts_children ss;
+          tl_ts_children_begin(&ss, right, 0);
+          for (TSNode string; tl_ts_children_next(&ss, y->string, &string);)
+            add_module_string(c, text, name, string);
+          tl_ts_children_end(&ss);
+        }
+      }
+      tl_ts_children_end(&rs);
+    }
+    tl_ts_children_end(&ls);
+  }
+  tl_ts_children_end(&as);
 }
 
-static bool is_identifier(TSNode n, const call_ids *ids) {
-  return !ts_node_is_null(n) && ts_node_symbol(n) == ids->identifier;
+/* Pattern 1: the module's direct children, in text order: the entry
+ * (`def call` at module level or in `class Runner`) and the module-level
+ * string assignments. */
+static void collect_module(collected *c, tl_str text, TSNode module,
+                           const py_syms *y) {
+  tl_ts_children ch;
+  tl_ts_children_begin(&ch, module, 0);
+  for (TSNode n; tl_ts_children_next(&ch, 0, &n);) {
+    TSSymbol sym = ts_node_symbol(n);
+    if (sym == y->function_definition) {
+      if (has_name(n, y->name, "call", text, y))
+        set_entry(c, n);
+    } else if (sym == y->class_definition) {
+      if (!has_name(n, y->name, "Runner", text, y))
+        continue;
+      tl_ts_children bs;
+      tl_ts_children_begin(&bs, n, y->body);
+      for (TSNode body; tl_ts_children_next(&bs, y->block, &body);) {
+        tl_ts_children fs;
+        tl_ts_children_begin(&fs, body, 0);
+        for (TSNode fn; tl_ts_children_next(&fs, y->function_definition, &fn);)
+          if (has_name(fn, y->name, "call", text, y))
+            set_entry(c, fn);
+        tl_ts_children_end(&fs);
+      }
+      tl_ts_children_end(&bs);
+    } else if (sym == y->expression_statement) {
+      module_strings(c, text, n, y);
+    }
+  }
+  tl_ts_children_end(&ch);
 }
 
-/* The calls of one `call` node (pycode.scm pattern 3), as the four patterns
- * a flat one replaced found them, in the order they finished (a callee
- * `extern_kernels.run` is both an extern call and a `k.run` launch):
+/* What `x.load_pybinding(..., main_code=V)` names as the C++ source: a
+ * string literal V, or the name V of a module-level string. */
+static void add_loads(collected *c, tl_str text, TSNode call, TSNode callee,
+                      const py_syms *y) {
+  if (ts_node_symbol(callee) != y->attribute ||
+      !has_name(callee, y->attribute_field, "load_pybinding", text, y))
+    return;
+  tl_ts_children gs;
+  tl_ts_children_begin(&gs, call, y->arguments);
+  for (TSNode args; tl_ts_children_next(&gs, y->argument_list, &args);) {
+    tl_ts_children ks;
+    tl_ts_children_begin(&ks, args, 0);
+    for (TSNode kw; tl_ts_children_next(&ks, y->keyword_argument, &kw);) {
+      if (!has_name(kw, y->name, "main_code", text, y))
+        continue;
+      tl_ts_children vs;
+      tl_ts_children_begin(&vs, kw, y->value);
+      for (TSNode v; tl_ts_children_next(&vs, 0, &v);) {
+        cpp_string cs = {.load = true,
+                         .at = ts_node_start_byte(call),
+                         .value = ts_node_start_byte(v)};
+        if (ts_node_symbol(v) == y->identifier)
+          cs.name = tl_ts_text(v, text);
+        else if (ts_node_symbol(v) != y->string || !string_body(v, &cs.body))
+          continue;
+        TL_VEC_PUSH(c->strings, cs);
+      }
+      tl_ts_children_end(&vs);
+    }
+    tl_ts_children_end(&ks);
+  }
+  tl_ts_children_end(&gs);
+}
+
+static bool is_identifier(TSNode n, const py_syms *y) {
+  return !ts_node_is_null(n) && ts_node_symbol(n) == y->identifier;
+}
+
+/* The calls of one `call` node (pycode.scm pattern 2), as the four nested
+ * patterns that a flat one replaced found them, in the order they finished
+ * (a callee `extern_kernels.run` is both an extern call and a `k.run`
+ * launch):
  *   `k(...)`               name k, looked up later
  *   `torch.ops.a.b(...)`   the callee, TL_KERNEL_FALLBACK
  *   `extern_kernels.x(...)` the callee, TL_KERNEL_EXTERN
  *   `k.run(...)`           name k, looked up later */
 static void add_calls(collected *c, tl_str text, TSNode call, TSNode callee,
-                      const call_ids *ids) {
+                      const py_syms *y) {
   raw_call r = {.start = ts_node_start_byte(call),
                 .end = ts_node_end_byte(call),
                 .line = tl_ts_first_line(call),
                 .kind = TL_KERNEL_UNKNOWN};
   tl_str callee_text = tl_ts_text(callee, text);
-  if (ts_node_symbol(callee) == ids->identifier) {
+  if (ts_node_symbol(callee) == y->identifier) {
     r.name = callee_text;
     TL_VEC_PUSH(c->calls, r);
     return;
   }
-  if (ts_node_symbol(callee) != ids->attribute)
+  if (ts_node_symbol(callee) != y->attribute)
     return;
   if (tl_str_starts_with(callee_text, "torch.ops.")) {
     r.name = callee_text;
     r.kind = TL_KERNEL_FALLBACK;
     TL_VEC_PUSH(c->calls, r);
   }
-  TSNode object = ts_node_child_by_field_id(callee, ids->object);
-  if (!is_identifier(object, ids))
+  TSNode object = ts_node_child_by_field_id(callee, y->object);
+  if (!is_identifier(object, y))
     return;
   if (tl_str_eq_cstr(tl_ts_text(object, text), "extern_kernels")) {
     r.name = callee_text;
     r.kind = TL_KERNEL_EXTERN;
     TL_VEC_PUSH(c->calls, r);
   }
-  TSNode method = ts_node_child_by_field_id(callee, ids->attribute_field);
-  if (is_identifier(method, ids) &&
+  TSNode method = ts_node_child_by_field_id(callee, y->attribute_field);
+  if (is_identifier(method, y) &&
       tl_str_eq_cstr(tl_ts_text(method, text), "run")) {
     r.name = tl_ts_text(object, text);
     r.kind = TL_KERNEL_UNKNOWN;
@@ -374,38 +541,30 @@ static void collect(collected *c, TSNode root, tl_str text) {
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
                    "pycode.scm");
-  uint32_t k_name = tl_ts_query_capture(&q, "kernel.name");
-  uint32_t k_method = tl_ts_query_capture(&q, "kernel.method");
-  uint32_t k_args = tl_ts_query_capture(&q, "kernel.args");
-  uint32_t k_def = tl_ts_query_capture(&q, "kernel.def");
-  uint32_t c_entry = tl_ts_query_capture(&q, "entry");
+  uint32_t c_statement = tl_ts_query_capture(&q, "statement");
+  uint32_t c_module = tl_ts_query_capture(&q, "module");
   uint32_t c_call = tl_ts_query_capture(&q, "call");
-  uint32_t c_callee = tl_ts_query_capture(&q, "call.callee");
-  call_ids ids = python_call_ids();
   uint32_t c_handle = tl_ts_query_capture(&q, "handle");
   uint32_t c_function = tl_ts_query_capture(&q, "function");
-  uint32_t c_source[4] = {tl_ts_query_capture(&q, "source.name"),
-                          tl_ts_query_capture(&q, "source.string"),
-                          tl_ts_query_capture(&q, "source.ref"),
-                          tl_ts_query_capture(&q, "source.load")};
+  py_syms y = py_syms_get();
   tl_ts_iter it;
   tl_ts_iter_begin(&it, &q, root, text);
   while (tl_ts_iter_next(&it)) {
     uint32_t p = tl_ts_iter_pattern(&it);
-    TSNode a, b, d, e;
-    if (p == 0 && tl_ts_iter_get(&it, k_name, &a) &&
-        tl_ts_iter_get(&it, k_method, &b) && tl_ts_iter_get(&it, k_args, &d) &&
-        tl_ts_iter_get(&it, k_def, &e)) {
-      add_definition(c, text, a, e, tl_ts_text(b, text), d);
-    } else if ((p == 1 || p == 2) && !c->have_entry &&
-               tl_ts_iter_get(&it, c_entry, &a)) {
-      c->have_entry = true;
-      c->entry_first = tl_ts_first_line(a);
-      c->entry_last = tl_ts_last_line(a);
-    } else if (p == 3 && tl_ts_iter_get(&it, c_call, &a) &&
-               tl_ts_iter_get(&it, c_callee, &b)) {
-      add_calls(c, text, a, b, &ids);
-    } else if (p == 4 && tl_ts_iter_get(&it, c_handle, &a)) {
+    TSNode a;
+    if (p == 0 && tl_ts_iter_get(&it, c_statement, &a)) {
+      collect_statement(c, text, a, &y);
+    } else if (p == 1 && tl_ts_iter_get(&it, c_module, &a)) {
+      collect_module(c, text, a, &y);
+    } else if (p == 2 && tl_ts_iter_get(&it, c_call, &a)) {
+      tl_ts_children fs;
+      tl_ts_children_begin(&fs, a, y.function);
+      for (TSNode callee; tl_ts_children_next(&fs, 0, &callee);) {
+        add_calls(c, text, a, callee, &y);
+        add_loads(c, text, a, callee, &y);
+      }
+      tl_ts_children_end(&fs);
+    } else if (p == 3 && tl_ts_iter_get(&it, c_handle, &a)) {
       tl_str t = tl_ts_text(a, text);
       size_t skip = strlen(HANDLE_PREFIX);
       handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
@@ -415,11 +574,9 @@ static void collect(collected *c, TSNode root, tl_str text) {
       h.name = key_name(h.key);
       if (h.key.len)
         TL_VEC_PUSH(c->handles, h);
-    } else if (p == 5 && tl_ts_iter_get(&it, c_function, &a)) {
+    } else if (p == 4 && tl_ts_iter_get(&it, c_function, &a)) {
       span s = {ts_node_start_byte(a), ts_node_end_byte(a)};
       TL_VEC_PUSH(c->functions, s);
-    } else if (p == 6 || p == 7) {
-      add_string(c, text, &it, c_source, p == 7);
     }
   }
   tl_ts_iter_end(&it);
@@ -536,9 +693,10 @@ static void bind_handles(collected *c, tl_call_site *sites) {
  * assigned to `cpp_wrapper_src`. False when there is none. */
 static bool cpp_wrapper_source(const collected *c, TSRange *out) {
   const cpp_string *v = c->strings.items, *best = NULL;
-  size_t n = c->strings.count, load = 0;
-  while (load < n && !v[load].load)
-    load++;
+  size_t n = c->strings.count, load = n;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].load && (load == n || v[i].value < v[load].value))
+      load = i;
   if (load < n && v[load].name.len == 0) {
     *out = v[load].body;
     return true;
