@@ -714,6 +714,8 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
   if (!text.ptr || text.len >= UINT32_MAX)
     text = (tl_str){"", 0};
   state s = {.text = text};
+  tl_ts_stats_parsed(
+      start < text.len ? (end < text.len ? end : text.len) - start : 0);
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
                    "cpp_wrapper.scm");
@@ -855,6 +857,8 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
                        tl_code_analysis *inout) {
   if (!text.ptr || text.len >= UINT32_MAX)
     return;
+  tl_ts_stats_parsed(
+      start < text.len ? (end < text.len ? end : text.len) - start : 0);
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
                    "cpp_kernels.scm");

@@ -290,6 +290,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
     return;
   tl_str parsed = sanitize_class_names(arena, text);
+  tl_ts_stats_parsed(text.len);
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_fx_graph),
                    "fx_graph.scm");

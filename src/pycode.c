@@ -786,6 +786,7 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
     return;
+  tl_ts_stats_parsed(text.len);
   collected c;
   memset(&c, 0, sizeof c);
   /* One chunk of whole top-level statements at a time; what follows runs

@@ -4,6 +4,7 @@
 #include "ts_query.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,17 @@ bool tl_ts_query_is_compiled(const TSLanguage *lang, tl_str source) {
   return compiled;
 }
 
+static atomic_ullong parsed_bytes;
+
+void tl_ts_stats_parsed(size_t bytes) {
+  atomic_fetch_add_explicit(&parsed_bytes, bytes, memory_order_relaxed);
+}
+
 void tl_ts_query_cache_free(void) {
+  const char *stats = getenv("TLPARSE_STATS");
+  if (stats && strcmp(stats, "1") == 0)
+    fprintf(stderr, "tlparse: stats: %llu bytes parsed by tree-sitter\n",
+            atomic_load(&parsed_bytes));
   pthread_mutex_lock(&query_cache_lock);
   for (size_t i = 0; i < query_cache_count; i++)
     ts_query_delete(query_cache[i].query);

@@ -94,6 +94,12 @@ void tl_ts_children_begin(tl_ts_children *ch, TSNode node, TSFieldId field);
 bool tl_ts_children_next(tl_ts_children *ch, TSSymbol type, TSNode *out);
 void tl_ts_children_end(tl_ts_children *ch);
 
+/* Counts `bytes` of text handed to an analysis (what tree-sitter parses,
+ * less the re-parsed embedded sources and repeated chunk headers); with
+ * TLPARSE_STATS=1 in the environment, tl_ts_query_cache_free prints the
+ * run's total to stderr. */
+void tl_ts_stats_parsed(size_t bytes);
+
 /* Parses `text` with `lang`, restricted to `ranges` when count > 0 (node
  * positions stay in the coordinates of `text`). Returns NULL only when
  * tree-sitter refuses the language or the ranges; the caller deletes the tree
