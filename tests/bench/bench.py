@@ -30,6 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GEN_TRACE = os.path.join(ROOT, "tests", "tracegen", "gen_trace.py")
+REPEAT_TRACE = os.path.join(HERE, "repeat_trace.py")
+EXAMPLES = os.path.join(ROOT, "examples")
 FIXTURE = "inductor_provenance_jit_cuda_log.txt"
 SKIP = 77  # ctest's "skipped" exit code
 
@@ -52,6 +54,19 @@ def concat(src, times):
     return make
 
 
+def copy(src):
+    return concat(src, 1)
+
+
+def repeat(src, mb):
+    """repeat_trace.py: the compiles of `src` repeated to `mb` MB with fresh
+    frame ids and kernel names."""
+    def make(path):
+        subprocess.run([sys.executable, REPEAT_TRACE, src, "--mb", str(mb),
+                        "-o", path], check=True, stdout=subprocess.DEVNULL)
+    return make
+
+
 def gen(shape, layers, extra=()):
     def make(path):
         subprocess.run([sys.executable, GEN_TRACE, "--shape", shape,
@@ -64,6 +79,7 @@ def inputs(fixture, smoke):
     """The input list. Smoke mode: tiny sizes, one run each (two for the
     fixture, so the same-output check runs too)."""
     fx = lambda n: concat(fixture, n)
+    rec = lambda name: os.path.join(EXAMPLES, name, "trace.log")
     if smoke:
         return [
             Input("fixture-1x", "provenance fixture", fx(1), 2, True),
@@ -97,6 +113,13 @@ def inputs(fixture, smoke):
         Input("gen-jit-cuda-50k", "gen_trace jit-cuda, 10,000 layers "
               "(50,000 post-grad nodes, 5,000 Triton kernels)",
               gen("jit-cuda", 10000), 3),
+    ] + [Input(name, "torch 2.13 recording examples/%s/trace.log" % name,
+               copy(rec(name)), 11)
+         for name in ("rec-jit-cpu", "rec-train-cpu", "rec-aot-cpu",
+                      "rec-dynamic")] + [
+        Input("rec-train-200mb", "the compiles of rec-train-cpu repeated "
+              "to 200 MB with fresh frame ids and kernel names "
+              "(repeat_trace.py)", repeat(rec("rec-train-cpu"), 200), 3),
     ]
 
 
@@ -150,13 +173,15 @@ def tree_size(top):
     return files, size, pages
 
 
-def bench_input(inp, tools, work, out_root, runs):
+def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None):
     """Makes, runs and checks one input with each tool of `tools` (a list
     of (label, binary)), their runs interleaved; returns one row (a dict)
-    per tool."""
+    per tool. Above `rust_max_mb` MB, the Rust tool is not run."""
     path = os.path.join(work, inp.name + ".log")
     inp.make(path)
     mb = os.path.getsize(path) / 1e6
+    if rust_max_mb is not None and mb > rust_max_mb:
+        tools = [t for t in tools if t[0] != "rust"]
     with open(path, "rb") as f:  # page cache: every run reads from memory
         lines = sum(chunk.count(b"\n") for chunk in iter(
             lambda: f.read(1 << 20), b""))
@@ -260,6 +285,9 @@ def report(rows, args, started, load0, load1):
     L.append("- Rust tlparse: %s" % ("`%s` (%s), runs interleaved with ours"
                                      % (args.rust, args.rust_version)
                                      if args.rust else "not run"))
+    if args.rust and args.rust_max_mb is not None:
+        L.append("- Rust tlparse not run on inputs above %g MB "
+                 "(--rust-max-mb)" % args.rust_max_mb)
     L.append("- machine: %s" % machine())
     L.append("- load average before / after: %.2f / %.2f" % (load0, load1))
     L.append("- command per run: `tlparse INPUT -i -o OUT --overwrite "
@@ -348,6 +376,9 @@ def main(argv=None):
                    "build/venv/bin/tlparse, made by .ci/install-python)")
     p.add_argument("--no-rust", action="store_true",
                    help="time our binary alone")
+    p.add_argument("--rust-max-mb", type=float,
+                   help="run the Rust tool only on inputs up to this size "
+                   "(it takes minutes on the largest)")
     p.add_argument("--smoke", action="store_true",
                    help="tiny inputs, one run each (a test, no timing check)")
     args = p.parse_args(argv)
@@ -390,7 +421,7 @@ def main(argv=None):
             continue
         try:
             rows += bench_input(inp, tools, args.work, out_root,
-                                args.runs or inp.runs)
+                                args.runs or inp.runs, args.rust_max_mb)
         except BaseException:
             shutil.rmtree(out_root, ignore_errors=True)
             raise
