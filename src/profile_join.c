@@ -614,7 +614,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
 /* ---- the index's "where the time goes" ------------------------------------
  */
 typedef struct hot {
-  const char *label, *detail, *href;
+  const char *label, *detail;
   double total, fwd, bwd;
 } hot;
 
@@ -623,83 +623,160 @@ static int hot_desc(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
+static double number_of(const cJSON *obj, const char *key) {
+  const cJSON *v = get(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* A link to kernel `key` on the page `href` (#kernel=, as selection.js
+ * writes it), or the plain name when there is no safe page. */
+static void kernel_link(tl_buf *html, const char *href, const char *key) {
+  if (!href || !tl_url_is_safe(tl_str_from(href))) {
+    tl_html_escape_cstr(html, key);
+    return;
+  }
+  tl_buf_puts(html, "<a href=\"");
+  tl_html_escape_cstr(html, href);
+  tl_buf_puts(html, "#kernel=");
+  for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
+    if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+        (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
+      tl_buf_putc(html, (char)*c);
+    else
+      tl_buf_printf(html, "%%%02X", *c);
+  }
+  tl_buf_puts(html, "\">");
+  tl_html_escape_cstr(html, key);
+  tl_buf_puts(html, "</a>");
+}
+
+/* One row per view with a profile: its compile, the region's split and its
+ * three hottest kernels (of the kernels the trace gave time). */
+static void compile_rows(tl_buf *html, const cJSON *const *views,
+                         const char *const *hrefs, size_t count) {
+  tl_buf_puts(html, "<table class=\"profile-top\" id=\"time-per-compile\"><tr>"
+                    "<th>Compile</th><th>Profiled µs</th><th>Inductor µs</th>"
+                    "<th>Extern µs</th><th>Other µs</th>"
+                    "<th>Top three kernels (µs)</th></tr>\n");
+  for (size_t v = 0; v < count; v++) {
+    const cJSON *prof = get(views[v], "profile");
+    if (!prof)
+      continue;
+    const char *href = hrefs ? hrefs[v] : NULL;
+    const char *cid = get_str(views[v], "compile_id");
+    tl_buf_puts(html, "<tr><td>");
+    if (href && tl_url_is_safe(tl_str_from(href))) {
+      tl_buf_puts(html, "<a href=\"");
+      tl_html_escape_cstr(html, href);
+      tl_buf_puts(html, "\">");
+      tl_html_escape_cstr(html, cid ? cid : "(no compile id)");
+      tl_buf_puts(html, "</a>");
+    } else {
+      tl_html_escape_cstr(html, cid ? cid : "(no compile id)");
+    }
+    const cJSON *match = get(prof, "match");
+    const char *status = get_str(match, "status");
+    const char *phase = get_str(match, "phase");
+    if (phase) {
+      tl_buf_puts(html, " <span class=\"note\">");
+      tl_html_escape_cstr(html, phase);
+      tl_buf_puts(html, "</span>");
+    }
+    tl_buf_puts(html, "</td>");
+    if (!status || strcmp(status, "matched") != 0) {
+      const char *reason = get_str(match, "reason");
+      tl_buf_puts(html, "<td colspan=\"5\">");
+      tl_html_escape_cstr(html, status ? status : "not joined");
+      if (reason) {
+        tl_buf_puts(html, ": ");
+        tl_html_escape_cstr(html, reason);
+      }
+      tl_buf_puts(html, "</td></tr>\n");
+      continue;
+    }
+    const cJSON *region = get(prof, "region");
+    tl_buf_printf(
+        html, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>",
+        number_of(region, "total_us"), number_of(region, "inductor_us"),
+        number_of(region, "extern_us"), number_of(region, "unknown_us"));
+    TL_VEC(hot) top = {0};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, get(prof, "kernels")) {
+      hot h = {it->string, NULL, number_of(it, "total_us"), 0, 0};
+      TL_VEC_PUSH(top, h);
+    }
+    tl_sort(top.items, top.count, sizeof(hot), hot_desc);
+    for (size_t i = 0; i < top.count && i < 3; i++) {
+      if (i)
+        tl_buf_puts(html, "<br>");
+      kernel_link(html, href, top.items[i].label);
+      tl_buf_printf(html, " %.3f", top.items[i].total);
+    }
+    if (!top.count)
+      tl_buf_puts(html, "no kernel events");
+    TL_VEC_FREE(top);
+    tl_buf_puts(html, "</td></tr>\n");
+  }
+  tl_buf_puts(html, "</table>\n");
+}
+
 void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
                                 const char *const *hrefs, size_t count) {
+  size_t profiled = 0;
   TL_VEC(hot) lines = {0};
-  TL_VEC(hot) kernels = {0};
   for (size_t v = 0; v < count; v++) {
     const cJSON *prof = get(views[v], "profile"), *it;
     if (!prof)
       continue;
+    profiled++;
     cJSON_ArrayForEach(it, get(prof, "source_lines")) {
       char key[1024];
       snprintf(key, sizeof key, "%s:%d",
                get_str(it, "file") ? get_str(it, "file") : "",
-               get(it, "line") ? get(it, "line")->valueint : 0);
+               cJSON_IsNumber(get(it, "line")) ? get(it, "line")->valueint : 0);
       hot *h = NULL;
       for (size_t i = 0; i < lines.count && !h; i++)
         if (strcmp(lines.items[i].label, key) == 0)
           h = &lines.items[i];
       if (!h) {
-        hot n = {tl_xstrdup(key), get_str(it, "code"), NULL, 0, 0, 0};
+        hot n = {tl_xstrdup(key), get_str(it, "code"), 0, 0, 0};
         TL_VEC_PUSH(lines, n);
         h = &lines.items[lines.count - 1];
       }
-      h->total += get(it, "total_us")->valuedouble;
-      h->fwd += get(it, "fwd_us")->valuedouble;
-      h->bwd += get(it, "bwd_us")->valuedouble;
-    }
-    cJSON_ArrayForEach(it, get(prof, "kernels")) {
-      hot n = {it->string,
-               get_str(views[v], "compile_id"),
-               hrefs ? hrefs[v] : NULL,
-               get(it, "total_us")->valuedouble,
-               0,
-               0};
-      TL_VEC_PUSH(kernels, n);
+      h->total += number_of(it, "total_us");
+      h->fwd += number_of(it, "fwd_us");
+      h->bwd += number_of(it, "bwd_us");
     }
   }
-  if (!lines.count && !kernels.count)
+  if (!profiled)
     return;
-  tl_sort(lines.items, lines.count, sizeof(hot), hot_desc);
-  tl_sort(kernels.items, kernels.count, sizeof(hot), hot_desc);
   tl_buf_puts(html,
-              "<h2>Where the time goes</h2>\n<table class=\"profile-top\">"
-              "<tr><th>Model line</th><th>Code</th><th>Total µs</th>"
-              "<th>Forward µs</th><th>Backward µs</th></tr>\n");
-  for (size_t i = 0; i < lines.count && i < 20; i++) {
-    hot *h = &lines.items[i];
-    tl_buf_puts(html, "<tr><td>");
-    tl_html_escape_cstr(html, h->label);
-    tl_buf_puts(html, "</td><td><code>");
-    tl_html_escape_cstr(html, h->detail ? h->detail : "");
-    tl_buf_printf(html,
-                  "</code></td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>\n",
-                  h->total, h->fwd, h->bwd);
-  }
-  tl_buf_puts(html, "</table>\n<table class=\"profile-top\"><tr><th>Kernel</th>"
-                    "<th>Compile</th><th>Total µs</th></tr>\n");
-  for (size_t i = 0; i < kernels.count && i < 20; i++) {
-    hot *h = &kernels.items[i];
-    tl_buf_puts(html, "<tr><td>");
-    if (h->href && tl_url_is_safe(tl_str_from(h->href))) {
-      tl_buf_puts(html, "<a href=\"");
-      tl_html_escape_cstr(html, h->href);
-      tl_buf_puts(html, "#kernel=");
+              "<section id=\"where-time-goes\">\n<h2>Where the time goes</h2>\n"
+              "<p>From <code>--profile</code>: per compilation, the profiled "
+              "time of its graph calls, split into Inductor kernels, extern "
+              "kernels and the rest, and its three hottest kernels (each "
+              "opens its page with the kernel selected).</p>\n");
+  compile_rows(html, views, hrefs, count);
+  if (lines.count) {
+    tl_sort(lines.items, lines.count, sizeof(hot), hot_desc);
+    tl_buf_puts(html, "<table class=\"profile-top\" id=\"time-per-line\"><tr>"
+                      "<th>Model line</th><th>Code</th><th>Total µs</th>"
+                      "<th>Forward µs</th><th>Backward µs</th></tr>\n");
+    for (size_t i = 0; i < lines.count && i < 20; i++) {
+      hot *h = &lines.items[i];
+      tl_buf_puts(html, "<tr><td>");
       tl_html_escape_cstr(html, h->label);
-      tl_buf_puts(html, "\">");
-      tl_html_escape_cstr(html, h->label);
-      tl_buf_puts(html, "</a>");
-    } else {
-      tl_html_escape_cstr(html, h->label);
+      tl_buf_puts(html, "</td><td><code>");
+      tl_html_escape_cstr(html, h->detail ? h->detail : "");
+      tl_buf_printf(html,
+                    "</code></td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
+                    "</tr>\n",
+                    h->total, h->fwd, h->bwd);
     }
-    tl_buf_puts(html, "</td><td>");
-    tl_html_escape_cstr(html, h->detail ? h->detail : "");
-    tl_buf_printf(html, "</td><td>%.3f</td></tr>\n", h->total);
+    tl_buf_puts(html, "</table>\n");
   }
-  tl_buf_puts(html, "</table>\n");
+  tl_buf_puts(html, "</section>\n");
   for (size_t i = 0; i < lines.count; i++)
     free((char *)lines.items[i].label);
   TL_VEC_FREE(lines);
-  TL_VEC_FREE(kernels);
 }

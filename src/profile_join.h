@@ -19,11 +19,13 @@
  * that matches no graph, or several, says so in "match". */
 cJSON *tl_profile_join(const tl_profile *p, const cJSON *view);
 
-/* "Where the time goes" for the index page: appends an HTML section (a
- * table of the hottest user source lines over all views, forward and
- * backward apart, and of the hottest kernels) built from the "profile"
- * objects of the given view JSONs (views without one are skipped; nothing is
- * appended when none has one). `hrefs[i]` links view i's page (may be NULL). */
+/* "Where the time goes" for the index page: appends a section built from
+ * the "profile" objects of the given view JSONs (views without one are
+ * skipped; nothing is appended when none has one): a row per view with its
+ * compile id, the profiled time split into Inductor, extern and other, and
+ * its three hottest kernels, each linked to `hrefs[i]#kernel=<key>`
+ * (`hrefs` or an entry may be NULL: no links); then the hottest user source
+ * lines over all views, forward and backward apart. */
 void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
                                 const char *const *hrefs, size_t count);
 

@@ -146,6 +146,8 @@ typedef struct view_job {
   char malformed_example[256];
   size_t invalid_utf8; /* sequences written as U+FFFD in the view's JSON */
   const void *profile; /* tl_profile of --profile, or NULL */
+  /* {"compile_id", "profile"} for the index's "where the time goes". */
+  cJSON *profile_summary;
 } view_job;
 
 /* Notes the view's skipped mapping entries (its "malformed" list). */
@@ -256,7 +258,13 @@ static void run_view_job(view_job *job, view_job *jobs) {
 #ifdef HAVE_tl_profile
   if (job->profile) { /* "where the time goes" (profile_join.h) */
     cJSON_DeleteItemFromObjectCaseSensitive(json, "profile");
-    cJSON_AddItemToObject(json, "profile", tl_profile_join(job->profile, json));
+    cJSON *joined = tl_profile_join(job->profile, json);
+    cJSON_AddItemToObject(json, "profile", joined);
+    job->profile_summary = cJSON_CreateObject();
+    cJSON_AddStringToObject(job->profile_summary, "compile_id",
+                            v->dir->display);
+    cJSON_AddItemToObject(job->profile_summary, "profile",
+                          cJSON_Duplicate(joined, true));
   }
 #endif
   char *text = cJSON_Print(json);
@@ -351,9 +359,11 @@ static int by_key(const void *a, const void *b) {
 }
 
 /* Analyzes the views on `threads` threads: first every distinct view, then
- * the copies of repeated ones; each worker writes its view's files. */
+ * the copies of repeated ones; each worker writes its view's files. With a
+ * profile, summaries[i] gets view i's {"compile_id", "profile"}. */
 static void write_views(tl_store *store, tl_view *views, size_t count,
-                        int threads, const void *profile, tl_diag *diag) {
+                        int threads, const void *profile, cJSON **summaries,
+                        tl_diag *diag) {
   view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
   char(*keys)[256] = tl_xcalloc(count ? count : 1, sizeof *keys);
   size_t *order = tl_xcalloc(count ? count : 1, sizeof *order);
@@ -405,6 +415,7 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
                   jobs[i].malformed, jobs[i].malformed == 1 ? "y" : "ies",
                   jobs[i].malformed_example);
     cJSON_Delete(jobs[i].json);
+    summaries[i] = jobs[i].profile_summary;
   }
   free(order);
   free(keys);
@@ -640,9 +651,44 @@ static void compile_item(tl_buf *html, const tl_store *store, size_t i,
   tl_buf_puts(html, "</div>\n");
 }
 
+/* The profiled views' summaries (write_views), in the order of `views`. */
+typedef struct time_summaries {
+  const tl_view *views;
+  cJSON **summaries;
+  size_t count;
+} time_summaries;
+
+/* "Where the time goes" (profile_join.h) over the views that have one. */
+static void time_section(tl_buf *html, const time_summaries *time) {
+#ifdef HAVE_tl_profile
+  const cJSON **views =
+      tl_xcalloc(time->count ? time->count : 1, sizeof *views);
+  char **hrefs = tl_xcalloc(time->count ? time->count : 1, sizeof *hrefs);
+  size_t n = 0;
+  for (size_t i = 0; i < time->count; i++) {
+    if (!time->summaries[i])
+      continue;
+    tl_buf href;
+    tl_buf_init(&href);
+    tl_url_path(&href, time->views[i].name);
+    tl_buf_puts(&href, ".html");
+    hrefs[n] = tl_buf_detach(&href);
+    views[n++] = time->summaries[i];
+  }
+  tl_profile_where_time_goes(html, views, (const char *const *)hrefs, n);
+  for (size_t i = 0; i < n; i++)
+    free(hrefs[i]);
+  free(hrefs);
+  free(views);
+#else
+  (void)html;
+  (void)time;
+#endif
+}
+
 static void write_index(tl_store *store, const tl_report_options *options,
                         const tl_diag *diag, tl_view **dir_views,
-                        size_t *dir_view_counts) {
+                        size_t *dir_view_counts, const time_summaries *time) {
   tl_buf html;
   tl_buf_init(&html);
   tl_html_page_begin(&html, "tlparse report", "");
@@ -664,6 +710,7 @@ static void write_index(tl_store *store, const tl_report_options *options,
   diagnostics_section(&html, diag);
   stack_trie_section(&html, store);
   failures_section(&html, store);
+  time_section(&html, time);
   if (options->provenance) {
     tl_buf_puts(&html,
                 "<section id=\"provenance\">\n<h2>Provenance Tracking"
@@ -764,8 +811,9 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
   size_t dirs = store->dirs.count;
   tl_view **dir_views = tl_xcalloc(dirs ? dirs : 1, sizeof *dir_views);
   size_t *counts = tl_xcalloc(dirs ? dirs : 1, sizeof *counts);
+  TL_VEC(tl_view) all = {0};
+  cJSON **summaries = NULL;
   if (options->provenance) {
-    TL_VEC(tl_view) all = {0};
     for (size_t i = 0; i < dirs; i++) {
       counts[i] = tl_report_choose_views(store->dirs.items[i], &dir_views[i]);
       rename_views(store, store->dirs.items[i], dir_views[i], counts[i]);
@@ -788,15 +836,21 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
       tl_diag_add(diag, TL_DIAG_PROFILE, 0,
                   "--profile ignored: this tlparse was built without it");
 #endif
+    summaries = tl_xcalloc(all.count ? all.count : 1, sizeof *summaries);
 #ifdef HAVE_tl_engine
-    write_views(store, all.items, all.count, options->threads, profile, diag);
+    write_views(store, all.items, all.count, options->threads, profile,
+                summaries, diag);
 #endif
 #ifdef HAVE_tl_profile
     tl_profile_free(profile);
 #endif
-    TL_VEC_FREE(all);
   }
-  write_index(store, options, diag, dir_views, counts);
+  time_summaries time = {all.items, summaries, summaries ? all.count : 0};
+  write_index(store, options, diag, dir_views, counts, &time);
+  for (size_t i = 0; i < time.count; i++)
+    cJSON_Delete(summaries[i]);
+  free(summaries);
+  TL_VEC_FREE(all);
   tl_compile_directory_write(store);
   write_failures(store);
   write_help(store);

@@ -70,6 +70,21 @@ try {
       (await page.evaluate(() => window.tlprov.selected())).kernels.length === 1);
     eq(`${name}: no script errors`, [log.errors, log.requests], [[], []]);
     await context.close();
+    // The index's "where the time goes" links the hottest kernel to this
+    // page with #kernel=: following the link selects it.
+    const htmlName = name.replace(/\.json$/, '.html');
+    const index = readFileSync(join(opt.out, 'index.html'), 'utf8');
+    const row = index.split('<tr>').find((r) => r.includes(`<a href="${htmlName}">`));
+    const link = row && row.match(/<a href="([^"]*#kernel=[^"]*)">/);
+    check(`${name}: the index's time row links its hottest kernel`, !!link, row);
+    if (link) {
+      const hash = link[1].slice(link[1].indexOf('#'));
+      const opened = await openPage(browser, join(opt.out, htmlName), { hash });
+      await opened.page.waitForTimeout(100);
+      eq(`${name}: the index's link ${hash} selects the hottest kernel`,
+        (await opened.page.evaluate(() => window.tlprov.selected())).kernels, [hottest]);
+      await opened.context.close();
+    }
   }
   check('both the forward and the backward page were tested', tested === 2, tested);
 } finally {

@@ -22,12 +22,14 @@ Standard library only.
 """
 import argparse
 import glob
+import html.parser
 import gzip
 import json
 import os
 import shutil
 import subprocess
 import sys
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAILS = []
@@ -160,6 +162,80 @@ def test_real_cpu(tlparse, work):
         for x in p["source_lines"]:
             check((x["bwd_us"] if phase == "backward" else x["fwd_us"]) == x["total_us"], "phase split")
     check(matched == 2, "forward and backward views matched (%d)" % matched)
+    check_index_rows(out)
+
+
+class TimeRows(html.parser.HTMLParser):
+    """The rows of the index's table#time-per-compile: per row the cells'
+    text and the links (href, text) in them."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.inside, self.cell, self.href = [], False, None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and a.get("id") == "time-per-compile":
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.rows.append({"cells": [], "links": []})
+        elif self.inside and tag == "td":
+            self.cell = ""
+        elif self.inside and tag == "a":
+            self.href = a.get("href")
+            self.rows[-1]["links"].append([self.href, ""])
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.inside = False
+        elif self.inside and tag == "td":
+            self.rows[-1]["cells"].append(self.cell)
+            self.cell = None
+        elif tag == "a":
+            self.href = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+        if self.href is not None and self.inside:
+            self.rows[-1]["links"][-1][1] += data
+
+
+def check_index_rows(out):
+    """index.html's "where the time goes": a row per profiled view with the
+    view's compile id (linked to its page), its region split as the view's
+    JSON has it, and its three hottest kernels, linked with #kernel=."""
+    parser = TimeRows()
+    with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+        parser.feed(f.read())
+    rows = [r for r in parser.rows if r["cells"]]
+    vs = views(out)
+    check(len(rows) == len(vs), "index: %d time rows for %d views"
+          % (len(rows), len(vs)))
+    by_page = {r["links"][0][0]: r for r in rows if r["links"]}
+    for name, v in vs.items():
+        page = name[:-len(".json")] + ".html"
+        r = by_page.get(page)
+        check(r is not None, "index: no time row links %s" % page)
+        if r is None:
+            continue
+        check(r["links"][0][1] == v["compile_id"], "index: %s row names %s"
+              % (page, r["links"][0][1]))
+        p = v["profile"]
+        if p["match"]["status"] != "matched":
+            check(r["cells"][1].startswith(p["match"]["status"]),
+                  "index: %s row says %r" % (page, r["cells"][1]))
+            continue
+        reg = p["region"]
+        want = ["%.3f" % reg[k] for k in
+                ("total_us", "inductor_us", "extern_us", "unknown_us")]
+        check(r["cells"][1:5] == want, "index: %s split %s, view %s"
+              % (page, r["cells"][1:5], want))
+        top = sorted(p["kernels"].items(), key=lambda kv: -kv[1]["total_us"])
+        want_links = [[page + "#kernel=" + urllib.parse.quote(k, safe=":!*'()"),
+                       k] for k, _ in top[:3]]
+        check(r["links"][1:] == want_links, "index: %s top kernels %s, view %s"
+              % (page, r["links"][1:], want_links))
 
 
 # ---- 2. generated GPU-shaped profile ----------------------------------------
@@ -300,6 +376,7 @@ def test_generated_gpu(tlparse, work):
     check(any("no External id or correlation" in w for w in problems), "missing link counted: %s" % list(problems))
     # the second compile has the same names but other times: must stay apart
     check(all("1/0" not in json.dumps(x["profile"]["match"].get("compile_id")) for x in got.values()), "1/0 apart")
+    check_index_rows(out)
     # GPU activities read before their launch are attributed all the same
     trace["traceEvents"] = g.gpu + cpu
     first = os.path.join(d, "gpu-first.pt.trace.json")
