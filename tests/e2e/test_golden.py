@@ -176,7 +176,9 @@ class PayloadsAreNeverCut(unittest.TestCase):
     def test_blank_lines_and_trailing_spaces_are_kept(self):
         self.check("\n", strip_tabs=False)
 
-    def test_lines_whose_lone_tab_was_stripped_are_blank_payload_lines(self):
+    def test_empty_lines_whose_tab_was_stripped_are_blank_payload_lines(self):
+        # The log an editor that strips trailing whitespace leaves: an empty
+        # payload line, "\t" as torch writes it, becomes a blank line.
         self.check("\n", strip_tabs=True)
 
     def test_crlf_line_ends_are_not_payload_bytes(self):
@@ -189,18 +191,25 @@ class PayloadsAreNeverCut(unittest.TestCase):
         program = next(p for _, env, p in tracelog.records(log)
                        if tracelog.kind(env) == "exported_program")
         # Read off the log (lines 61-84): 18 lines behind a tab and 6 blank
-        # ones between them, whose lone tab was stripped.
+        # ones between them. The fixture was whitespace-stripped: each blank
+        # line held a tab and 12 spaces, and the payload ended in a newline
+        # (that rebuilt text has the declared md5), so the md5 check fails
+        # for any reading of the file, the Rust tool's (which drops the
+        # blank lines) and ours (which keeps them as empty lines).
         self.assertEqual(len(program.split("\n")), 24)
         self.assertEqual(program.split("\n").count(""), 6)
+        declared = next(env["has_payload"]
+                        for _, env, _ in tracelog.records(log)
+                        if tracelog.kind(env) == "exported_program")
+        self.assertNotEqual(tracelog.md5(program), declared)
+        rebuilt = "\n".join(l or " " * 12 for l in program.split("\n"))
+        self.assertEqual(tracelog.md5(rebuilt + "\n"), declared)
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out")
             r = run([log, "-o", out, "--no-browser"])
             self.assertEqual(r.returncode, 0, r.stderr)
             # Without -e, as the Rust tool: the payload goes to payloads/,
             # named by its declared md5 (parity spec 2.5).
-            declared = next(env["has_payload"]
-                            for _, env, _ in tracelog.records(log)
-                            if tracelog.kind(env) == "exported_program")
             with open(os.path.join(out, "payloads", declared + ".txt"),
                       "rb") as f:
                 self.assertEqual(f.read(), program.encode())
