@@ -173,6 +173,86 @@ class Upstream(unittest.TestCase):
             page = f.read()
         self.assertNotIn("\\n", page)
 
+    def test_provenance_stack_trace_readable(self):
+        # Upstream reads inductor_provenance_extended_log.txt, not among the
+        # shared fixtures; inductor_provenance_jit_debug_handle_log.txt logs
+        # inductor_provenance_tracking_kernel_stack_traces (entry 15) too.
+        out, files = self.parse(
+            "inductor_provenance_jit_debug_handle_log.txt", "-i")
+        traces = "inductor_provenance_tracking_kernel_stack_traces"
+        self.assertTrue(any(traces in f and f.endswith(".json")
+                            for f in files))
+        readable = [f for f in files
+                    if traces in f and f.endswith("_readable.html")]
+        self.assertEqual(readable, [
+            "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_15"
+            "_readable.html"])
+        with open(os.path.join(out, readable[0]), encoding="utf-8") as f:
+            page = f.read()
+        # Upstream's "line 1\n  foo()" is its log's text; the literal \n of
+        # this log's traces must be newlines too.
+        self.assertNotIn("\\n", page)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            index = f.read()
+        self.assertIn('_readable.html">readable_html</a>', index)
+        self.assertIn('<a href="%s">readable_html</a>' % readable[0], index)
+
+    # test_provenance_tracking_*: with -i, these files exist (prefixes, as
+    # upstream checks them), for each fixture upstream names.
+    PROVENANCE = {
+        "inductor_provenance_aot_cuda_log.txt": [
+            "-_-_-_-/before_pre_grad_graph_0.txt",
+            "-_-_-_-/after_post_grad_graph_6.txt",
+            "provenance_tracking_-_-_-_-.html",
+            "-_-_-_-/inductor_provenance_tracking_node_mappings_12.json"],
+        "inductor_provenance_aot_log.txt": [
+            "-_-_-_-/before_pre_grad_graph_0.txt",
+            "-_-_-_-/after_post_grad_graph_6.txt",
+            "provenance_tracking_-_-_-_-.html",
+            "-_-_-_-/inductor_provenance_tracking_node_mappings_11.json"],
+        "inductor_provenance_aot_log_old.txt": [
+            "-_-_-_-/inductor_pre_grad_graph_0.txt",
+            "-_-_-_-/inductor_post_grad_graph_8.txt",
+            "provenance_tracking_-_-_-_-.html",
+            "-_-_-_-/inductor_provenance_tracking_node_mappings_11.json"],
+        "inductor_provenance_jit_cuda_log.txt": [
+            "-_0_0_0/before_pre_grad_graph_1.txt",
+            "-_0_0_0/after_post_grad_graph_8.txt",
+            "provenance_tracking_-_0_0_0.html",
+            "-_0_0_0/inductor_provenance_tracking_node_mappings_14.json"],
+    }
+
+    def test_provenance_tracking(self):
+        for name, expected in sorted(self.PROVENANCE.items()):
+            with self.subTest(log=name):
+                _, files = self.parse(name, "-i")
+                self.assert_prefixes(files, expected)
+
+    def test_provenance_tracking_aot_cuda_line_mappings(self):
+        # Upstream also compares the page's lineMappings with fixed values.
+        # Our page carries them in provenance_tracking_-_-_-_-.json
+        # ("lines", docs/provenance-json.md): the graph maps are upstream's;
+        # code lines are 1-based lines of the wrapper file, upstream's
+        # 0-based (its 1060 is line 1061, the aoti_torch_cuda_mm_out call).
+        out, _ = self.parse("inductor_provenance_aot_cuda_log.txt", "-i")
+        with open(os.path.join(out, "provenance_tracking_-_-_-_-.json")) as f:
+            lines = json.load(f)["lines"]
+        self.assertEqual(lines["preToPost"], {
+            "11": [18], "14": [21], "17": [24], "20": [27, 28],
+            "23": [31, 32, 33, 34, 35], "8": [11, 14, 15]})
+        self.assertEqual(lines["postToPre"], {
+            "11": [8], "14": [8], "15": [8], "18": [11], "21": [14],
+            "24": [17], "27": [20], "28": [20], "31": [23], "32": [23],
+            "33": [23], "34": [23], "35": [23]})
+        upstream_code_to_post = {
+            1060: [14, 27, 24], 1064: [21, 18, 15], 1071: [24],
+            1079: [14, 27, 24], 1084: [35, 31, 28, 34, 33, 32]}
+        self.assertEqual(lines["codeToPost"], {
+            str(k + 1): sorted(v) for k, v in upstream_code_to_post.items()})
+        with open(os.path.join(out, "-_-_-_-/inductor_aot_wrapper_code_9.txt"),
+                  encoding="utf-8") as f:
+            self.assertIn("aoti_torch_cuda_mm_out", f.read().split("\n")[1060])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
