@@ -257,5 +257,97 @@ class Hostile(Case):
         self.assertIn("Guard Count: 12 Shape Env Guards: Graph Ops:", text)
 
 
+UNKNOWN_NOTICE = re.compile(
+    r'<p class="note">(\d+) unknown entr(?:y|ies) \(first: <code>([^<]*)'
+    r'</code>\), not shown here: see <a href="raw.jsonl">raw.jsonl</a>.</p>')
+
+
+class UnknownEntriesAndHeader(Case):
+    """The index's notice of entries of unknown kinds, and where
+    --custom-header-html goes, on logs written here, against the Rust tool's
+    output on the same log where it is installed."""
+
+    LOGS = {
+        "none": entry('"dynamo_output_graph": {}', "g"),
+        "one": entry('"dynamo_output_graph": {}', "g")
+        + entry('"brand_new_kind": {}', "p"),
+        "three": entry('"dynamo_output_graph": {}', "g")
+        + entry('"brand_new_kind": {}', "p")
+        + entry('"other_new": {"a": 1}')
+        + entry('"brand_new_kind": {}', "q"),
+    }
+    HEADER = '<div id="custom-hdr">Job <a href="https://e.x/1">1</a></div>'
+
+    def both(self, name, *flags):
+        log = os.path.join(self.tmp, name + ".log")
+        with open(log, "w") as f:
+            f.write(self.LOGS[name])
+        ours = self.ours(log, *flags)
+        rust = None
+        if oracle.rust_binary():
+            rust = os.path.join(self.tmp, "rust-" + name)
+            r = run(oracle.rust_binary(), log, rust, *flags)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rust = (rust, r.stderr)
+        return ours, rust
+
+    def test_unknown_entry_notice_counts_entries_of_unknown_kinds(self):
+        # Wording (src/report.c): "N unknown entr(y|ies) (first: <code>KIND
+        # </code>), not shown here: see raw.jsonl", singular for one.
+        expected = {"none": None, "one": ("1", "brand_new_kind"),
+                    "three": ("3", "brand_new_kind")}
+        for name, want in expected.items():
+            with self.subTest(log=name):
+                ours, rust = self.both(name)
+                index = self.read(ours, "index.html")
+                found = UNKNOWN_NOTICE.findall(index)
+                self.assertEqual(found, [want] if want else [])
+                if want:
+                    self.assertIn(" unknown entr%s " % (
+                        "y" if want[0] == "1" else "ies"), index)
+                if rust:
+                    # The Rust tool's index has no such notice: it says it on
+                    # stderr, "Stats { ..., unknown: N }" and "Unknown
+                    # fields: {...}", with the same count as ours.
+                    rust_out, stderr = rust
+                    self.assertNotIn("unknown entr", self.read(
+                        rust_out, "index.html"))
+                    count = re.search(r"Stats \{.*?unknown: (\d+)", stderr)
+                    self.assertEqual(count and count.group(1),
+                                     want and want[0], stderr)
+                    # Both keep the entries in raw.jsonl, where the notice
+                    # points.
+                    kinds = [sorted(json.loads(l)) for l in self.read(
+                        ours, "raw.jsonl").splitlines()[1:]]
+                    self.assertEqual(
+                        [k for k in kinds if "brand_new_kind" in k
+                         or "other_new" in k],
+                        [k for k in (sorted(json.loads(l)) for l in self.read(
+                            rust_out, "raw.jsonl").splitlines()[1:])
+                         if "brand_new_kind" in k or "other_new" in k])
+
+    def test_custom_header_is_the_first_thing_in_the_body(self):
+        ours, rust = self.both("one", "--custom-header-html", self.HEADER)
+        outs = [ours] + ([rust[0]] if rust else [])
+        for out in outs:
+            with self.subTest(out=os.path.basename(out)):
+                index = self.read(out, "index.html")
+                self.assertEqual(index.count(self.HEADER), 1)
+                body = index.index("<body>") + len("<body>")
+                at = index.index(self.HEADER)
+                # Only whitespace and wrapper <div>s between <body> and the
+                # header (the Rust tool opens one <div>; we open none).
+                self.assertRegex(index[body:at], r"^(\s|<div>)*$")
+                self.assertLess(at, index.index("<h2>"))
+                # Only on the index, not on the sub-pages.
+                for page in ("failures_and_restarts.html",):
+                    self.assertNotIn(self.HEADER, self.read(out, page))
+        # As a person reads it: the header's text first, in both.
+        if rust:
+            texts = [page_text(os.path.join(o, "index.html")) for o in outs]
+            for text in texts:
+                self.assertTrue(text.startswith("Job 1 "), text[:80])
+
+
 if __name__ == "__main__":
     unittest.main()
