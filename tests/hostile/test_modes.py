@@ -8,7 +8,8 @@ test_deep_chain_is_drawn_without_recursion and
 test_script_in_every_text_is_escaped.)
 
 --all-ranks-html: rank logs that are a FIFO, a link to /dev/zero, a dangling
-link, a folder; 64 ranks; a rank log named with markup, a newline and
+link, a folder; 64 ranks; a rank log cut mid-payload; a rank log named
+with markup, a newline and
 invalid UTF-8; rank_N/ folders of an old report in the input folder; a
 folder created at -o during the run; SIGINT to the process group and to the
 parent alone; malformed runtime and schedule artifacts.
@@ -402,6 +403,62 @@ class MultiRank(Temp):
             self.assertEqual(json.load(f), [
                 {"rank": 2, "graph": "-_0_0_0",
                  "ops": [{"name": "ok", "estimated_runtime_ns": 5.0}]}])
+
+    def test_a_rank_cut_mid_payload(self):
+        """A rank log that ends inside a payload (a copy cut short, a job
+        killed while writing): that rank's diagnostics name its file and
+        line, its report keeps what was read, every other rank's report and
+        the landing page are written, exit 0."""
+        def art(name, payload):
+            return entry({"artifact": {"name": name, "encoding": "json"}},
+                         payload)
+        code = "\n".join("buf%d = torch.ops.aten.mm(x, y)  # line %d"
+                         % (i, i) for i in range(200))
+        cut = len(code) // 2
+        for k in range(3):
+            text = (entry({"dynamo_output_graph": {}}, "g%d" % k)
+                    + art("inductor_runtime_and_tensor_meta", json.dumps(
+                        {"ops": [{"name": "mm",
+                                  "estimated_runtime_ns": 1000.0 * (k + 1)}
+                                 ]}))
+                    + entry({"inductor_output_code":
+                             {"filename": "/tmp/c.py"}}, code))
+            if k == 1:
+                text = text[:len(text) - cut]  # no final newline either
+                # The payload lines as read: those after line 5, the
+                # output code's header.
+                kept = "\n".join(l[1:] for l in text.split("\n")[5:])
+            write_rank_log(self.logs, RANK % k, text)
+        r = self.multi("-j", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.decode().splitlines(), [
+            "Processing rank %d \u2192 %s/rank_%d" % (k, self.out, k)
+            for k in range(3)] + [
+            "Runtime estimations: %s/runtime_estimations.json" % self.out,
+            "Multi-rank report generated under %s" % self.out,
+            "Individual pages: rank_*/index.html"])
+        log = os.path.join(self.logs, RANK % 1)
+        whole = hashlib.md5(code.encode()).hexdigest()
+        self.assertEqual(r.stderr.decode().splitlines(), [
+            "tlparse: %s:5: payload md5 %s does not match has_payload %s in "
+            "\"inductor_output_code\" entry (payload kept) (1 payloads "
+            "whose md5 does not match)"
+            % (log, hashlib.md5(kept.encode()).hexdigest(), whole),
+            "tlparse: %s:5: file ends inside the \"inductor_output_code\" "
+            "entry's payload (kept as read) (1 truncated records)" % log])
+        page = self.landing()
+        for k in range(3):
+            self.assertIn(b'<li><a href="rank_%d/index.html">Rank %d</a></li>'
+                          % (k, k), page)
+            with open(os.path.join(self.out, "rank_%d" % k, "-_0_0_0",
+                                   "inductor_output_code_c_2.py")) as f:
+                self.assertEqual(f.read(), kept if k == 1 else code)
+            self.assertTrue(os.path.isfile(os.path.join(
+                self.out, "rank_%d" % k, "index.html")))
+        # The cut rank's runtime estimate, before the cut, still counts.
+        self.assertIn(b"<p><strong>Graph -_0_0_0:</strong> 0.002 ms delta "
+                      b"(Fastest: Rank 0 - 0.001 ms, Slowest: Rank 2 - 0.003 "
+                      b"ms)</p>", page)
 
 
 class MultiRankProcess(Temp):
