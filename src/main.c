@@ -316,8 +316,8 @@ static int run(const cli *cp) {
     if (c.strict_compile_id && !c.export_report &&
         diag.counts[TL_DIAG_NO_COMPILE_ID]) {
       fprintf(stderr,
-              "tlparse: --strict-compile-id: %zu entries had no "
-              "compile id\n",
+              "tlparse: --strict-compile-id: %zu entries with a compile id "
+              "that cannot be read\n",
               diag.counts[TL_DIAG_NO_COMPILE_ID]);
       exit_code = 1;
     }
@@ -414,7 +414,8 @@ static int run_all_ranks(const cli *c) {
     }
     if (c->strict_compile_id && result.no_compile_id) {
       fprintf(stderr,
-              "tlparse: --strict-compile-id: %zu entries had no compile id\n",
+              "tlparse: --strict-compile-id: %zu entries with a compile id "
+              "that cannot be read\n",
               result.no_compile_id);
       code = 1;
     }
