@@ -381,8 +381,15 @@ static bool rename_no_replace(const char *from, const char *to) {
  * one in place, and only then removes the old one. */
 static bool replace_report(tl_outdir *dir, bool *keep_staging, char *error,
                            size_t error_size) {
-  if (!replaceable(dir->out, NULL, error, error_size))
+  if (!replaceable(dir->out, NULL, error, error_size)) {
+    /* It changed during the run (it was checked at the start): the new
+     * report stays where it is, for the user. */
+    *keep_staging = true;
+    size_t used = strlen(error);
+    snprintf(error + used, error_size - used, "; the new report is in %s",
+             dir->staging);
     return false;
+  }
   tl_buf aside;
   tl_buf_init(&aside);
   tl_buf_printf(&aside, "%s.tlparse-old-XXXXXX", dir->out);
@@ -446,9 +453,14 @@ bool tl_outdir_publish(tl_outdir *dir, char *error, size_t error_size) {
   return ok;
 }
 
+/* Removes the staging folder with the cleanup signals blocked, so that a
+ * signal during the removal cannot end the process half-way and leave
+ * `<staging>-removing` behind: it is delivered once the folder is gone, to
+ * the handler (nothing left to remove), which exits with 128+N. */
 void tl_outdir_abandon(tl_outdir *dir) {
   if (dir->staging) {
-    disarm();
+    sigset_t saved;
+    block_signals(true, &saved);
     tl_buf trash;
     tl_buf_init(&trash);
     tl_buf_printf(&trash, "%s-removing", dir->staging);
@@ -456,6 +468,9 @@ void tl_outdir_abandon(tl_outdir *dir) {
     tl_buf_free(&trash);
     free(dir->staging);
     dir->staging = NULL;
+    signal_armed = 0;
+    block_signals(false, &saved);
+    disarm();
   }
 }
 

@@ -14,6 +14,7 @@ Environment: TLPARSE (the binary).
 import glob
 import hashlib
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -124,12 +125,15 @@ class Races(Case):
         _, err = p.communicate()
         self.assertEqual(p.returncode, 1)
         self.assertIn("refusing to replace %s: it does not look like a "
-                      "tlparse report (it holds notes.txt)" % self.out, err)
+                      "tlparse report (it holds notes.txt); nothing was "
+                      "deleted; the new report is in %s" % (self.out, staging),
+                      err)
         with open(os.path.join(self.out, "notes.txt")) as f:
             self.assertEqual(f.read(), "user data")
         with open(os.path.join(self.out, "index.html"), "rb") as f:
             self.assertEqual(f.read(), b"old report")
-        self.assertFalse(os.path.exists(staging))
+        # The new report is kept for the user, whole.
+        self.assertTrue(os.path.isfile(os.path.join(staging, "index.html")))
 
     def test_planted_links_at_staging_names_are_never_followed(self):
         target = os.path.join(self.tmp, "target")
@@ -208,6 +212,32 @@ class Signals(Case):
 
     def test_sighup_removes_the_staging_folder(self):
         self.interrupt(signal.SIGHUP)
+
+    def test_a_signal_during_the_removal_of_a_failed_run_leaves_nothing(self):
+        # The run fails late (a file-size limit makes raw.jsonl unwritable,
+        # SIGXFSZ ignored so the write fails instead of killing), so its
+        # staging folder, 30,000 files, is removed as <staging>-removing; a
+        # SIGTERM then waits for the removal and still exits 128+15.
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2000000, 2000000))
+        p = subprocess.Popen([TLPARSE, self.log, "--no-browser", "-o",
+                              self.out], env=ENV, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=limit_file_size)
+        deadline = time.time() + 60
+        removing = []
+        while not removing and time.time() < deadline and p.poll() is None:
+            removing = glob.glob(self.out + ".tlparse-*-removing")
+            time.sleep(0.001)
+        if not removing:
+            p.communicate()
+            self.skipTest("the removal ended before the test saw it")
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate()
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertEqual(self.staging_folders(), [])
+        self.assertFalse(os.path.exists(self.out))
 
 
 class Inputs(unittest.TestCase):
