@@ -249,6 +249,27 @@ static bool resolve_input(const cli *c, char **input) {
   return true;
 }
 
+/* Each --profile names a folder or a regular file that exists, checked
+ * before the trace is read (a FIFO or a device could never end). */
+static bool check_profiles(const cli *c) {
+  for (size_t i = 0; i < c->profile_count; i++) {
+    struct stat st;
+    if (stat(c->profiles[i], &st) != 0) {
+      fprintf(stderr, "tlparse: --profile %s: cannot open it: %s\n",
+              c->profiles[i], strerror(errno));
+      return false;
+    }
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+      fprintf(stderr,
+              "tlparse: --profile %s is not a regular file or a folder (a "
+              "device, FIFO or socket); save the trace to a file first\n",
+              c->profiles[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
 static int run(const cli *cp);
 static int run_all_ranks(const cli *c);
 
@@ -266,7 +287,7 @@ int main(int argc, char **argv) {
 static int run(const cli *cp) {
   const cli c = *cp;
   char *input = NULL;
-  if (!resolve_input(&c, &input))
+  if (!resolve_input(&c, &input) || !check_profiles(&c))
     return 1;
   tl_outdir outdir;
   char error[512] = "";

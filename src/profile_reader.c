@@ -8,16 +8,19 @@
  * to profile_events.c, which says what it means. Folders are read file by
  * file in name order; each file's attribution state is its own.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "profile_reader.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
@@ -335,10 +338,26 @@ static void read_file(tl_prof_reader *r, const char *path) {
   r->file = (uint32_t)p->files.count;
   TL_VEC_PUSH(p->files, tl_xstrdup(path));
   r->fname = path;
-  gzFile gz = gzopen(path, "rb");
+  /* Only a regular file is read (a FIFO or a device found in a profile
+   * folder could never end); O_NONBLOCK keeps the open of a FIFO from
+   * waiting for a writer. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat info;
+  if (fd >= 0 && (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))) {
+    close(fd);
+    tl_prof_count(p, "profile files that are not regular files", "%s", path);
+    p->unreadable = true;
+    return;
+  }
+  if (fd >= 0)
+    fcntl(fd, F_SETFL, 0);
+  gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
   if (!gz) {
+    int saved = errno;
+    if (fd >= 0)
+      close(fd);
     tl_prof_count(p, "profile files that cannot be opened", "%s: %s", path,
-                  strerror(errno));
+                  strerror(saved));
     p->unreadable = true;
     return;
   }

@@ -283,6 +283,45 @@ class Inputs(unittest.TestCase):
         self.assertEqual(r.stderr, "tlparse: -o needs a folder name\n")
         self.assertEqual(os.listdir(self.tmp), ["t.log"])
 
+    def empty_log(self):
+        log = os.path.join(self.tmp, "t.log")
+        with open(log, "w") as f:
+            f.write("")
+        return log
+
+    def test_profile_fifo_and_device_are_refused_before_reading(self):
+        fifo = os.path.join(self.tmp, "p.json")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/zero"):
+            r = run([self.empty_log(), "--no-browser", "-o", self.out,
+                     "--profile", path], timeout=10)
+            self.assertEqual((r.returncode, r.stderr), (1, (
+                "tlparse: --profile %s is not a regular file or a folder (a "
+                "device, FIFO or socket); save the trace to a file first\n"
+                % path)))
+            self.assertFalse(os.path.exists(self.out))
+
+    def test_missing_profile_is_refused_before_reading(self):
+        path = os.path.join(self.tmp, "none.json")
+        r = run([self.empty_log(), "--no-browser", "-o", self.out,
+                 "--profile", path], timeout=10)
+        self.assertEqual((r.returncode, r.stderr), (1, (
+            "tlparse: --profile %s: cannot open it: No such file or "
+            "directory\n" % path)))
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_fifo_inside_a_profile_folder_is_skipped_with_a_diagnostic(self):
+        folder = os.path.join(self.tmp, "profiles")
+        os.mkdir(folder)
+        os.mkfifo(os.path.join(folder, "rank0.json"))
+        log = self.empty_log()
+        r = run([log, "--no-browser", "-o", self.out, "--profile", folder],
+                timeout=10)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("profile: profile files that are not regular files "
+                      "(1): first %s/rank0.json" % folder, r.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "index.html")))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
