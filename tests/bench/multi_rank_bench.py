@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""multi_rank_bench.py: --all-ranks-html on a 64-rank job, ours against the
+Rust tlparse 0.4.3, side by side in one run (issue 15).
+
+The job: each rank log is one of the shared multi-rank fixture ranks (CRLF
+turned to LF) repeated by repeat_trace.py to about --mb MB with fresh frame
+ids and kernel names, so every compile of a rank is a distinct one; rank k
+takes source k mod 4 (multi_rank_logs ranks 1 and 3, collectives_parity
+rank 0, multi_rank_schedule rank 0).
+
+Each configuration (tool x flags) is run --runs times, the tools
+interleaved (ours, Rust, ours, ...) so both see the same machine. Measured
+per run, for the whole process tree (ours forks one child per rank, at most
+-j at once; Rust is one process):
+- wall: time.monotonic() around the run;
+- cpu: user+sys of the process and every descendant it waited for (wait4,
+  whose rusage includes the children's; GNU time's own share is ~1 ms);
+- max-rss: GNU time's %M, the ru_maxrss of the tree, i.e. its largest
+  single process (for ours the biggest rank child or the parent);
+- tree-rss: the peak of the sum of VmRSS over the live process tree,
+  sampled every --sample-ms from /proc (children files); this is what the
+  machine had to hold at once.
+
+    python3 tests/bench/multi_rank_bench.py --tlparse build/tlparse \
+        --rust build/venv/bin/tlparse --work /dev/shm/mr64 [--ranks 64]
+        [--mb 3] [--runs 3] [--flags "" "-i"]
+
+Prints a Markdown table. Nothing here asserts a time; each run must exit 0
+and write index.html and one rank_N/index.html per rank.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+REPEAT_TRACE = os.path.join(HERE, "repeat_trace.py")
+FIXTURES = os.path.normpath(os.path.join(ROOT, "..", "shared", "fixtures",
+                                         "tlparse-inputs"))
+SOURCES = ["multi_rank_logs/dedicated_log_torch_trace_rank_1.log",
+           "multi_rank_logs/dedicated_log_torch_trace_rank_3.log",
+           "collectives_parity/dedicated_log_torch_trace_rank_0.log",
+           "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log"]
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def make_job(work, fixtures, ranks, mb):
+    """Writes work/job/ (once per ranks x mb); returns it and its bytes."""
+    job = os.path.join(work, "job-%d-%g" % (ranks, mb))
+    if not os.path.isdir(job):
+        tmp = job + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        made = []
+        for i, src in enumerate(SOURCES):
+            lf = os.path.join(tmp, "src%d.log" % i)
+            with open(os.path.join(fixtures, src), "rb") as f:
+                data = f.read().replace(b"\r\n", b"\n")
+            with open(lf, "wb") as f:
+                f.write(data)
+            rep = os.path.join(tmp, "rep%d.log" % i)
+            subprocess.run([sys.executable, REPEAT_TRACE, lf, "--mb",
+                            str(mb), "-o", rep], check=True,
+                           stdout=subprocess.DEVNULL)
+            os.unlink(lf)
+            made.append(rep)
+        for k in range(ranks):
+            shutil.copyfile(made[k % len(made)], os.path.join(
+                tmp, "dedicated_log_torch_trace_rank_%d.log" % k))
+        for m in made:
+            os.unlink(m)
+        os.rename(tmp, job)
+    size = sum(os.path.getsize(os.path.join(job, f)) for f in os.listdir(job))
+    return job, size
+
+
+def tree_rss(pid):
+    """Sum of VmRSS (bytes) over pid and its live descendants."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open("/proc/%d/statm" % p) as f:
+                total += int(f.read().split()[1]) * PAGE
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+def measure(cmd, sample_ms, work):
+    """Runs cmd; returns (wall s, cpu s, max single RSS, peak tree RSS).
+
+    The run goes through GNU time (`time -f %M`), a small process, because
+    Linux keeps a process's RSS high-water mark across execve: a tool forked
+    straight from this Python process would report Python's RSS at fork
+    (about 22 MB) as its own floor. The tree sum leaves time itself out."""
+    start = time.monotonic()
+    rss_file = os.path.join(work, "maxrss.txt")
+    p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd,
+                         stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL,
+                         env=dict(os.environ, CI="1"))
+    peak = [0]
+    done = threading.Event()
+
+    def sample():
+        own = None
+        while not done.wait(sample_ms / 1000.0):
+            total = tree_rss(p.pid)
+            if own is None:
+                own = tree_rss_self(p.pid)
+            peak[0] = max(peak[0], total - own)
+
+    t = threading.Thread(target=sample)
+    t.start()
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.monotonic() - start
+    done.set()
+    t.join()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit("%s exited %d" % (" ".join(cmd), code))
+    with open(rss_file) as f:
+        maxrss = int(f.read().split()[-1]) * 1024
+    return (wall, usage.ru_utime + usage.ru_stime, maxrss, peak[0])
+
+
+def tree_rss_self(pid):
+    """VmRSS (bytes) of pid alone."""
+    try:
+        with open("/proc/%d/statm" % pid) as f:
+            return int(f.read().split()[1]) * PAGE
+    except (OSError, ValueError):
+        return 0
+
+
+def check(out, ranks):
+    missing = [k for k in range(ranks) if not os.path.isfile(
+        os.path.join(out, "rank_%d" % k, "index.html"))]
+    if missing or not os.path.isfile(os.path.join(out, "index.html")):
+        raise SystemExit("%s: missing index.html of ranks %s" % (out,
+                                                                 missing))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tlparse", required=True)
+    ap.add_argument("--rust", default="")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--fixtures", default=FIXTURES)
+    ap.add_argument("--ranks", type=int, default=64)
+    ap.add_argument("--mb", type=float, default=3.0)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--jobs", default="",
+                    help="-j for ours (default: the tool's own, one per "
+                         "core)")
+    ap.add_argument("--flags", nargs="*", default=["", "-i"])
+    ap.add_argument("--sample-ms", type=float, default=20.0)
+    a = ap.parse_args(argv)
+    os.makedirs(a.work, exist_ok=True)
+    job, size = make_job(a.work, a.fixtures, a.ranks, a.mb)
+    print("job: %d ranks, %.1f MB (%s)" % (a.ranks, size / 1e6, job),
+          flush=True)
+    tools = [("ours", a.tlparse)] + ([("rust", a.rust)] if a.rust else [])
+    results = {}
+    for flags in a.flags:
+        fl = flags.split()
+        for run in range(a.runs):
+            for name, binary in tools:
+                out = os.path.join(a.work, "out-" + name)
+                shutil.rmtree(out, ignore_errors=True)
+                extra = (["-j", a.jobs] if a.jobs and name == "ours" else [])
+                cmd = [binary, job, "--all-ranks-html", "-o", out,
+                       "--no-browser"] + fl + extra
+                r = measure(cmd, a.sample_ms, a.work)
+                check(out, a.ranks)
+                results.setdefault((flags, name), []).append(r)
+                print("%-4s %-3s run %d: wall %.2f s  cpu %.2f s  "
+                      "max-rss %.0f MB  tree-rss %.0f MB" % (
+                          name, flags or "-", run + 1, r[0], r[1],
+                          r[2] / 2**20, r[3] / 2**20), flush=True)
+                shutil.rmtree(out, ignore_errors=True)
+    print()
+    print("%s, %s, %d cores, load %s; %d ranks, %.1f MB; %d runs each, "
+          "interleaved" % (datetime.date.today(), platform.machine(),
+                           os.cpu_count(), " ".join(
+                               "%.2f" % x for x in os.getloadavg()),
+                           a.ranks, size / 1e6, a.runs))
+    print()
+    print("| flags | tool | wall median (min-max) | cpu median | max-rss "
+          "(one process) | tree-rss (sum, sampled) |")
+    print("|---|---|---|---|---|---|")
+    med = {}
+    for (flags, name), rs in results.items():
+        w = [r[0] for r in rs]
+        m = [statistics.median(r[i] for r in rs) for i in range(4)]
+        med[(flags, name)] = m
+        print("| %s | %s | %.2f s (%.2f-%.2f) | %.2f s | %.0f MB | %.0f MB |"
+              % (flags or "-", name, m[0], min(w), max(w), m[1],
+                 max(r[2] for r in rs) / 2**20,
+                 max(r[3] for r in rs) / 2**20))
+    if a.rust:
+        print()
+        for flags in a.flags:
+            o, r = med[(flags, "ours")], med[(flags, "rust")]
+            print("%s: Rust/ours wall %.1fx, cpu %.1fx, max-rss %.1fx, "
+                  "tree-rss %.1fx" % (flags or "-", r[0] / o[0], r[1] / o[1],
+                                      r[2] / o[2], r[3] / o[3]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
