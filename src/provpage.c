@@ -205,3 +205,36 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
   tl_buf_append(out, scripts.app.data, scripts.app.len);
   tl_buf_puts(out, "</script>\n</body>\n</html>\n");
 }
+
+void tl_provpage_render_empty(tl_buf *out, const cJSON *view,
+                              const char *index_href, const char *help_href) {
+  const char *compile_id = view_string(view, "compile_id");
+  const char *compile_dir = view_string(view, "compile_dir");
+  tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                   "<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, "
+                   "initial-scale=1\">\n"
+                   "<meta name=\"color-scheme\" content=\"light dark\">\n"
+                   "<meta http-equiv=\"Content-Security-Policy\" "
+                   "content=\"default-src 'none'; style-src "
+                   "'unsafe-inline'\">\n<title>Provenance ");
+  tl_html_escape_cstr(out, compile_id ? compile_id : "");
+  tl_buf_puts(out, " ");
+  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
+  tl_buf_puts(out, " - tlparse</title>\n<style>body{font-family:system-ui,"
+                   "sans-serif;margin:1em 2em}h1{font-size:1.2em}"
+                   ".tp-dir{color:GrayText}</style>\n</head>\n<body>\n"
+                   "<header class=\"tp-top\">");
+  put_link(out, index_href, "tp-index", "&larr; index");
+  tl_buf_puts(out, "<h1>Provenance <span class=\"tp-cid\">");
+  tl_html_escape_cstr(out, compile_id ? compile_id : "(no compile id)");
+  tl_buf_puts(out, "</span> <span class=\"tp-dir\">");
+  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
+  tl_buf_puts(out, "</span></h1>");
+  put_link(out, help_href, "tp-help", "Help");
+  tl_buf_puts(out, "</header>\n<p class=\"tp-empty\">This compilation logged "
+                   "no pre-grad graph, post-grad graph, output code, node "
+                   "mappings or kernel stack traces, so there is nothing to "
+                   "link here. Its other artifacts are listed on the "
+                   "index.</p>\n</body>\n</html>\n");
+}

@@ -32,4 +32,12 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
                         const tl_provpage_texts *texts, const char *index_href,
                         const char *help_href);
 
+/* The page of a view with no artifact at all (a compile folder that logged
+ * no graph, code, node mappings or kernel stack traces): a short page that
+ * says so, without the highlighter's scripts, so that a folder with nothing
+ * to show costs about a kilobyte instead of the scripts' 200. Same
+ * arguments as tl_provpage_render. */
+void tl_provpage_render_empty(tl_buf *out, const cJSON *view,
+                              const char *index_href, const char *help_href);
+
 #endif

@@ -280,10 +280,16 @@ static void run_view_job(view_job *job, view_job *jobs) {
 #ifdef HAVE_tl_page
   tl_buf page;
   tl_buf_init(&page);
-  tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
-                             in.kernel_code};
-  tl_provpage_render(&page, json, &texts, "index.html",
-                     "help.html#highlighter");
+  if (!v->pre && !v->post && !v->code && !v->kernel_code && !v->mappings &&
+      !v->stack_traces) {
+    tl_provpage_render_empty(&page, json, "index.html",
+                             "help.html#highlighter");
+  } else {
+    tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
+                               in.kernel_code};
+    tl_provpage_render(&page, json, &texts, "index.html",
+                       "help.html#highlighter");
+  }
   write_output(job, ".html", page.data, page.len);
   tl_buf_free(&page);
 #endif

@@ -51,12 +51,36 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* Whether the view JSON beside the page `path` (.html -> .json) names no
+ * artifact: its page is then the short one without scripts. */
+static bool view_is_empty(const char *path) {
+  tl_buf json_path, text;
+  tl_buf_init(&json_path);
+  tl_buf_init(&text);
+  tl_buf_append(&json_path, path, strlen(path) - strlen(".html"));
+  tl_buf_puts(&json_path, ".json");
+  char error[512];
+  FUZZ_CHECK(tl_fs_read_file(json_path.data, &text, error, sizeof error));
+  cJSON *view = cJSON_ParseWithLength(text.data, text.len);
+  FUZZ_CHECK(view);
+  bool empty = true;
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(view, "artifacts"))
+      empty = empty && cJSON_IsNull(a);
+  cJSON_Delete(view);
+  tl_buf_free(&text);
+  tl_buf_free(&json_path);
+  return empty;
+}
+
 /* The number of <script> elements a page of this path is built with. */
-static size_t scripts_of(const char *rel) {
+static size_t scripts_of(const char *path, const char *rel) {
   const char *slash = strrchr(rel, '/');
   const char *base = slash ? slash + 1 : rel;
   if (!slash && strncmp(base, "provenance_tracking_", 20) == 0)
-    return 7; /* view JSON, four texts, highlight.js, provenance.js */
+    /* view JSON, four texts, highlight.js, provenance.js; none on the
+     * short page of a view without artifacts */
+    return view_is_empty(path) ? 0 : 7;
   if (slash && strncmp(base, "inductor_output_code", 20) == 0)
     return 2; /* highlight.min.js and the call that starts it */
   if (!slash && strcmp(base, "index.html") == 0)
@@ -94,7 +118,7 @@ static int check_file(const char *path, const struct stat *sb, int flag,
   char error[512];
   FUZZ_CHECK(tl_fs_read_file(path, &text, error, sizeof error));
   if (ends_with(rel, ".html")) {
-    page_check(tl_buf_str(&text), scripts_of(rel), rel);
+    page_check(tl_buf_str(&text), scripts_of(path, rel), rel);
   } else if (ends_with(rel, ".jsonl")) {
     check_json_lines(tl_buf_str(&text), rel);
   } else if (!strchr(rel, '/') && ends_with(rel, ".json")) {

@@ -21,6 +21,12 @@ import unittest
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
 PREFIX = "V0101 00:00:00.000000 1 model.py:1] "
 OUTPUT_MULTIPLE = 16
+# What a report costs whatever its input (static/, help.html, the index's
+# frame), and what each compile folder may add beyond 16x its entries (the
+# compilation_metrics page of a 90-byte metrics line is about 1.3 KB, as in
+# the Rust tool). docs/reliability.md states the same bound.
+FIXED_ALLOWANCE = 256 * 1024
+PER_FOLDER_ALLOWANCE = 4 * 1024
 
 
 def line(envelope):
@@ -105,6 +111,55 @@ class Amplification(unittest.TestCase):
                 "restart_reasons": ["graph break"]},
                 "frame_id": i, "frame_compile_id": 0, "attempt": 0})
         self.check(text)
+
+
+class Bound(unittest.TestCase):
+    """The general bound: 16 times the input, plus a fixed allowance, plus
+    an allowance per compile folder."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tl-bound-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def check(self, text, folders):
+        log = os.path.join(self.tmp, "t.log")
+        with open(log, "w") as f:
+            f.write(text)
+        out = os.path.join(self.tmp, "out")
+        r = subprocess.run([TLPARSE, log, "-o", out, "--no-browser", "-i"],
+                           capture_output=True, env=dict(os.environ, CI="1"))
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        found = sum(1 for n in os.listdir(out)
+                    if os.path.isdir(os.path.join(out, n))
+                    and n not in ("static", "payloads"))
+        self.assertEqual(found, folders)
+        size_in, size_out = os.path.getsize(log), folder_size(out)
+        bound = (OUTPUT_MULTIPLE * size_in + FIXED_ALLOWANCE
+                 + PER_FOLDER_ALLOWANCE * folders)
+        self.assertLessEqual(size_out, bound, "output %d bytes for %d bytes "
+                             "of input in %d folders" % (size_out, size_in,
+                                                         folders))
+        return out
+
+    def test_an_empty_trace_costs_the_fixed_allowance(self):
+        self.check("", 0)
+
+    def test_2000_minimal_metrics_lines_cost_a_folder_each(self):
+        out = self.check("".join(line({"compilation_metrics": {},
+                                       "frame_id": i, "frame_compile_id": 0,
+                                       "attempt": 0})
+                                 for i in range(2000)), 2000)
+        # A folder without provenance artifacts gets the short page (the
+        # highlighter's scripts are 200 KB a page): no script, and it says
+        # why there is nothing to show.
+        with open(os.path.join(out, "provenance_tracking_-_7_0_0.html"),
+                  encoding="utf-8") as f:
+            page = f.read()
+        self.assertNotIn("<script", page)
+        self.assertIn("This compilation logged no pre-grad graph", page)
+        self.assertLess(len(page), 2048)
 
 
 if __name__ == "__main__":
