@@ -184,7 +184,9 @@ static void exec_index(tl_mr_rank **with, size_t n, size_t i,
       a->exec_order_differs = true;
     id0 = id0 ? id0 : id;
     const tl_mr_graph *g = graph_of_id(with[r], id);
-    if (g && g->has_sched) {
+    /* An empty schedule is no schedule: the Rust tool reads schedules from
+     * collective_schedules.json, which leaves empty ones out. */
+    if (g && g->has_sched && g->sched.count > 0) {
       tl_mr_rank one = {0};
       one.graphs.items = (tl_mr_graph *)g;
       one.graphs.count = 1;
