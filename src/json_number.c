@@ -4,6 +4,7 @@
 #include "json_number.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -47,10 +48,26 @@ bool tl_json_is_number(tl_str text) {
  * the exponent p with value = 0.DIGITS x 10^p. */
 static void shortest_digits(double value, char digits[20], int *point) {
   char text[40];
-  for (int precision = 1; precision <= 17; precision++) {
-    snprintf(text, sizeof text, "%.*e", precision - 1, value);
-    if (strtod(text, NULL) == value)
-      break;
+  /* The shortest round-tripping digits of a normal double have at most 15
+   * digits exactly when its 15-digit rounding round-trips, and then they are
+   * that rounding without its trailing zeros (a double is within 1.2e-16 of
+   * a decimal of at most 15 digits that reads back as it, so the nearest
+   * 15-digit decimal is that one); else 16 or 17 digits. Subnormals have
+   * fewer significant bits: every precision from 1 is tried for them. Three
+   * snprintf/strtod pairs at most instead of up to seventeen. */
+  static const int tries[] = {15, 16, 17};
+  if (value < DBL_MIN) {
+    for (int precision = 1; precision <= 17; precision++) {
+      snprintf(text, sizeof text, "%.*e", precision - 1, value);
+      if (strtod(text, NULL) == value)
+        break;
+    }
+  } else {
+    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+      snprintf(text, sizeof text, "%.*e", tries[i] - 1, value);
+      if (strtod(text, NULL) == value)
+        break;
+    }
   }
   /* text is "d.ddde±xx" or "de±xx" */
   size_t n = 0;

@@ -4,6 +4,9 @@
 #include "check.h"
 #include "json_number.h"
 
+#include <math.h>
+#include <stdint.h>
+
 static char text_buf[128];
 
 static const char *number(const char *text) {
@@ -89,6 +92,70 @@ TEST(doubles_are_always_floats) {
   CHECK_STR_EQ(dbl(0.0 / 0.0), "null");
 }
 
+/* The significant digits of a written number ("1.25e-7" -> "125"). */
+static int significant_digits(const char *text, char *digits) {
+  int n = 0;
+  const char *p = text;
+  for (; *p && *p != 'e'; p++)
+    if (*p >= '0' && *p <= '9' && (n || *p != '0'))
+      digits[n++] = *p;
+  while (n > 1 && digits[n - 1] == '0')
+    n--;
+  digits[n] = '\0';
+  return n;
+}
+
+static uint64_t xorshift(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+/* For random doubles of every kind (any bits, subnormals, timestamps with
+ * a fraction, short decimals): the text reads back as the same double, no
+ * decimal with one digit fewer does, and its digits are the nearest decimal
+ * of that length, as ryu picks them. */
+TEST(doubles_are_written_in_their_shortest_nearest_digits) {
+  uint64_t state = 0x9E3779B97F4A7C15ULL;
+  int checked = 0;
+  for (int i = 0; i < 200000; i++) {
+    double v;
+    uint64_t bits = xorshift(&state);
+    switch (i % 4) {
+    case 0:
+      memcpy(&v, &bits, sizeof v);
+      break;
+    case 1:
+      bits &= (1ULL << 52) - 1; /* a subnormal */
+      memcpy(&v, &bits, sizeof v);
+      break;
+    case 2:
+      v = (double)(bits % 10000000000000000ULL) / 10.0;
+      break;
+    default:
+      v = (double)(bits % 1000000) / 1000.0;
+      break;
+    }
+    if (!isfinite(v) || v <= 0)
+      continue;
+    const char *text = dbl(v);
+    CHECK(strtod(text, NULL) == v);
+    char digits[40], nearest[48], fewer[48];
+    int k = significant_digits(text, digits);
+    snprintf(nearest, sizeof nearest, "%.*e", k - 1, v);
+    char want[40];
+    significant_digits(nearest, want);
+    CHECK_STR_EQ(digits, want);
+    if (k > 1) {
+      snprintf(fewer, sizeof fewer, "%.*e", k - 2, v);
+      CHECK(strtod(fewer, NULL) != v);
+    }
+    checked++;
+  }
+  CHECK(checked > 150000);
+}
+
 int main(void) {
   RUN(integer_literals_that_fit_are_copied);
   RUN(integers_past_u64_or_i64_become_floats);
@@ -97,5 +164,6 @@ int main(void) {
   RUN(exponents_are_written_without_plus_or_padding);
   RUN(what_is_not_a_json_number_is_copied);
   RUN(doubles_are_always_floats);
+  RUN(doubles_are_written_in_their_shortest_nearest_digits);
   return check_summary();
 }
