@@ -12,7 +12,7 @@
 option(TLPARSE_LIBFUZZER "Build the libFuzzer harnesses (clang only)" OFF)
 
 set(TL_FUZZ_DIR "${CMAKE_SOURCE_DIR}/tests/fuzz")
-set(TL_FUZZ_TARGETS reader trace emit export multirank)
+set(TL_FUZZ_TARGETS reader trace emit export multirank discovery)
 if(TARGET tl_engine)
   list(APPEND TL_FUZZ_TARGETS fx pycode provenance)
 endif()
