@@ -1,6 +1,9 @@
 /* utf8.c: UTF-8 validation and U+FFFD repair (utf8.h). */
 #include "utf8.h"
 
+#include <stdint.h>
+#include <string.h>
+
 /* Length of the valid sequence at s[0..n), or 0 when it is invalid; *skip
  * is then the length of its maximal subpart (at least 1). */
 static size_t sequence_length(const unsigned char *s, size_t n, size_t *skip) {
@@ -40,6 +43,16 @@ size_t tl_utf8_valid_prefix(tl_str text) {
   const unsigned char *s = (const unsigned char *)text.ptr;
   size_t i = 0, skip;
   while (i < text.len) {
+    /* ASCII eight bytes at a time. */
+    while (i + 8 <= text.len) {
+      uint64_t w;
+      memcpy(&w, s + i, sizeof w);
+      if (w & 0x8080808080808080ULL)
+        break;
+      i += 8;
+    }
+    if (i >= text.len)
+      break;
     if (s[i] < 0x80) {
       i++;
       continue;

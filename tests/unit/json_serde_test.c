@@ -4,6 +4,7 @@
  * compact one). */
 #include "check.h"
 #include "json_serde.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -116,6 +117,73 @@ TEST(nesting_stops_where_serde_json_stops) {
   tl_buf_free(&deep);
 }
 
+/* The escaping rule one byte at a time, as serde_json writes it. */
+static void escape_reference(tl_buf *b, const unsigned char *s, size_t n) {
+  tl_buf_putc(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = s[i];
+    const char *short_form = c == '"'    ? "\\\""
+                             : c == '\\' ? "\\\\"
+                             : c == '\b' ? "\\b"
+                             : c == '\f' ? "\\f"
+                             : c == '\n' ? "\\n"
+                             : c == '\r' ? "\\r"
+                             : c == '\t' ? "\\t"
+                                         : NULL;
+    if (short_form)
+      tl_buf_puts(b, short_form);
+    else if (c < 0x20)
+      tl_buf_printf(b, "\\u%04x", c);
+    else
+      tl_buf_putc(b, (char)c);
+  }
+  tl_buf_putc(b, '"');
+}
+
+/* Every byte value at every position of strings of 1 to 24 bytes (the
+ * eight-byte scan's edges): the same text as the byte-at-a-time rule. */
+TEST(every_byte_at_every_position_is_escaped_as_one_at_a_time) {
+  tl_buf got, want;
+  tl_buf_init(&got);
+  tl_buf_init(&want);
+  unsigned char text[24];
+  int differ = 0;
+  for (size_t n = 1; n <= sizeof text; n++)
+    for (size_t at = 0; at < n; at++)
+      for (int c = 0; c < 256; c++) {
+        memset(text, 'a', n);
+        text[at] = (unsigned char)c;
+        tl_buf_clear(&got);
+        tl_buf_clear(&want);
+        tl_json_serde_string(&got, (tl_str){(const char *)text, n});
+        escape_reference(&want, text, n);
+        differ += got.len != want.len || memcmp(got.data, want.data, got.len);
+      }
+  CHECK_INT_EQ(differ, 0);
+  tl_buf_free(&got);
+  tl_buf_free(&want);
+}
+
+/* A byte of 0x80 or more at every position of an ASCII text: the valid
+ * prefix stops there when it starts no valid sequence, and a valid
+ * two-byte sequence is passed over. */
+TEST(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere) {
+  char text[40];
+  int wrong = 0;
+  for (size_t n = 1; n <= 32; n++)
+    for (size_t at = 0; at < n; at++) {
+      memset(text, 'x', n);
+      text[at] = (char)0xFF;
+      wrong += tl_utf8_valid_prefix((tl_str){text, n}) != at;
+      if (at + 1 < n) {
+        text[at] = (char)0xC3;
+        text[at + 1] = (char)0xA9; /* U+00E9 */
+        wrong += tl_utf8_valid_prefix((tl_str){text, n}) != n;
+      }
+    }
+  CHECK_INT_EQ(wrong, 0);
+}
+
 int main(void) {
   tl_buf_init(&out);
   RUN(pretty_output_sorts_keys_and_keeps_the_last_of_a_repeated_key);
@@ -125,6 +193,8 @@ int main(void) {
   RUN(not_json_leaves_the_output_alone);
   RUN(invalid_utf8_is_replaced_and_counted);
   RUN(nesting_stops_where_serde_json_stops);
+  RUN(every_byte_at_every_position_is_escaped_as_one_at_a_time);
+  RUN(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere);
   tl_buf_free(&out);
   return check_summary();
 }
