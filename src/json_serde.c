@@ -12,7 +12,8 @@
 #include "json_number.h"
 #include "utf8.h"
 
-enum { NO_NODE = SIZE_MAX };
+/* No node: the end of a list, or no parent. */
+static const size_t NO_NODE = SIZE_MAX;
 
 typedef enum node_type {
   NODE_NULL,

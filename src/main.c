@@ -287,8 +287,12 @@ int main(int argc, char **argv) {
 static int run(const cli *cp) {
   const cli c = *cp;
   char *input = NULL;
-  if (!resolve_input(&c, &input) || !check_profiles(&c))
+  if (!resolve_input(&c, &input))
     return 1;
+  if (!check_profiles(&c)) {
+    free(input);
+    return 1;
+  }
   tl_outdir outdir;
   char error[512] = "";
   if (!tl_outdir_check(&outdir, c.out_dir, c.overwrite, input, error,
