@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "chromium_events.h"
 #include "fsutil.h"
 #include "multi_rank_internal.h"
 #include "outdir.h"
@@ -180,6 +181,15 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   p.plain_text = o->plain_text;
   p.strict_compile_id = o->strict_compile_id;
   p.workers = workers;
+  /* The rank's events in the combined file's form, written here while the
+   * ranks run in parallel, so the parent only joins bytes. */
+  tl_buf part;
+  tl_buf_init(&part);
+  if (!r->duplicate) {
+    tl_chromium_part_path(&part, o->out_dir, r->dir_name);
+    p.chromium_part_path = part.data;
+    p.chromium_pid = r->rank;
+  }
   char error[512] = "";
   bool ok = tl_pipeline_run(&p, &diag, error, sizeof error);
   if (ok) {
@@ -187,6 +197,7 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
     ok = tl_mr_parity_write(r, rank_dir.data, o->plain_text, error,
                             sizeof error);
   }
+  tl_buf_free(&part);
   encode_diag(&msg, &diag, error);
   bool sent = write_all(fd, msg.data, msg.len);
   close(fd);
@@ -420,6 +431,15 @@ static bool aggregate(const tl_multi_rank_options *o, rank_list *ranks,
   }
   bool ok = tl_mr_analyze(use, n, o->out_dir, a, mode, error, error_size);
   free(use);
+  /* The children's event files are joined (or not used): none is left in
+   * the report. */
+  tl_buf part;
+  tl_buf_init(&part);
+  for (size_t i = 0; i < ranks->count; i++) {
+    tl_chromium_part_path(&part, o->out_dir, ranks->items[i]->dir_name);
+    unlink(part.data);
+  }
+  tl_buf_free(&part);
   return ok;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chromium_events.h"
 #include "fsutil.h"
 #include "json_number.h"
 #include "json_serde.h"
@@ -54,78 +55,6 @@ static bool write_out(const char *out_dir, const char *name, const tl_buf *b,
   return ok;
 }
 
-/* The end of the JSON value starting at text[i] (a scan, no recursion):
- * strings skipped whole, brackets counted, up to a ',' or a closing
- * bracket at the value's own level. */
-static size_t value_end(const char *t, size_t i, size_t n) {
-  size_t depth = 0;
-  for (; i < n; i++) {
-    char c = t[i];
-    if (c == '"') {
-      for (i++; i < n && t[i] != '"'; i++)
-        if (t[i] == '\\')
-          i++;
-    } else if (c == '[' || c == '{') {
-      depth++;
-    } else if (c == ']' || c == '}') {
-      if (!depth)
-        return i;
-      depth--;
-    } else if (c == ',' && !depth) {
-      return i;
-    }
-  }
-  return n;
-}
-
-static size_t skip_ws(const char *t, size_t i, size_t n) {
-  while (i < n && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t'))
-    i++;
-  return i;
-}
-
-/* The object t[i..end) without its top-level "pid" members, into `out`. */
-static void without_pid(tl_buf *out, const char *t, size_t i, size_t end) {
-  bool first = true;
-  tl_buf_putc(out, '{');
-  for (i = skip_ws(t, i + 1, end); i < end && t[i] == '"';) {
-    size_t stop = value_end(t, i, end);
-    bool pid = stop - i > 5 && memcmp(t + i, "\"pid\"", 5) == 0 &&
-               t[skip_ws(t, i + 5, stop)] == ':';
-    if (!pid) {
-      if (!first)
-        tl_buf_putc(out, ',');
-      tl_buf_append(out, t + i, stop - i);
-      first = false;
-    }
-    i = skip_ws(t, stop < end && t[stop] == ',' ? stop + 1 : stop, end);
-  }
-  tl_buf_putc(out, '}');
-}
-
-/* One event, t[i..end), with "pid" set to the rank, pretty at depth 1.
- * False when it is not JSON (left out). */
-static bool chromium_event(tl_buf *out, const char *t, size_t i, size_t end,
-                           unsigned rank) {
-  char pid[32];
-  snprintf(pid, sizeof pid, "%u", rank);
-  tl_json_member member = {"pid", tl_str_from(pid)};
-  tl_json_serde_options opts = {true, 1, NULL, 0};
-  tl_buf obj;
-  tl_buf_init(&obj);
-  if (t[i] == '{') {
-    without_pid(&obj, t, i, end);
-    opts.extra = &member;
-    opts.extra_count = 1;
-  } else {
-    tl_buf_append(&obj, t + i, end - i);
-  }
-  bool ok = tl_json_serde(out, tl_buf_str(&obj), &opts, NULL, NULL, 0) ==
-            TL_JSON_SERDE_OK;
-  tl_buf_free(&obj);
-  return ok;
-}
-
 static bool open_combined(FILE **f, const char *out_dir, char *error,
                           size_t error_size) {
   tl_buf path;
@@ -145,24 +74,25 @@ static bool append_rank_events(FILE **f, const char *text, size_t n,
   tl_buf chunk;
   tl_buf_init(&chunk);
   bool ok = true;
-  size_t i = skip_ws(text, 0, n);
+  size_t i = tl_chromium_skip_ws(text, 0, n);
   if (i < n && text[i] == '[')
-    i = skip_ws(text, i + 1, n);
+    i = tl_chromium_skip_ws(text, i + 1, n);
   else
     i = n;
   while (ok && i < n && text[i] != ']' && text[i] != '}') {
-    size_t end = value_end(text, i, n), stop = end;
+    size_t end = tl_chromium_value_end(text, i, n), stop = end;
     while (stop > i && strchr(" \n\r\t", text[stop - 1]))
       stop--;
     tl_buf_clear(&chunk);
     tl_buf_puts(&chunk, *f ? ",\n  " : "[\n  ");
-    if (chromium_event(&chunk, text, i, stop, rank)) {
+    if (tl_chromium_event_with_pid(&chunk, text, i, stop, rank)) {
       if (!*f)
         ok = open_combined(f, out_dir, error, error_size);
       if (ok)
         fwrite(chunk.data, 1, chunk.len, *f);
     }
-    i = skip_ws(text, end < n && text[end] == ',' ? end + 1 : end, n);
+    i = tl_chromium_skip_ws(text, end < n && text[end] == ',' ? end + 1 : end,
+                            n);
   }
   tl_buf_free(&chunk);
   return ok;
@@ -176,11 +106,23 @@ static bool write_chromium(tl_mr_rank **ranks, size_t count,
   tl_buf_init(&path);
   bool ok = true;
   for (size_t i = 0; i < count && ok; i++) {
+    size_t len = 0;
+    tl_chromium_part_path(&path, out_dir, ranks[i]->dir_name);
+    char *text = tl_fs_read_all(path.data, &len);
+    if (text) {
+      /* Written by the rank's child: ",\n  <event>" per event. */
+      if (len && !f)
+        ok = open_combined(&f, out_dir, error, error_size) &&
+             fputs("[", f) != EOF && fwrite(text + 1, 1, len - 1, f) == len - 1;
+      else if (len)
+        ok = fwrite(text, 1, len, f) == len;
+      free(text);
+      continue;
+    }
     tl_buf_clear(&path);
     tl_buf_printf(&path, "%s/%s/chromium_events.json", out_dir,
                   ranks[i]->dir_name);
-    size_t len = 0;
-    char *text = tl_fs_read_all(path.data, &len);
+    text = tl_fs_read_all(path.data, &len);
     if (text)
       ok = append_rank_events(&f, text, len, ranks[i]->rank, out_dir, error,
                               error_size);

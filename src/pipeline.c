@@ -56,9 +56,10 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
   if (options->export_report)
     return run_export(options, diag, error, error_size);
   tl_store store;
-  tl_store_options store_options = {options->plain_text, options->provenance,
-                                    options->strict_compile_id,
-                                    options->workers > 1};
+  tl_store_options store_options = {
+      options->plain_text,         options->provenance,
+      options->strict_compile_id,  options->workers > 1,
+      options->chromium_part_path, options->chromium_pid};
   bool ok = tl_store_open(&store, options->out_dir, &store_options, diag);
   if (ok) {
     progress prog = {false};

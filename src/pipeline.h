@@ -22,6 +22,10 @@ typedef struct tl_pipeline_options {
   bool export_report; /* -e: only the export report (the rest is unused) */
   bool show_progress; /* a progress bar on stderr for big inputs */
   int workers;        /* threads for the report's views; 1 = no threads */
+  /* --all-ranks-html's child: also write each chromium event with "pid" set
+   * to chromium_pid into this file (chromium_events.h); NULL: not. */
+  const char *chromium_part_path;
+  unsigned chromium_pid;
 } tl_pipeline_options;
 
 /* Reads options->input into options->out_dir. Bad input is counted in

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "artifact_pages.h"
+#include "chromium_events.h"
 #include "fsutil.h"
 #include "html.h"
 #include "json_serde.h"
@@ -577,6 +578,18 @@ static void store_entry(tl_store *store, const tl_record *rec) {
               store->chromium_events);
         fwrite(event.data, 1, event.len, store->chromium_events);
         store->chromium_event_count++;
+        if (store->chromium_part) {
+          /* The combined file's form, from the very text just written, as
+           * the parent would make it from this rank's file. */
+          tl_buf with_pid;
+          tl_buf_init(&with_pid);
+          if (tl_chromium_event_with_pid(&with_pid, event.data, 0, event.len,
+                                         store->chromium_pid)) {
+            fputs(",\n  ", store->chromium_part);
+            fwrite(with_pid.data, 1, with_pid.len, store->chromium_part);
+          }
+          tl_buf_free(&with_pid);
+        }
       } else {
         tl_diag_add(store->diag, TL_DIAG_CHROMIUM, rec->line,
                     "chromium_event payload is not JSON (left out of "
@@ -675,6 +688,15 @@ bool tl_store_open(tl_store *store, const char *out_dir,
   store->chromium_events = open_stream(store, "chromium_events.json");
   if (store->chromium_events)
     fputs("[", store->chromium_events);
+  if (options->chromium_part_path) {
+    store->chromium_pid = options->chromium_pid;
+    store->chromium_part = fopen(options->chromium_part_path, "wbx");
+    if (!store->chromium_part && !store->failed) {
+      store->failed = true;
+      snprintf(store->error, sizeof store->error, "cannot write %s",
+               options->chromium_part_path);
+    }
+  }
   store->sink = tl_sink_start(out_dir, store->raw_jsonl.entries, store->raw_log,
                               diag, options->background_writes);
   return !store->failed;
@@ -715,6 +737,7 @@ bool tl_store_close(tl_store *store) {
   if (store->chromium_events)
     fputs(store->chromium_event_count ? "\n]" : "]", store->chromium_events);
   close_stream(store, &store->chromium_events, "chromium_events.json");
+  close_stream(store, &store->chromium_part, "chromium_events.part");
   if (store->raw_jsonl.entries) {
     char error[512];
     if (!tl_raw_jsonl_finish(&store->raw_jsonl, &store->strings, error,

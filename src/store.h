@@ -91,6 +91,10 @@ typedef struct tl_store_options {
   bool provenance; /* -i */
   bool strict_compile_id;
   bool background_writes; /* the sink on a second thread */
+  /* Each chromium event also goes, with its pid set, to this file
+   * (chromium_events.h), for --all-ranks-html; NULL: not. */
+  const char *chromium_part_path;
+  unsigned chromium_pid;
 } tl_store_options;
 
 /* An artifact whose md5 the sink computes: filled in by tl_store_close. */
@@ -117,6 +121,8 @@ typedef struct tl_store {
   size_t dir_table_size;      /* a power of two, or 0 */
   FILE *raw_log;
   FILE *chromium_events;
+  FILE *chromium_part; /* store options' chromium_part_path, or NULL */
+  unsigned chromium_pid;
   tl_raw_jsonl raw_jsonl;
   /* The `str` entries' table: the reader moves it here at the end of the
    * run (tl_reader_options.keep_strings), for raw.jsonl's first line. */

@@ -151,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tl_diag diag;
   tl_diag_init(&diag, "trace.log");
   tl_store store;
-  tl_store_options store_options = {false, true, true, false};
+  tl_store_options store_options = {false, true, true, false, NULL, 0};
   FUZZ_CHECK(tl_store_open(&store, out_dir, &store_options, &diag));
   bool ok = tl_reader_run(trace_path, NULL, &diag, tl_store_record, &store,
                           error, sizeof error);

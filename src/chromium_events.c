@@ -1,0 +1,87 @@
+/* chromium_events.c: chromium events with their pid set to a rank
+ * (chromium_events.h). */
+#include "chromium_events.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "json_serde.h"
+
+/* The end of the JSON value starting at text[i] (a scan, no recursion):
+ * strings skipped whole, brackets counted, up to a ',' or a closing
+ * bracket at the value's own level. */
+size_t tl_chromium_value_end(const char *t, size_t i, size_t n) {
+  size_t depth = 0;
+  for (; i < n; i++) {
+    char c = t[i];
+    if (c == '"') {
+      for (i++; i < n && t[i] != '"'; i++)
+        if (t[i] == '\\')
+          i++;
+    } else if (c == '[' || c == '{') {
+      depth++;
+    } else if (c == ']' || c == '}') {
+      if (!depth)
+        return i;
+      depth--;
+    } else if (c == ',' && !depth) {
+      return i;
+    }
+  }
+  return n;
+}
+
+size_t tl_chromium_skip_ws(const char *t, size_t i, size_t n) {
+  while (i < n && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t'))
+    i++;
+  return i;
+}
+
+/* The object t[i..end) without its top-level "pid" members, into `out`. */
+static void without_pid(tl_buf *out, const char *t, size_t i, size_t end) {
+  bool first = true;
+  tl_buf_putc(out, '{');
+  for (i = tl_chromium_skip_ws(t, i + 1, end); i < end && t[i] == '"';) {
+    size_t stop = tl_chromium_value_end(t, i, end);
+    bool pid = stop - i > 5 && memcmp(t + i, "\"pid\"", 5) == 0 &&
+               t[tl_chromium_skip_ws(t, i + 5, stop)] == ':';
+    if (!pid) {
+      if (!first)
+        tl_buf_putc(out, ',');
+      tl_buf_append(out, t + i, stop - i);
+      first = false;
+    }
+    i = tl_chromium_skip_ws(t, stop < end && t[stop] == ',' ? stop + 1 : stop,
+                            end);
+  }
+  tl_buf_putc(out, '}');
+}
+
+/* One event, t[i..end), with "pid" set to the rank, pretty at depth 1.
+ * False when it is not JSON (left out). */
+bool tl_chromium_event_with_pid(tl_buf *out, const char *t, size_t i,
+                                size_t end, unsigned rank) {
+  char pid[32];
+  snprintf(pid, sizeof pid, "%u", rank);
+  tl_json_member member = {"pid", tl_str_from(pid)};
+  tl_json_serde_options opts = {true, 1, NULL, 0};
+  tl_buf obj;
+  tl_buf_init(&obj);
+  if (t[i] == '{') {
+    without_pid(&obj, t, i, end);
+    opts.extra = &member;
+    opts.extra_count = 1;
+  } else {
+    tl_buf_append(&obj, t + i, end - i);
+  }
+  bool ok = tl_json_serde(out, tl_buf_str(&obj), &opts, NULL, NULL, 0) ==
+            TL_JSON_SERDE_OK;
+  tl_buf_free(&obj);
+  return ok;
+}
+
+void tl_chromium_part_path(tl_buf *path, const char *out_dir,
+                           const char *dir_name) {
+  tl_buf_clear(path);
+  tl_buf_printf(path, "%s/.%s.chromium_events.part", out_dir, dir_name);
+}
