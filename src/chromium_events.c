@@ -80,6 +80,69 @@ bool tl_chromium_event_with_pid(tl_buf *out, const char *t, size_t i,
   return ok;
 }
 
+/* Finds the next top-level member of a depth-1 pretty object (a line of
+ * exactly four spaces and '"'; nested lines are indented deeper, and a
+ * string never holds a raw newline) at or after `from`: the offset of its
+ * '"', or 0 when the object's closing "\n  }" comes first. */
+static size_t next_member(const char *t, size_t from, size_t len) {
+  for (size_t i = from; i + 6 <= len; i++) {
+    const char *nl = memchr(t + i, '\n', len - i);
+    if (!nl)
+      return 0;
+    i = (size_t)(nl - t);
+    if (len - i >= 6 && memcmp(t + i, "\n    \"", 6) == 0)
+      return i + 5;
+    if (len - i >= 4 && memcmp(t + i, "\n  }", 4) == 0)
+      return 0;
+  }
+  return 0;
+}
+
+bool tl_chromium_event_with_pid_pretty(tl_buf *out, const char *t, size_t len,
+                                       unsigned rank) {
+  if (len < 8 || memcmp(t, "{\n    \"", 7) != 0 ||
+      memcmp(t + len - 4, "\n  }", 4) != 0)
+    return false; /* not an object with members: the general way */
+  char pid[32];
+  int pid_len = snprintf(pid, sizeof pid, "\"pid\": %u", rank);
+  /* The first member whose key sorts at or after "pid" (byte order of the
+   * key text; a key with an escape in it goes the general way). */
+  for (size_t at = 6; at; at = next_member(t, at, len)) {
+    const char *key = t + at + 1;
+    const char *close = memchr(key, '"', len - (size_t)(key - t));
+    if (!close)
+      return false;
+    size_t key_len = (size_t)(close - key);
+    if (memchr(key, '\\', key_len))
+      return false;
+    size_t common = key_len < 3 ? key_len : 3;
+    int order = memcmp(key, "pid", common);
+    if (order == 0)
+      order = key_len < 3 ? -1 : key_len > 3;
+    if (order < 0)
+      continue;
+    tl_buf_append(out, t, at);
+    tl_buf_append(out, pid, (size_t)pid_len);
+    if (order == 0) { /* "pid" itself: its value up to the next member */
+      size_t next = next_member(t, at, len);
+      if (next)
+        tl_buf_append(out, t + next - 6, len - (next - 6));
+      else
+        tl_buf_append(out, t + len - 4, 4);
+    } else {
+      tl_buf_puts(out, ",\n    ");
+      tl_buf_append(out, t + at, len - at);
+    }
+    return true;
+  }
+  /* Every key sorts before "pid": it goes last. */
+  tl_buf_append(out, t, len - 4);
+  tl_buf_puts(out, ",\n    ");
+  tl_buf_append(out, pid, (size_t)pid_len);
+  tl_buf_append(out, t + len - 4, 4);
+  return true;
+}
+
 void tl_chromium_part_path(tl_buf *path, const char *out_dir,
                            const char *dir_name) {
   tl_buf_clear(path);

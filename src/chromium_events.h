@@ -19,6 +19,15 @@
 bool tl_chromium_event_with_pid(tl_buf *out, const char *text, size_t i,
                                 size_t end, unsigned rank);
 
+/* The same for an event that json_serde.h wrote pretty at depth 1 with
+ * sorted keys (as chromium_events.json holds it): the "pid" member's value
+ * replaced, or the member put in its sorted place, as text, without
+ * parsing the event again. False, with nothing appended, where that text
+ * is not such an object with at least one member or a key holds an escape:
+ * use tl_chromium_event_with_pid then. */
+bool tl_chromium_event_with_pid_pretty(tl_buf *out, const char *text,
+                                       size_t len, unsigned rank);
+
 /* The file a rank's child writes its events into with the pid set (each
  * event as ",\n  " then its text, so the parent joins the ranks' files
  * byte for byte): `<out_dir>/.<dir_name>.chromium_events.part`, in the

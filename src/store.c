@@ -583,7 +583,9 @@ static void store_entry(tl_store *store, const tl_record *rec) {
            * the parent would make it from this rank's file. */
           tl_buf with_pid;
           tl_buf_init(&with_pid);
-          if (tl_chromium_event_with_pid(&with_pid, event.data, 0, event.len,
+          if (tl_chromium_event_with_pid_pretty(
+                  &with_pid, event.data, event.len, store->chromium_pid) ||
+              tl_chromium_event_with_pid(&with_pid, event.data, 0, event.len,
                                          store->chromium_pid)) {
             fputs(",\n  ", store->chromium_part);
             fwrite(with_pid.data, 1, with_pid.len, store->chromium_part);

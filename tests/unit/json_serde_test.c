@@ -3,6 +3,7 @@
  * `artifact` with `encoding: json` gives the pretty form, raw.jsonl the
  * compact one). */
 #include "check.h"
+#include "chromium_events.h"
 #include "json_serde.h"
 #include "utf8.h"
 
@@ -184,6 +185,62 @@ TEST(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere) {
   CHECK_INT_EQ(wrong, 0);
 }
 
+/* Events with keys around "pid" in every combination (before, equal,
+ * after, prefixes of it), nested values over several lines, pid values of
+ * every kind: written pretty at depth 1 as chromium_events.json holds them,
+ * the text patch gives the bytes of the general re-serialisation. */
+TEST(pid_patch_of_a_pretty_event_equals_its_reserialisation) {
+  static const char *const keys[] = {"a",    "p",   "pi", "pic", "pid",
+                                     "pida", "pie", "z",  "ph",  "args"};
+  static const char *const values[] = {
+      "1",    "\"x\\ny\"", "{\"k\": [1, {\"pid\": 2}]}", "[]", "{}",
+      "null", "3.5e3"};
+  enum { KEYS = sizeof keys / sizeof *keys, VALUES = 7 };
+  tl_buf event, pretty, fast, slow;
+  tl_buf_init(&event);
+  tl_buf_init(&pretty);
+  tl_buf_init(&fast);
+  tl_buf_init(&slow);
+  int compared = 0, differ = 0;
+  for (unsigned mask = 1; mask < 1u << KEYS; mask++) {
+    tl_buf_clear(&event);
+    tl_buf_putc(&event, '{');
+    int n = 0;
+    for (int k = 0; k < KEYS; k++)
+      if (mask >> k & 1)
+        tl_buf_printf(&event, "%s\"%s\": %s", n++ ? ", " : "", keys[k],
+                      values[(mask + (unsigned)k) % VALUES]);
+    tl_buf_putc(&event, '}');
+    tl_buf_clear(&pretty);
+    tl_json_serde_options o = {true, 1, NULL, 0};
+    CHECK(tl_json_serde(&pretty, tl_buf_str(&event), &o, NULL, NULL, 0) ==
+          TL_JSON_SERDE_OK);
+    tl_buf_clear(&fast);
+    tl_buf_clear(&slow);
+    unsigned rank = mask % 13;
+    CHECK(tl_chromium_event_with_pid(&slow, pretty.data, 0, pretty.len, rank));
+    if (!tl_chromium_event_with_pid_pretty(&fast, pretty.data, pretty.len,
+                                           rank))
+      continue;
+    compared++;
+    if (fast.len != slow.len || memcmp(fast.data, slow.data, fast.len)) {
+      if (differ++ < 3)
+        printf("  %s\n  fast %s\n  slow %s\n", event.data, fast.data,
+               slow.data);
+    }
+  }
+  CHECK_INT_EQ(differ, 0);
+  CHECK_INT_EQ(compared, (1 << KEYS) - 1);
+  /* Not such an object: the general way. */
+  tl_buf_clear(&fast);
+  CHECK(!tl_chromium_event_with_pid_pretty(&fast, "{}", 2, 1));
+  CHECK(!tl_chromium_event_with_pid_pretty(&fast, "[\n    1\n  ]", 11, 1));
+  tl_buf_free(&event);
+  tl_buf_free(&pretty);
+  tl_buf_free(&fast);
+  tl_buf_free(&slow);
+}
+
 int main(void) {
   tl_buf_init(&out);
   RUN(pretty_output_sorts_keys_and_keeps_the_last_of_a_repeated_key);
@@ -195,6 +252,7 @@ int main(void) {
   RUN(nesting_stops_where_serde_json_stops);
   RUN(every_byte_at_every_position_is_escaped_as_one_at_a_time);
   RUN(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere);
+  RUN(pid_patch_of_a_pretty_event_equals_its_reserialisation);
   tl_buf_free(&out);
   return check_summary();
 }
