@@ -370,6 +370,40 @@ class Generated(Base):
         differ = self.ids("simple.log") != self.ids("cache_hit_miss.log")
         self.assertEqual("Diverging Compilation IDs" in page, differ)
 
+    def test_a_progress_line_per_rank_on_a_terminal_only(self):
+        folder = self.job("progress", [(PREFIX + "%d.log" % r, "simple.log")
+                                       for r in (0, 1, 2)])
+        # stderr a terminal: one line per finished rank, in finishing order.
+        import pty
+        leader, follower = pty.openpty()
+        out = os.path.join(self.tmp, "tty")
+        p = subprocess.Popen([TLPARSE, folder, "--all-ranks-html", "-o", out,
+                              "--no-browser"], stdout=subprocess.PIPE,
+                             stderr=follower, env=dict(os.environ, CI="1"))
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+        p.communicate()
+        os.close(leader)
+        self.assertEqual(p.returncode, 0, seen)
+        lines = seen.decode().replace("\r\n", "\n").splitlines()
+        progress = sorted(l for l in lines if l.startswith("tlparse: ["))
+        self.assertEqual([re.sub(r"\[\d/3\]", "[k/3]", l) for l in progress],
+                         ["tlparse: [k/3] rank %d done" % r for r in (0, 1, 2)])
+        self.assertEqual(sorted(l[9:14] for l in progress),
+                         ["[1/3]", "[2/3]", "[3/3]"])
+        # Not a terminal: no progress lines.
+        r, _ = self.ours(folder, name="pipe")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("tlparse: [", r.stderr)
+
     def test_equal_logs_do_not_diverge(self):
         for log in ("simple.log", "cache_hit_miss.log"):
             with self.subTest(log):
