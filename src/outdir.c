@@ -192,6 +192,8 @@ bool tl_outdir_check(tl_outdir *dir, const char *out, bool overwrite,
  * handlers are installed and cleared (under blocked signals) after. */
 static char signal_staging[PATH_MAX];
 static char signal_trash[PATH_MAX + 16];
+static char signal_parents[PATH_MAX]; /* tl_outdir's made_parents, or "" */
+static size_t signal_parents_top;
 static volatile sig_atomic_t signal_armed;
 static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -238,6 +240,21 @@ static void remove_staging(const char *staging, const char *trash) {
     remove_tree_at(AT_FDCWD, staging, 0);
 }
 
+/* Removes the parent folders a run made, deepest first, each only if it is
+ * empty (rmdir): `deepest` is edited in place. Async-signal-safe. */
+static void remove_made_parents(char *deepest, size_t top_len) {
+  size_t len = strlen(deepest);
+  while (len >= top_len && len > 0) {
+    if (rmdir(deepest) != 0)
+      return;
+    while (len > 0 && deepest[len - 1] != '/')
+      len--;
+    while (len > 0 && deepest[len - 1] == '/')
+      len--;
+    deepest[len] = '\0';
+  }
+}
+
 /* The children writing into the staging folder (0: a free slot). */
 enum { MAX_CHILDREN = 4096 };
 static volatile pid_t signal_children[MAX_CHILDREN];
@@ -251,8 +268,11 @@ static void on_signal(int signo) {
         ;
     }
   }
-  if (signal_armed)
+  if (signal_armed) {
     remove_staging(signal_staging, signal_trash);
+    if (signal_parents[0])
+      remove_made_parents(signal_parents, signal_parents_top);
+  }
   _exit(128 + signo);
 }
 
@@ -304,6 +324,37 @@ void tl_outdir_child_ended(pid_t pid) {
       signal_children[i] = 0;
 }
 
+/* mkdir -p of `path`; *top_len is the length of the topmost folder this
+ * call created (0 when all existed). */
+static bool make_parents(const char *path, size_t *top_len, char *error,
+                         size_t error_size) {
+  char *copy = tl_xstrdup(path);
+  size_t n = strlen(copy);
+  *top_len = 0;
+  for (size_t i = 1; i <= n; i++) {
+    if (copy[i] != '/' && copy[i] != '\0')
+      continue;
+    char saved = copy[i];
+    copy[i] = '\0';
+    if (mkdir(copy, 0777) == 0) {
+      if (!*top_len)
+        *top_len = i;
+    } else if (errno != EEXIST) {
+      snprintf(error, error_size, "cannot create folder %s: %s", copy,
+               strerror(errno));
+      free(copy);
+      return false;
+    }
+    copy[i] = saved;
+  }
+  free(copy);
+  if (!tl_fs_is_dir(path)) {
+    snprintf(error, error_size, "cannot create folder %s: not a folder", path);
+    return false;
+  }
+  return true;
+}
+
 bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   /* The parents of the output folder, so that the staging folder lies
    * beside it, on the same file system (rename needs that). */
@@ -314,7 +365,12 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   bool ok = true;
   if (slash && slash != parent.data) {
     *slash = '\0';
-    ok = tl_fs_mkdirs(parent.data, error, error_size);
+    size_t top = 0;
+    ok = make_parents(parent.data, &top, error, error_size);
+    if (ok && top) {
+      dir->made_parents = tl_xstrdup(parent.data);
+      dir->made_top_len = top;
+    }
   }
   tl_buf_free(&parent);
   if (!ok)
@@ -331,6 +387,8 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
     snprintf(error, error_size, "cannot create folder %s: %s", name.data,
              strerror(errno));
     tl_buf_free(&name);
+    if (dir->made_parents)
+      remove_made_parents(dir->made_parents, dir->made_top_len);
     return false;
   }
   /* mkdtemp makes it private (0700); a report is as readable as any
@@ -343,6 +401,9 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   block_signals(true, &saved);
   snprintf(signal_staging, sizeof signal_staging, "%s", dir->staging);
   snprintf(signal_trash, sizeof signal_trash, "%s-removing", dir->staging);
+  snprintf(signal_parents, sizeof signal_parents, "%s",
+           dir->made_parents ? dir->made_parents : "");
+  signal_parents_top = dir->made_top_len;
   signal_armed = 1;
   set_handlers(true);
   block_signals(false, &saved);
@@ -466,6 +527,8 @@ void tl_outdir_abandon(tl_outdir *dir) {
     tl_buf_printf(&trash, "%s-removing", dir->staging);
     remove_staging(dir->staging, trash.data);
     tl_buf_free(&trash);
+    if (dir->made_parents)
+      remove_made_parents(dir->made_parents, dir->made_top_len);
     free(dir->staging);
     dir->staging = NULL;
     signal_armed = 0;
@@ -477,5 +540,6 @@ void tl_outdir_abandon(tl_outdir *dir) {
 void tl_outdir_free(tl_outdir *dir) {
   free(dir->out);
   free(dir->staging);
+  free(dir->made_parents);
   memset(dir, 0, sizeof *dir);
 }

@@ -213,6 +213,22 @@ class Signals(Case):
     def test_sighup_removes_the_staging_folder(self):
         self.interrupt(signal.SIGHUP)
 
+    def test_parent_folders_made_for_o_are_removed_after_a_signal(self):
+        # -o a/b/c/o where `a` exists (with a user's file) and b/c do not:
+        # the run makes b and c; interrupted, it removes them again, and
+        # only them.
+        top = os.path.join(self.tmp, "a")
+        os.makedirs(top)
+        with open(os.path.join(top, "keep.txt"), "w") as f:
+            f.write("user data")
+        self.out = os.path.join(top, "b", "c", "o")
+        p = self.start()
+        self.wait_for_staging(p)
+        p.send_signal(signal.SIGTERM)
+        p.communicate()
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM)
+        self.assertEqual(sorted(os.listdir(top)), ["keep.txt"])
+
     def test_a_signal_during_the_removal_of_a_failed_run_leaves_nothing(self):
         # The run fails late (a file-size limit makes raw.jsonl unwritable,
         # SIGXFSZ ignored so the write fails instead of killing), so its
