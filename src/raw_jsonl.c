@@ -121,11 +121,15 @@ bool tl_raw_jsonl_finish(tl_raw_jsonl *r, const tl_string_table *strings,
   while (ok && (got = fread(chunk, 1, 1 << 20, r->entries)) > 0)
     ok = write_all(out, chunk, got);
   ok = ok && !ferror(r->entries);
+  int why = ok ? 0 : errno;
   free(chunk);
-  if (fclose(out) != 0)
+  if (fclose(out) != 0 && ok) {
     ok = false;
+    why = errno;
+  }
   if (!ok)
-    snprintf(error, error_size, "cannot write %s", r->path);
+    snprintf(error, error_size, "cannot write %s: %s", r->path,
+             strerror(why ? why : EIO));
   fclose(r->entries);
   r->entries = NULL;
   unlink(r->entries_path);

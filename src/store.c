@@ -5,6 +5,7 @@
  * artifact_pages.c's, which files them through tl_store_add_page. */
 #include "store.h"
 
+#include <errno.h>
 #include <md5.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,7 +653,8 @@ static FILE *open_stream(tl_store *store, const char *name) {
   FILE *f = fopen(path.data, "wb");
   if (!f && !store->failed) {
     store->failed = true;
-    snprintf(store->error, sizeof store->error, "cannot write %s", path.data);
+    snprintf(store->error, sizeof store->error, "cannot write %s: %s",
+             path.data, strerror(errno));
   }
   tl_buf_free(&path);
   return f;
@@ -713,9 +715,15 @@ void tl_store_raw_log(void *ctx, const char *data, size_t len) {
 static void close_stream(tl_store *store, FILE **stream, const char *name) {
   if (!*stream)
     return;
-  if (fclose(*stream) != 0 && !store->failed) {
+  /* A write that failed earlier (ferror) fails the run as the final
+   * flush does; only the flush's own error has a reason to give. */
+  bool earlier = ferror(*stream);
+  bool closed = fclose(*stream) == 0;
+  int why = errno;
+  if ((earlier || !closed) && !store->failed) {
     store->failed = true;
-    snprintf(store->error, sizeof store->error, "cannot write %s", name);
+    snprintf(store->error, sizeof store->error, "cannot write %s: %s", name,
+             closed ? "a write failed" : strerror(why));
   }
   *stream = NULL;
 }

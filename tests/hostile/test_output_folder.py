@@ -14,6 +14,7 @@ Environment: TLPARSE (the binary).
 import glob
 import hashlib
 import os
+import re
 import resource
 import shutil
 import signal
@@ -212,6 +213,22 @@ class Signals(Case):
 
     def test_sighup_removes_the_staging_folder(self):
         self.interrupt(signal.SIGHUP)
+
+    def test_a_write_error_names_the_file_and_its_reason(self):
+        # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG
+        # instead of killing): one line, exit 1, nothing left behind.
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2000000, 2000000))
+        r = subprocess.run([TLPARSE, self.log, "--no-browser", "-o",
+                            self.out], env=ENV, capture_output=True,
+                           text=True, preexec_fn=limit_file_size)
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stderr, r"^tlparse: cannot write %s\.tlparse-"
+                         r"[A-Za-z0-9]{6}/raw\.jsonl: File too large\n$"
+                         % re.escape(self.out))
+        self.assertEqual(self.staging_folders(), [])
+        self.assertFalse(os.path.exists(self.out))
 
     def test_parent_folders_made_for_o_are_removed_after_a_signal(self):
         # -o a/b/c/o where `a` exists (with a user's file) and b/c do not:
