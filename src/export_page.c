@@ -380,7 +380,7 @@ static void page_open(tl_export_pages *pages, page *p, const char *dir,
   p->failed = false;
   p->error = error;
   p->error_size = error_size;
-  if (!tl_fs_mkdirs(out_path(pages, dir), error, error_size)) {
+  if (!tl_fs_mkdirs_in(pages->out_dir, dir, error, error_size)) {
     p->failed = true;
     return;
   }

@@ -107,7 +107,7 @@ static char *out_path(exporter *ex, const char *rel) {
 
 static bool make_dir(exporter *ex, const char *dir) {
   char error[512];
-  if (tl_fs_mkdirs(out_path(ex, dir), error, sizeof error))
+  if (tl_fs_mkdirs_in(ex->options->out_dir, dir, error, sizeof error))
     return true;
   note_error(ex, error);
   return false;

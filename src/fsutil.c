@@ -36,6 +36,37 @@ bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
   return true;
 }
 
+bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,
+                     size_t error_size) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/", root);
+  size_t start = path.len;
+  tl_buf_puts(&path, rel);
+  bool ok = true;
+  for (size_t i = start; ok && i <= path.len; i++) {
+    if (path.data[i] != '/' && path.data[i] != '\0')
+      continue;
+    if (i == start || path.data[i - 1] == '/')
+      continue; /* an empty component */
+    char saved = path.data[i];
+    path.data[i] = '\0';
+    if (mkdir(path.data, 0777) != 0 && errno != EEXIST) {
+      snprintf(error, error_size, "cannot create folder %s: %s", path.data,
+               strerror(errno));
+      ok = false;
+    }
+    path.data[i] = saved;
+  }
+  if (ok && !tl_fs_is_dir(path.data)) {
+    snprintf(error, error_size, "cannot create folder %s: not a folder",
+             path.data);
+    ok = false;
+  }
+  tl_buf_free(&path);
+  return ok;
+}
+
 bool tl_fs_write_file(const char *path, const void *data, size_t len,
                       char *error, size_t error_size) {
   /* O_NOFOLLOW: a symlink planted at an output name is never written

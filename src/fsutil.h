@@ -14,7 +14,13 @@
 
 #include "buf.h"
 
+/* mkdir -p: every missing folder of `path`. */
 bool tl_fs_mkdirs(const char *path, char *error, size_t error_size);
+/* The folders of `rel` under `root`, which must exist: `root` itself is
+ * never made, so a folder a signal handler moved away (the staging folder,
+ * outdir.h) is not made again by a thread still writing into it. */
+bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,
+                     size_t error_size);
 bool tl_fs_write_file(const char *path, const void *data, size_t len,
                       char *error, size_t error_size);
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,

@@ -227,7 +227,7 @@ bool tl_mr_page_write(const tl_multi_rank_options *o, tl_mr_rank **all,
   tl_buf_init(&path);
   tl_buf_printf(&path, "%s/static", o->out_dir);
   tl_str css = TL_RES(report_css);
-  bool ok = tl_fs_mkdirs(path.data, error, error_size);
+  bool ok = tl_fs_mkdirs_in(o->out_dir, "static", error, error_size);
   tl_buf_puts(&path, "/report.css");
   ok = ok && tl_fs_write_file(path.data, css.ptr, css.len, error, error_size);
   tl_buf_clear(&path);

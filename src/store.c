@@ -211,7 +211,7 @@ static void make_folder(tl_store *store, tl_compile_dir *dir) {
   tl_buf path;
   tl_buf_init(&path);
   tl_buf_printf(&path, "%s/%s", store->out_dir, dir->dir_name);
-  if (!tl_fs_mkdirs(path.data, error, sizeof error)) {
+  if (!tl_fs_mkdirs_in(store->out_dir, dir->dir_name, error, sizeof error)) {
     tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
     if (!store->failed) {
       store->failed = true;
@@ -248,7 +248,7 @@ tl_artifact *tl_store_add_shared(tl_store *store, tl_compile_dir *dir,
     tl_buf path;
     tl_buf_init(&path);
     tl_buf_printf(&path, "%s/%s", store->out_dir, folder);
-    if (!tl_fs_mkdirs(path.data, error, sizeof error))
+    if (!tl_fs_mkdirs_in(store->out_dir, folder, error, sizeof error))
       tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
     tl_buf_free(&path);
   }
@@ -374,7 +374,7 @@ static void write_unconsumed_payload(tl_store *store, const tl_record *rec) {
     tl_buf_init(&path);
     tl_buf_printf(&path, "%s/payloads", store->out_dir);
     char error[512];
-    if (!tl_fs_mkdirs(path.data, error, sizeof error))
+    if (!tl_fs_mkdirs_in(store->out_dir, "payloads", error, sizeof error))
       tl_diag_add(store->diag, TL_DIAG_OUTPUT, 0, "%s", error);
     tl_buf_free(&path);
     store->payloads_dir_made = true;
@@ -671,7 +671,7 @@ bool tl_store_open(tl_store *store, const char *out_dir,
   tl_buf path;
   tl_buf_init(&path);
   tl_buf_printf(&path, "%s/static", out_dir);
-  if (!tl_fs_mkdirs(path.data, error, sizeof error)) {
+  if (!tl_fs_mkdirs_in(out_dir, "static", error, sizeof error)) {
     snprintf(store->error, sizeof store->error, "%s", error);
     store->failed = true;
     tl_buf_free(&path);

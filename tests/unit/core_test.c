@@ -1,5 +1,8 @@
 /* core_test.c: unit tests of the core modules (buf, html, compile_id,
  * fsutil, reader's glog prefix). */
+#define _XOPEN_SOURCE 700
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -181,7 +184,24 @@ TEST(arena_serves_large_and_small_allocations) {
   tl_arena_free(&a);
 }
 
+/* Folders under a root that exists are made; a root that is gone is
+ * never made again (a signal handler may have moved the staging folder). */
+TEST(folders_are_made_under_a_root_and_never_the_root) {
+  char root[] = "/tmp/tl-core-mkdirs-XXXXXX";
+  CHECK(mkdtemp(root) != NULL);
+  char error[512];
+  CHECK(tl_fs_mkdirs_in(root, "a/b//c", error, sizeof error));
+  char path[128];
+  snprintf(path, sizeof path, "%s/a/b/c", root);
+  CHECK(tl_fs_is_dir(path));
+  CHECK(tl_fs_mkdirs_in(root, "a/b", error, sizeof error)); /* exists */
+  CHECK(tl_fs_remove_tree(root, error, sizeof error));
+  CHECK(!tl_fs_mkdirs_in(root, "a", error, sizeof error));
+  CHECK(!tl_fs_is_dir(root));
+}
+
 int main(void) {
+  RUN(folders_are_made_under_a_root_and_never_the_root);
   RUN(glog_prefix_finds_the_envelope_after_the_bracket);
   RUN(glog_prefix_tolerates_a_rank_prefix);
   RUN(glog_prefix_rejects_lines_that_do_not_match);
