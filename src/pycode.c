@@ -803,6 +803,7 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
    * once over what all chunks gave. */
   tl_ts_chunker ch;
   tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
+  tl_ts_chunker_strict(&ch);
   bool restart;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)

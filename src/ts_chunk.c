@@ -440,6 +440,8 @@ static bool top_level_error(TSNode root) {
   return false;
 }
 
+void tl_ts_chunker_strict(tl_ts_chunker *c) { c->strict = true; }
+
 void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of) {
   c->body_of = body_of;
 }

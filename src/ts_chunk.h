@@ -133,6 +133,12 @@ void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
  * Call after tl_ts_chunker_begin. The chunks inside a body give up (parse
  * whole) when any statement or member of it is an ERROR or MISSING node. */
 void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of);
+/* Any syntax error in a chunk, not only one at its top level, gives up
+ * chunking: the text is then parsed whole. For languages where an error
+ * inside an item can make tree-sitter's recovery of the whole text differ
+ * from the chunk's (Python: a string closed early leaves statements inside
+ * a call's brackets). */
+void tl_ts_chunker_strict(tl_ts_chunker *c);
 /* Parses the next chunk and returns its tree (the caller deletes it), or
  * NULL when the text is done or tree-sitter refused the language or range.
  * A chunk that does not parse as a run of top-level items (its root or one

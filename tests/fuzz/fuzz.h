@@ -96,6 +96,19 @@ static inline void fuzz_chunked_equals_whole(fuzz_analyze_fn analyze,
   tl_buf_init(&chunked);
   analyze(data, size, SIZE_MAX, &whole);
   analyze(data, size, 1 + (size ? data[0] % 512 : 0), &chunked);
+  if (strcmp(whole.data, chunked.data) != 0) {
+    /* Say where: the first line of the dumps that differs. */
+    size_t at = 0, line = 1;
+    while (whole.data[at] && whole.data[at] == chunked.data[at])
+      line += whole.data[at++] == '\n';
+    size_t start = at;
+    while (start > 0 && whole.data[start - 1] != '\n')
+      start--;
+    fprintf(stderr, "chunks of %d bytes: dump line %zu differs\n"
+                    "  whole:   %.200s\n  chunked: %.200s\n",
+            1 + (size ? data[0] % 512 : 0), line, whole.data + start,
+            chunked.data + start);
+  }
   FUZZ_CHECK(strcmp(whole.data, chunked.data) == 0);
   tl_buf_free(&whole);
   tl_buf_free(&chunked);
