@@ -33,8 +33,6 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out);
 /* Whether tl_fx_analyze's query is compiled already (the first analysis of a
  * run spends most of its time compiling it). */
 bool tl_fx_query_is_compiled(void);
-/* Compiles tl_fx_analyze's query into the cache now. */
-void tl_fx_compile_query(void);
 /* Returns the defining line of `name`, or 0 when the graph has none. */
 int tl_fx_lookup(const tl_fx_graph *graph, tl_str name);
 
@@ -110,10 +108,6 @@ typedef struct tl_code_analysis {
 } tl_code_analysis;
 
 void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
-/* Compile the queries of tl_pycode_analyze / of the three C++ analyzers into
- * the cache now (tl_provenance_compile_queries). */
-void tl_pycode_compile_queries(void);
-void tl_cppcode_compile_queries(void);
 void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
 /* Appends the kernel-code artifact's definitions (file TL_CODE_KERNELS) to
  * an analysis already filled by tl_cppcode_analyze. */

@@ -913,16 +913,3 @@ void tl_cppwrapper_analyze(tl_arena *arena, tl_str text, uint32_t start,
   add_bodies(arena, text, start, end, TL_CODE_MAIN, out);
   tl_sort(out->defs, out->def_count, sizeof *out->defs, cmp_def_line);
 }
-
-void tl_cppcode_compile_queries(void) {
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
-                   "cpp_wrapper.scm");
-  tl_ts_query_free(&q);
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_cpp_triton),
-                   "cpp_triton.scm");
-  tl_ts_query_free(&q);
-  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
-                   "cpp_kernels.scm");
-  tl_ts_query_free(&q);
-}

@@ -280,13 +280,6 @@ static void collect_tree(def_vec *defs, const tl_ts_query *q, const fx_ids *id,
   TL_VEC_FREE(caps);
 }
 
-void tl_fx_compile_query(void) {
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_fx_graph),
-                   "fx_graph.scm");
-  tl_ts_query_free(&q);
-}
-
 bool tl_fx_query_is_compiled(void) {
   return tl_ts_query_is_compiled(tree_sitter_python(), TL_RES(query_fx_graph));
 }

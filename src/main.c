@@ -22,7 +22,6 @@
 #include "outdir.h"
 #include "pipeline.h"
 #ifdef HAVE_tl_engine
-#include "provenance.h"
 #include "ts_query.h"
 #endif
 
@@ -419,10 +418,6 @@ static int run_all_ranks(const cli *c) {
   o.verbose = c->verbose;
   o.jobs = c->jobs;
   o.progress = isatty(STDERR_FILENO);
-#ifdef HAVE_tl_engine
-  if (c->provenance)
-    tl_provenance_compile_queries(); /* once, shared by every rank child */
-#endif
   tl_multi_rank_result result;
   bool ok = tl_multi_rank_run(&o, &result, error, sizeof error) &&
             tl_outdir_publish(&outdir, error, sizeof error);
@@ -451,9 +446,6 @@ static int run_all_ranks(const cli *c) {
     }
     open_report(c);
   }
-#ifdef HAVE_tl_engine
-  tl_ts_query_cache_free();
-#endif
   tl_outdir_free(&outdir);
   return code;
 }

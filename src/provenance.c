@@ -668,14 +668,6 @@ static cJSON *parse_json(tl_str s) {
   return s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
 }
 
-void tl_provenance_compile_queries(void) {
-  tl_fx_compile_query();
-  tl_pycode_compile_queries();
-#ifdef HAVE_CPPCODE
-  tl_cppcode_compile_queries();
-#endif
-}
-
 cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   view v;
   memset(&v, 0, sizeof v);

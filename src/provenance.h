@@ -33,10 +33,4 @@ typedef struct tl_prov_inputs {
  * why it has no links in "no_links_reason". */
 cJSON *tl_provenance_build(const tl_prov_inputs *in);
 
-/* Compiles every tree-sitter query the analyses use into the process's
- * cache (ts_query.h) now: --all-ranks-html does it once before forking its
- * rank children, which then share the compiled queries instead of each
- * compiling its own. */
-void tl_provenance_compile_queries(void);
-
 #endif

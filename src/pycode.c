@@ -537,16 +537,6 @@ static void add_calls(collected *c, tl_str text, TSNode call, TSNode callee,
   }
 }
 
-void tl_pycode_compile_queries(void) {
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
-                   "pycode.scm");
-  tl_ts_query_free(&q);
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode_triton),
-                   "pycode_triton.scm");
-  tl_ts_query_free(&q);
-}
-
 static void collect(collected *c, TSNode root, tl_str text) {
   tl_ts_query q;
   tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
