@@ -104,8 +104,9 @@ static inline void fuzz_chunked_equals_whole(fuzz_analyze_fn analyze,
     size_t start = at;
     while (start > 0 && whole.data[start - 1] != '\n')
       start--;
-    fprintf(stderr, "chunks of %d bytes: dump line %zu differs\n"
-                    "  whole:   %.200s\n  chunked: %.200s\n",
+    fprintf(stderr,
+            "chunks of %d bytes: dump line %zu differs\n"
+            "  whole:   %.200s\n  chunked: %.200s\n",
             1 + (size ? data[0] % 512 : 0), line, whole.data + start,
             chunked.data + start);
   }
