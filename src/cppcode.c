@@ -823,31 +823,43 @@ static void add_kernel_body(TSNode name, TSNode fn, tl_str text,
 }
 
 /* The `cpp_*` bodies (and those of declared names) in one chunk's tree:
- * the function definitions (cpp_kernels.scm) whose declarator is
- * (function_declarator declarator: (identifier)). */
-static void find_kernel_bodies(const tl_ts_query *q, uint32_t def_id,
-                               TSTree *tree, tl_str text, tl_code_file file,
+ * the function definitions whose declarator is
+ * (function_declarator declarator: (identifier)). Found by a walk of the
+ * tree, not a query: compiling even a one-pattern C++ query costs some
+ * 66 M instructions (docs/performance.md, "Start-up"). */
+static void find_kernel_bodies(TSTree *tree, tl_str text, tl_code_file file,
                                const tl_code_analysis *inout,
                                kernel_def_vec *found) {
   cpp_syms y = cpp_syms_get();
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
-  while (tl_ts_iter_next(&it)) {
-    TSNode fn;
-    if (!tl_ts_iter_get(&it, def_id, &fn))
-      continue;
-    tl_ts_children d;
-    tl_ts_children_begin(&d, fn, y.declarator);
-    for (TSNode fd; tl_ts_children_next(&d, y.function_declarator, &fd);) {
-      tl_ts_children f;
-      tl_ts_children_begin(&f, fd, y.declarator);
-      for (TSNode name; tl_ts_children_next(&f, y.identifier, &name);)
-        add_kernel_body(name, fn, text, file, inout, found);
-      tl_ts_children_end(&f);
+  TSSymbol function_definition =
+      tl_ts_symbol(tree_sitter_cpp(), "function_definition");
+  /* Every function_definition of the tree, in document order (a walk in
+   * pre-order, without recursion), as the one-pattern query
+   * `(function_definition)` matched them; no query to compile. */
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
+  for (bool more = true; more;) {
+    TSNode fn = ts_tree_cursor_current_node(&cursor);
+    if (ts_node_symbol(fn) == function_definition) {
+      tl_ts_children d;
+      tl_ts_children_begin(&d, fn, y.declarator);
+      for (TSNode fd; tl_ts_children_next(&d, y.function_declarator, &fd);) {
+        tl_ts_children f;
+        tl_ts_children_begin(&f, fd, y.declarator);
+        for (TSNode name; tl_ts_children_next(&f, y.identifier, &name);)
+          add_kernel_body(name, fn, text, file, inout, found);
+        tl_ts_children_end(&f);
+      }
+      tl_ts_children_end(&d);
     }
-    tl_ts_children_end(&d);
+    if (ts_tree_cursor_goto_first_child(&cursor))
+      continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor))
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        more = false;
+        break;
+      }
   }
-  tl_ts_iter_end(&it);
+  ts_tree_cursor_delete(&cursor);
 }
 
 /* The kernel bodies in bytes [start, end) of `text`, as definitions in
@@ -859,10 +871,6 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
     return;
   tl_ts_stats_parsed(
       start < text.len ? (end < text.len ? end : text.len) - start : 0);
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_kernels),
-                   "cpp_kernels.scm");
-  uint32_t def_id = tl_ts_query_capture(&q, "kernel.def");
   kernel_def_vec found = {0};
   tl_ts_chunker ch;
   tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
@@ -871,14 +879,13 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)
       found.count = 0;
-    find_kernel_bodies(&q, def_id, tree, text, file, inout, &found);
+    find_kernel_bodies(tree, text, file, inout, &found);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;
   tl_ts_chunker_end(&ch);
   if (!parsed) {
     TL_VEC_FREE(found);
-    tl_ts_query_free(&q);
     return;
   }
 
@@ -899,7 +906,6 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   inout->defs = defs;
   inout->def_count = count;
   TL_VEC_FREE(found);
-  tl_ts_query_free(&q);
 }
 
 void tl_cppkernels_analyze(tl_arena *arena, tl_str text,

@@ -4,7 +4,7 @@
 # are embedded here and compiled into tl_engine_cpp itself, not tlcore, so
 # the library and its tests link on their own.
 
-set(TL_CPP_QUERIES cpp_wrapper cpp_kernels cpp_triton)
+set(TL_CPP_QUERIES cpp_wrapper cpp_triton)
 set(TL_ENGINE_CPP_EMBED "")
 foreach(query ${TL_CPP_QUERIES})
   tl_embed(TL_ENGINE_CPP_EMBED query_${query}

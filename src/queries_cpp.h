@@ -9,7 +9,6 @@
 #include "resources.h"
 
 TL_RES_DECLARE(query_cpp_wrapper); /* the wrapper (cpp grammar) */
-TL_RES_DECLARE(query_cpp_kernels); /* the kernel-code artifact (cpp) */
 TL_RES_DECLARE(query_cpp_triton);  /* launcher comments (python grammar) */
 
 #endif
