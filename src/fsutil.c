@@ -13,14 +13,24 @@
 #include <unistd.h>
 
 bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
+  size_t top_len;
+  return tl_fs_mkdirs_noting(path, &top_len, error, error_size);
+}
+
+bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
+                         size_t error_size) {
   char *copy = tl_xstrdup(path);
   size_t n = strlen(copy);
+  *top_len = 0;
   for (size_t i = 1; i <= n; i++) {
     if (copy[i] != '/' && copy[i] != '\0')
       continue;
     char saved = copy[i];
     copy[i] = '\0';
-    if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(copy, 0777) == 0) {
+      if (!*top_len)
+        *top_len = i;
+    } else if (errno != EEXIST) {
       snprintf(error, error_size, "cannot create folder %s: %s", copy,
                strerror(errno));
       free(copy);

@@ -16,6 +16,10 @@
 
 /* mkdir -p: every missing folder of `path`. */
 bool tl_fs_mkdirs(const char *path, char *error, size_t error_size);
+/* The same; *top_len is the length of the topmost folder this call made
+ * (0 when every one existed), so that a caller can remove what it made. */
+bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
+                         size_t error_size);
 /* The folders of `rel` under `root`, which must exist: `root` itself is
  * never made, so a folder a signal handler moved away (the staging folder,
  * outdir.h) is not made again by a thread still writing into it. */

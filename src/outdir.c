@@ -324,37 +324,6 @@ void tl_outdir_child_ended(pid_t pid) {
       signal_children[i] = 0;
 }
 
-/* mkdir -p of `path`; *top_len is the length of the topmost folder this
- * call created (0 when all existed). */
-static bool make_parents(const char *path, size_t *top_len, char *error,
-                         size_t error_size) {
-  char *copy = tl_xstrdup(path);
-  size_t n = strlen(copy);
-  *top_len = 0;
-  for (size_t i = 1; i <= n; i++) {
-    if (copy[i] != '/' && copy[i] != '\0')
-      continue;
-    char saved = copy[i];
-    copy[i] = '\0';
-    if (mkdir(copy, 0777) == 0) {
-      if (!*top_len)
-        *top_len = i;
-    } else if (errno != EEXIST) {
-      snprintf(error, error_size, "cannot create folder %s: %s", copy,
-               strerror(errno));
-      free(copy);
-      return false;
-    }
-    copy[i] = saved;
-  }
-  free(copy);
-  if (!tl_fs_is_dir(path)) {
-    snprintf(error, error_size, "cannot create folder %s: not a folder", path);
-    return false;
-  }
-  return true;
-}
-
 bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   /* The parents of the output folder, so that the staging folder lies
    * beside it, on the same file system (rename needs that). */
@@ -366,7 +335,7 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   if (slash && slash != parent.data) {
     *slash = '\0';
     size_t top = 0;
-    ok = make_parents(parent.data, &top, error, error_size);
+    ok = tl_fs_mkdirs_noting(parent.data, &top, error, error_size);
     if (ok && top) {
       dir->made_parents = tl_xstrdup(parent.data);
       dir->made_top_len = top;
