@@ -147,28 +147,44 @@ static void make_scripts(void) {
   csp_hash(&scripts.csp, &scripts.app);
 }
 
-static void put_head(tl_buf *out, const char *compile_id,
-                     const char *compile_dir) {
+/* The document up to its </title>: with `script_sources` (the CSP sources
+ * of the page's scripts) a policy that lets only those run, else one that
+ * lets no script run. */
+static void put_doc_start(tl_buf *out, const tl_buf *script_sources,
+                          const char *compile_id, const char *compile_dir) {
   tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
                    "<meta charset=\"utf-8\">\n"
                    "<meta name=\"viewport\" content=\"width=device-width, "
                    "initial-scale=1\">\n"
                    "<meta name=\"color-scheme\" content=\"light dark\">\n"
                    "<meta http-equiv=\"Content-Security-Policy\" "
-                   "content=\"default-src 'none'; style-src 'unsafe-inline'; "
-                   "img-src data:; script-src");
-  tl_buf_append(out, scripts.csp.data, scripts.csp.len);
+                   "content=\"default-src 'none'; style-src 'unsafe-inline'");
+  if (script_sources) {
+    tl_buf_puts(out, "; img-src data:; script-src");
+    tl_buf_append(out, script_sources->data, script_sources->len);
+  }
   tl_buf_puts(out, "\">\n<title>Provenance ");
   tl_html_escape_cstr(out, compile_id ? compile_id : "");
   tl_buf_puts(out, " ");
   tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
-  tl_buf_puts(out, " - tlparse</title>\n<style>\n");
-  tl_buf_append_str(out, TL_RES(hljs_light_css));
-  tl_buf_puts(out, "\n@media (prefers-color-scheme: dark) {\n");
-  tl_buf_append_str(out, TL_RES(hljs_dark_css));
-  tl_buf_puts(out, "\n}\n");
-  tl_buf_append_str(out, TL_RES(prov_css));
-  tl_buf_puts(out, "\n</style>\n</head>\n");
+  tl_buf_puts(out, " - tlparse</title>\n");
+}
+
+/* The page's top bar: the index link, the compile id and folder, `extra`
+ * (the search box's place, or ""), the help link. */
+static void put_header(tl_buf *out, const char *compile_id,
+                       const char *compile_dir, const char *extra,
+                       const char *index_href, const char *help_href) {
+  tl_buf_puts(out, "<body>\n<header class=\"tp-top\">");
+  put_link(out, index_href, "tp-index", "&larr; index");
+  tl_buf_puts(out, "<h1>Provenance <span class=\"tp-cid\">");
+  tl_html_escape_cstr(out, compile_id ? compile_id : "(no compile id)");
+  tl_buf_puts(out, "</span> <span class=\"tp-dir\">");
+  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
+  tl_buf_puts(out, "</span></h1>");
+  tl_buf_puts(out, extra);
+  put_link(out, help_href, "tp-help", "Help");
+  tl_buf_puts(out, "</header>\n");
 }
 
 void tl_provpage_render(tl_buf *out, const cJSON *view,
@@ -177,16 +193,17 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
   const char *compile_id = view_string(view, "compile_id");
   const char *compile_dir = view_string(view, "compile_dir");
   pthread_once(&scripts_once, make_scripts);
-  put_head(out, compile_id, compile_dir);
-  tl_buf_puts(out, "<body>\n<header class=\"tp-top\">");
-  put_link(out, index_href, "tp-index", "&larr; index");
-  tl_buf_puts(out, "<h1>Provenance <span class=\"tp-cid\">");
-  tl_html_escape_cstr(out, compile_id ? compile_id : "(no compile id)");
-  tl_buf_puts(out, "</span> <span class=\"tp-dir\">");
-  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
-  tl_buf_puts(out, "</span></h1><div id=\"tp-search-box\"></div>");
-  put_link(out, help_href, "tp-help", "Help");
-  tl_buf_puts(out, "</header>\n<div id=\"tlprov\" class=\"tp-app\">"
+  put_doc_start(out, &scripts.csp, compile_id, compile_dir);
+  tl_buf_puts(out, "<style>\n");
+  tl_buf_append_str(out, TL_RES(hljs_light_css));
+  tl_buf_puts(out, "\n@media (prefers-color-scheme: dark) {\n");
+  tl_buf_append_str(out, TL_RES(hljs_dark_css));
+  tl_buf_puts(out, "\n}\n");
+  tl_buf_append_str(out, TL_RES(prov_css));
+  tl_buf_puts(out, "\n</style>\n</head>\n");
+  put_header(out, compile_id, compile_dir, "<div id=\"tp-search-box\"></div>",
+             index_href, help_href);
+  tl_buf_puts(out, "<div id=\"tlprov\" class=\"tp-app\">"
                    "<noscript>This page needs JavaScript to show the "
                    "panels.</noscript></div>\n");
 
@@ -210,29 +227,12 @@ void tl_provpage_render_empty(tl_buf *out, const cJSON *view,
                               const char *index_href, const char *help_href) {
   const char *compile_id = view_string(view, "compile_id");
   const char *compile_dir = view_string(view, "compile_dir");
-  tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-                   "<meta charset=\"utf-8\">\n"
-                   "<meta name=\"viewport\" content=\"width=device-width, "
-                   "initial-scale=1\">\n"
-                   "<meta name=\"color-scheme\" content=\"light dark\">\n"
-                   "<meta http-equiv=\"Content-Security-Policy\" "
-                   "content=\"default-src 'none'; style-src "
-                   "'unsafe-inline'\">\n<title>Provenance ");
-  tl_html_escape_cstr(out, compile_id ? compile_id : "");
-  tl_buf_puts(out, " ");
-  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
-  tl_buf_puts(out, " - tlparse</title>\n<style>body{font-family:system-ui,"
-                   "sans-serif;margin:1em 2em}h1{font-size:1.2em}"
-                   ".tp-dir{color:GrayText}</style>\n</head>\n<body>\n"
-                   "<header class=\"tp-top\">");
-  put_link(out, index_href, "tp-index", "&larr; index");
-  tl_buf_puts(out, "<h1>Provenance <span class=\"tp-cid\">");
-  tl_html_escape_cstr(out, compile_id ? compile_id : "(no compile id)");
-  tl_buf_puts(out, "</span> <span class=\"tp-dir\">");
-  tl_html_escape_cstr(out, compile_dir ? compile_dir : "");
-  tl_buf_puts(out, "</span></h1>");
-  put_link(out, help_href, "tp-help", "Help");
-  tl_buf_puts(out, "</header>\n<p class=\"tp-empty\">This compilation logged "
+  put_doc_start(out, NULL, compile_id, compile_dir);
+  tl_buf_puts(out, "<style>body{font-family:system-ui,sans-serif;margin:1em "
+                   "2em}h1{font-size:1.2em}.tp-dir{color:GrayText}</style>\n"
+                   "</head>\n");
+  put_header(out, compile_id, compile_dir, "", index_href, help_href);
+  tl_buf_puts(out, "<p class=\"tp-empty\">This compilation logged "
                    "no pre-grad graph, post-grad graph, output code, node "
                    "mappings or kernel stack traces, so there is nothing to "
                    "link here. Its other artifacts are listed on the "
