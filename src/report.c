@@ -258,13 +258,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
 #ifdef HAVE_tl_profile
   if (job->profile) { /* "where the time goes" (profile_join.h) */
     cJSON_DeleteItemFromObjectCaseSensitive(json, "profile");
-    cJSON *joined = tl_profile_join(job->profile, json);
-    cJSON_AddItemToObject(json, "profile", joined);
-    job->profile_summary = cJSON_CreateObject();
-    cJSON_AddStringToObject(job->profile_summary, "compile_id",
-                            v->dir->display);
-    cJSON_AddItemToObject(job->profile_summary, "profile",
-                          cJSON_Duplicate(joined, true));
+    cJSON_AddItemToObject(json, "profile", tl_profile_join(job->profile, json));
   }
 #endif
   char *text = cJSON_Print(json);
@@ -292,6 +286,16 @@ static void run_view_job(view_job *job, view_job *jobs) {
   }
   write_output(job, ".html", page.data, page.len);
   tl_buf_free(&page);
+#endif
+#ifdef HAVE_tl_profile
+  if (job->profile) { /* written: the index takes the profile over */
+    job->profile_summary = cJSON_CreateObject();
+    cJSON_AddStringToObject(job->profile_summary, "compile_id",
+                            v->dir->display);
+    cJSON_AddItemToObject(
+        job->profile_summary, "profile",
+        cJSON_DetachItemFromObjectCaseSensitive(json, "profile"));
+  }
 #endif
   if (job->has_copies)
     job->json = json;
