@@ -355,6 +355,20 @@ static TSPoint advance_point(TSPoint p, tl_str text, uint32_t from,
   return p;
 }
 
+/* Fills c->cuts with the scanner's cuts of the region (none when it is
+ * unsure), once. */
+static void scan_cuts(tl_ts_chunker *c) {
+  if (c->scanned || !c->scan)
+    return;
+  c->scanned = true;
+  uint32_t start = c->region.start_byte;
+  tl_str part = {c->text.ptr + start, c->region.end_byte - start};
+  if (!c->scan(part, &c->cuts))
+    c->cuts.count = 0;
+  for (size_t i = 0; i < c->cuts.count; i++)
+    c->cuts.items[i] += start;
+}
+
 void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
                          bool (*scan)(tl_str, tl_ts_cuts *)) {
   tl_ts_chunker_begin_range(c, lang, text, 0, UINT32_MAX, scan);
@@ -377,11 +391,9 @@ void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
   c->point = advance_point((TSPoint){0, 0}, c->text, 0, start);
   c->region = (TSRange){c->point, advance_point(c->point, c->text, start, end),
                         start, end};
-  tl_str part = {c->text.ptr + start, end - start};
-  if (!c->done && part.len > c->limit && !scan(part, &c->cuts))
-    c->cuts.count = 0;
-  for (size_t i = 0; i < c->cuts.count; i++)
-    c->cuts.items[i] += start;
+  c->scan = scan;
+  if (!c->done && end - start > c->limit)
+    scan_cuts(c);
   c->whole = c->cuts.count == 0;
 }
 
@@ -467,11 +479,60 @@ static bool nested_error(const tl_ts_chunker *c, TSNode root) {
   return false;
 }
 
+/* The index of the first cut after byte `at`. */
+static size_t first_cut_after(const tl_ts_cuts *cuts, uint32_t at) {
+  size_t lo = 0, hi = cuts->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cuts->items[mid] <= at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Did tree-sitter keep each error among the children of `container` (the
+ * root, or a body's `{...}` node) inside one member, the members beginning
+ * at `cuts`? A child with an error must not span a cut; when it has a body
+ * (tl_ts_cpp_body), the same holds for its members, `levels` bodies deep.
+ * Recursion is bounded by TL_TS_MAX_NEST, not by the text. */
+static bool errors_within_members(const tl_ts_chunker *c, TSNode container,
+                                  const tl_ts_cuts *cuts, uint32_t levels) {
+  uint32_t count = ts_node_child_count(container);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode child = ts_node_child(container, i);
+    if (!ts_node_has_error(child))
+      continue;
+    uint32_t start = ts_node_start_byte(child), end = ts_node_end_byte(child);
+    size_t k = first_cut_after(cuts, start);
+    if (k < cuts->count && cuts->items[k] < end)
+      return false;
+    if (!c->body_of || levels == 0)
+      continue;
+    tl_ts_body body;
+    tl_ts_cuts inner = {0};
+    bool within = true;
+    if (c->body_of(c->text, start, end, &body, &inner)) {
+      TSNode brace =
+          ts_node_descendant_for_byte_range(child, body.open, body.open + 1);
+      within =
+          !ts_node_is_null(brace) && ts_node_start_byte(brace) == body.open &&
+          errors_within_members(c, ts_node_parent(brace), &inner, levels - 1);
+    }
+    TL_VEC_FREE(inner);
+    if (!within)
+      return false;
+  }
+  return true;
+}
+
 /* Goes into the body of the item that starts the next chunk, if it is
- * larger than the limit and has one; returns true when it did. */
-static bool go_into_item(tl_ts_chunker *c, uint32_t item_end) {
+ * larger than the limit (or `force`) and has one; returns true when it
+ * did. */
+static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
   if (!c->body_of || c->depth == TL_TS_MAX_NEST ||
-      item_end - c->start <= c->limit)
+      (!force && item_end - c->start <= c->limit))
     return false;
   tl_ts_nest *nest = &c->nests[c->depth];
   if (!c->body_of(c->text, c->start, item_end, &nest->body, &nest->cuts))
@@ -486,6 +547,7 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end) {
   nest->tail = (TSRange){close, (TSPoint){close.row, close.column + 1},
                          b->close, b->close + 1};
   nest->next_cut = 0;
+  nest->singles_until = 0;
   c->depth++;
   c->start = b->open + 1;
   c->point = open_end;
@@ -520,10 +582,13 @@ static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
     while (*k < cuts->count && cuts->items[*k] <= c->start)
       (*k)++;
     uint32_t first = *k < cuts->count ? cuts->items[*k] : region_end;
-    if (go_into_item(c, first))
+    if (go_into_item(c, first, false))
       continue;
     *end = region_end;
-    if (*k < cuts->count && region_end - c->start > c->limit) {
+    uint32_t singles = nest ? nest->singles_until : c->singles_until;
+    if (*k < cuts->count && c->start < singles) {
+      *end = cuts->items[(*k)++]; /* one member: see isolate() */
+    } else if (*k < cuts->count && region_end - c->start > c->limit) {
       *end = cuts->items[(*k)++];
       while (*k < cuts->count && cuts->items[*k] - c->start <= c->limit)
         *end = cuts->items[(*k)++];
@@ -532,31 +597,117 @@ static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
   }
 }
 
+/* The members of the chunk [start, end) at the current depth had an error
+ * that tree-sitter let run across a member's end (see ts_chunk.h): sets the
+ * chunker to parse them again one at a time, or, for a single member, to go
+ * into its body and parse that body's members one at a time. `from` and
+ * `head_used` are the chunker's state before the chunk. False when neither
+ * can be done: the tree is then kept as it is. */
+static bool isolate(tl_ts_chunker *c, uint32_t start, TSPoint from,
+                    const bool *head_used) {
+  tl_ts_nest *nest = c->depth ? &c->nests[c->depth - 1] : NULL;
+  tl_ts_cuts *cuts = nest ? &nest->cuts : &c->cuts;
+  size_t *k = nest ? &nest->next_cut : &c->next_cut;
+  size_t first = first_cut_after(cuts, start);
+  uint32_t end = c->start;
+  bool several = first < cuts->count && cuts->items[first] < end;
+  uint32_t saved_start = c->start;
+  TSPoint saved_point = c->point;
+  c->start = start;
+  c->point = from;
+  for (uint32_t i = 0; i < c->depth; i++)
+    c->nests[i].head_used = head_used[i];
+  if (several) {
+    *k = first;
+    if (nest)
+      nest->singles_until = end;
+    else
+      c->singles_until = end;
+  } else if (go_into_item(c, end, true)) {
+    c->nests[c->depth - 1].singles_until = c->nests[c->depth - 1].body.close;
+  } else {
+    c->start = saved_start;
+    c->point = saved_point;
+    for (uint32_t i = 0; i < c->depth; i++)
+      c->nests[i].head_used = true;
+    return false;
+  }
+  c->done = false;
+  c->isolated++;
+  return true;
+}
+
+/* The whole text's tree had an error that ran across items: sets the
+ * chunker to parse the items one at a time. False when the tree stands:
+ * no error, an error between items (the text is no run of items), the
+ * scanner unsure, or errors kept inside items. */
+static bool isolate_whole(tl_ts_chunker *c, TSTree *tree) {
+  TSNode root = ts_tree_root_node(tree);
+  if (c->strict || c->gave_up || !ts_node_has_error(root) ||
+      top_level_error(root))
+    return false;
+  scan_cuts(c);
+  if (c->cuts.count == 0 ||
+      errors_within_members(c, root, &c->cuts, TL_TS_MAX_NEST))
+    return false;
+  c->whole = c->done = false;
+  c->start = c->region.start_byte;
+  c->point = c->region.start_point;
+  c->next_cut = 0;
+  c->singles_until = c->region.end_byte;
+  c->isolated++;
+  return true;
+}
+
+/* Did the chunk's tree keep its errors inside members (see
+ * errors_within_members)? */
+static bool chunk_errors_within_members(const tl_ts_chunker *c, TSNode root) {
+  if (!ts_node_has_error(root))
+    return true;
+  if (c->depth == 0)
+    return errors_within_members(c, root, &c->cuts, TL_TS_MAX_NEST);
+  const tl_ts_nest *nest = &c->nests[c->depth - 1];
+  uint32_t open = nest->body.open;
+  TSNode brace = ts_node_descendant_for_byte_range(root, open, open + 1);
+  return errors_within_members(c, ts_node_parent(brace), &nest->cuts,
+                               TL_TS_MAX_NEST - c->depth);
+}
+
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
   *restart = false;
-  if (c->done)
-    return NULL;
-  TSTree *tree = NULL;
-  if (!c->whole) {
-    uint32_t start, end;
+  while (!c->done) {
+    if (c->whole) {
+      TSTree *tree = parse_whole(c);
+      if (tree && isolate_whole(c, tree)) {
+        ts_tree_delete(tree);
+        continue;
+      }
+      if (tree)
+        c->chunks++;
+      return tree;
+    }
+    uint32_t end;
     if (!next_chunk_end(c, &end)) {
       c->done = true;
       return NULL;
     }
-    start = c->start;
-    TSPoint to = advance_point(c->point, c->text, start, end);
+    uint32_t start = c->start;
+    TSPoint from = c->point, to = advance_point(c->point, c->text, start, end);
     TSRange ranges[2 * TL_TS_MAX_NEST + 3];
+    bool head_used[TL_TS_MAX_NEST];
     uint32_t count = start > 0 ? c->head_count : 0;
     for (uint32_t i = 0; i < count; i++)
       ranges[i] = c->head[i];
     for (uint32_t i = 0; i < c->depth; i++) {
       tl_ts_nest *nest = &c->nests[i];
+      head_used[i] = nest->head_used;
       ranges[count++] = nest->head_used ? nest->head : nest->first_head;
       nest->head_used = true;
     }
-    ranges[count++] = (TSRange){c->point, to, start, end};
+    ranges[count++] = (TSRange){from, to, start, end};
     for (uint32_t i = c->depth; i-- > 0;)
       ranges[count++] = c->nests[i].tail;
+    TSTree *tree = NULL;
     if (ts_parser_set_included_ranges(c->parser, ranges, count))
       tree = ts_parser_parse_string(c->parser, NULL, c->text.ptr,
                                     (uint32_t)c->text.len);
@@ -568,18 +719,21 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
                             : c->depth ? nested_error(c, root)
                                        : top_level_error(root));
     if (!failed) {
+      if (!c->strict && !chunk_errors_within_members(c, root) &&
+          isolate(c, start, from, head_used)) {
+        ts_tree_delete(tree);
+        continue;
+      }
       c->chunks++;
       return tree;
     }
     if (tree)
       ts_tree_delete(tree);
-    c->whole = true;
+    c->whole = c->gave_up = true;
+    c->done = false;
     *restart = c->chunks > 0;
   }
-  tree = parse_whole(c);
-  if (tree)
-    c->chunks++;
-  return tree;
+  return NULL;
 }
 
 void tl_ts_chunker_end(tl_ts_chunker *c) {

@@ -92,6 +92,7 @@ typedef struct tl_ts_nest {
   bool head_used;
   tl_ts_cuts cuts;
   size_t next_cut;
+  uint32_t singles_until; /* before this byte, one member per chunk */
 } tl_ts_nest;
 
 typedef bool (*tl_ts_body_fn)(tl_str text, uint32_t start, uint32_t end,
@@ -101,8 +102,11 @@ typedef struct tl_ts_chunker {
   TSParser *parser; /* owned; reused for every chunk */
   tl_str text;
   tl_ts_cuts cuts; /* none: parse the text whole */
+  bool (*scan)(tl_str, tl_ts_cuts *);
+  bool scanned; /* cuts hold the scanner's result */
   size_t limit, next_cut;
-  uint32_t start; /* the next chunk's first byte and its point */
+  uint32_t singles_until; /* top level: before this byte, one item a chunk */
+  uint32_t start;         /* the next chunk's first byte and its point */
   TSPoint point;
   TSRange region;  /* the part of the text parsed (all of it by default) */
   TSRange head[2]; /* head every chunk after the first (count 0: none) */
@@ -112,7 +116,9 @@ typedef struct tl_ts_chunker {
   uint32_t depth; /* bodies the next chunk is inside */
   bool strict;    /* any syntax error, not only a top-level one, gives up */
   bool whole, done;
-  size_t chunks; /* trees returned so far (for tests) */
+  bool gave_up;    /* a chunk failed: the whole text's tree is final */
+  size_t chunks;   /* trees returned so far (for tests) */
+  size_t isolated; /* parses redone one member at a time (for tests) */
 } tl_ts_chunker;
 
 /* Scans `text` with `scan` (unless it fits in one chunk) and prepares the
@@ -144,8 +150,17 @@ void tl_ts_chunker_strict(tl_ts_chunker *c);
  * A chunk that does not parse as a run of top-level items (its root or one
  * of its items is an ERROR or MISSING node) makes the chunker give up
  * splitting: it returns the tree of the whole text with *restart set, and
- * the caller forgets what earlier chunks gave. Errors recovered inside an
- * item (a macro call with no `;`) do not count. */
+ * the caller forgets what earlier chunks gave.
+ *
+ * Errors recovered inside an item (AOT wrappers call macros such as
+ * CONVERT_EXCEPTION_TO_ERROR_CODE({...}) with no `;`) are kept, but only
+ * where tree-sitter kept them inside one item: when an item with an error
+ * in a tree (whole text or chunk) spans a place where the scanner says
+ * another item begins, recovery has run across items, and how far depends
+ * on what follows, hence on where a chunk ends. The chunker then parses
+ * those items again one at a time (and, when the straddling is inside a
+ * body, that body's members one at a time), so the result is the same
+ * whatever the chunk size: an item with an error is always read alone. */
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart);
 /* As tl_ts_chunker_begin with the cuts of an FX graph's forward already
  * found (taken over: the chunker frees them): every chunk after the first

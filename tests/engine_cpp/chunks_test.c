@@ -263,6 +263,97 @@ TEST(chunker_falls_back_to_the_whole_text_on_a_top_level_error) {
   tl_ts_chunk_limit = (size_t)1 << 20;
 }
 
+/* The end row of each top-level item of the trees the chunker gives for
+ * `text` at chunk size `limit`, as "r,r,..."; *isolated gets how often it
+ * parsed items again one at a time. */
+static const char *item_end_rows(const char *text, size_t limit,
+                                 size_t *isolated) {
+  static char out[256];
+  size_t used = 0;
+  out[0] = '\0';
+  tl_ts_chunk_limit = limit;
+  tl_ts_chunker ch;
+  bool restart;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), tl_str_from(text),
+                      tl_ts_cpp_cuts);
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart)
+      used = 0, out[0] = '\0';
+    TSNode root = ts_tree_root_node(t);
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); i++) {
+      TSNode item = ts_node_named_child(root, i);
+      used += (size_t)snprintf(out + used, sizeof out - used, "%s%u",
+                               used ? "," : "", ts_node_end_point(item).row);
+    }
+    ts_tree_delete(t);
+  }
+  *isolated = ch.isolated;
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = (size_t)1 << 20;
+  return out;
+}
+
+TEST(chunker_reads_an_item_alone_when_recovery_runs_past_its_end) {
+  /* A stray `"a": {...}float>` in the first kernel (found by fuzz_cppcode,
+   * then cut down): parsed whole, tree-sitter's recovery ends that kernel
+   * at the second one's closing brace (row 25), so the two overlap; the
+   * scanner says the second begins at row 14. The chunker reads each kernel
+   * alone instead, as it does in chunks of any size. */
+  const char *text =
+      "extern \"C\" void k0(float* in_out_ptr0,\n"
+      "                     float* out_ptr0)\n"
+      "{\n"
+      "    {\n"
+      "        {\n"
+      "            {\n"
+      "                if(C10_LIKELY(x0 >= static_cast<int64_t>(0)))\n"
+      "                {\n"
+      "           \"metrics\": {\"fail\": \"x\"}float>::loadu(in_out_ptr0 "
+      "+ static_cast<int64_t>(x0), static_cast<int64_t>(8));\n"
+      "                }\n"
+      "            }\n"
+      "        }\n"
+      "    }\n"
+      "}\n"
+      "extern \"C\" void k1(float* in_out_ptr0)\n"
+      "{\n"
+      "    {\n"
+      "        {\n"
+      "            {\n"
+      "                {\n"
+      "                    tmp11.store(in_out_ptr0 + "
+      "static_cast<int64_t>(x0), static_cast<int64_t>(4L));\n"
+      "                }\n"
+      "            }\n"
+      "        }\n"
+      "    }\n"
+      "}\n";
+  size_t isolated = 0;
+  const char *whole = item_end_rows(text, SIZE_MAX, &isolated);
+  CHECK_STR_EQ(whole, "13,25");
+  CHECK_INT_EQ(isolated, 1);
+  for (size_t limit = 1; limit < 200; limit += 37) {
+    CHECK_STR_EQ(item_end_rows(text, limit, &isolated), whole);
+  }
+}
+
+TEST(chunker_keeps_an_error_that_stays_inside_one_item) {
+  /* The AOT wrappers' CONVERT_EXCEPTION_TO_ERROR_CODE({...}) has no `;`:
+   * an error tree-sitter recovers within the function, so the whole
+   * text's tree is kept and nothing is parsed twice. */
+  const char *text = "int a;\n"
+                     "int run(int x) {\n"
+                     "  MACRO({\n"
+                     "    x++;\n"
+                     "  })\n"
+                     "}\n"
+                     "int b;\n";
+  size_t isolated = 1;
+  CHECK_STR_EQ(item_end_rows(text, SIZE_MAX, &isolated), "0,5,6");
+  CHECK_INT_EQ(isolated, 0);
+  CHECK_STR_EQ(item_end_rows(text, 1, &isolated), "0,5,6");
+}
+
 /* ---- chunked analysis equals whole analysis --------------------------------
  */
 
@@ -403,6 +494,8 @@ int main(void) {
   RUN(chunker_goes_into_bodies_keeping_the_text_coordinates);
   RUN(chunker_gives_up_a_body_whose_statement_does_not_parse);
   RUN(chunker_falls_back_to_the_whole_text_on_a_top_level_error);
+  RUN(chunker_reads_an_item_alone_when_recovery_runs_past_its_end);
+  RUN(chunker_keeps_an_error_that_stays_inside_one_item);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers);
   return check_summary();
