@@ -6,8 +6,14 @@
  *   <script type="application/json" id="tlprov-view">  the engine's view JSON
  *   <script type="application/json" id="tlprov-text-pre"> "…" (or null), and
  *   likewise -post, -code, -kernel: each artifact text as one JSON string.
- * Every inline script is listed by SHA-256 in the page's CSP, so nothing else
- * can run even if some trace text were mis-escaped.
+ * The scripts and the style are files of static/, shared by every page of a
+ * report (a page costs its data and about two kilobytes): one inline
+ * loader, allowed by its SHA-256 in the page's CSP with 'strict-dynamic',
+ * adds static/highlight.min.js and static/provenance.js. No other script
+ * can run even if some trace text were mis-escaped: an injected inline
+ * script has no allowed hash, and 'strict-dynamic' refuses every script
+ * element the HTML itself names (`'self'` would not: on file:// it allows
+ * any file of the report, and artifacts are trace text).
  */
 #include "provpage.h"
 
@@ -16,7 +22,6 @@
 #include <sha2.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "html.h"
 #include "resources.h"
@@ -27,29 +32,6 @@ TL_RES_DECLARE(prov_css);
 static const char *view_string(const cJSON *view, const char *key) {
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(view, key);
   return cJSON_IsString(item) && item->valuestring ? item->valuestring : NULL;
-}
-
-/* Inside <script>, `</script`, `<!--` and `<script` could end the element or
- * switch the HTML tokenizer into a state where our own end tag is ignored.
- * They only ever occur inside JS string or regex literals of the bundled
- * sources, where `\x3C` means the same `<`. */
-static void script_body(tl_buf *out, tl_str js) {
-  size_t start = 0;
-  for (size_t i = 0; i < js.len; i++) {
-    if (js.ptr[i] != '<')
-      continue;
-    const char *rest = js.ptr + i + 1;
-    size_t left = js.len - i - 1;
-    bool hazard = (left >= 3 && memcmp(rest, "!--", 3) == 0) ||
-                  (left >= 6 && strncasecmp(rest, "script", 6) == 0) ||
-                  (left >= 7 && strncasecmp(rest, "/script", 7) == 0);
-    if (!hazard)
-      continue;
-    tl_buf_append(out, js.ptr + start, i - start);
-    tl_buf_puts(out, "\\x3C");
-    start = i + 1;
-  }
-  tl_buf_append(out, js.ptr + start, js.len - start);
 }
 
 static void base64(tl_buf *out, const unsigned char *data, size_t len) {
@@ -69,11 +51,11 @@ static void base64(tl_buf *out, const unsigned char *data, size_t len) {
 }
 
 /* Appends the CSP source `'sha256-…'` of a script element's exact text. */
-static void csp_hash(tl_buf *out, const tl_buf *script) {
+static void csp_hash(tl_buf *out, const char *script) {
   SHA2_CTX ctx;
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256Init(&ctx);
-  SHA256Update(&ctx, (const unsigned char *)script->data, script->len);
+  SHA256Update(&ctx, (const unsigned char *)script, strlen(script));
   SHA256Final(digest, &ctx);
   tl_buf_puts(out, " 'sha256-");
   base64(out, digest, sizeof digest);
@@ -132,24 +114,50 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
   tl_buf_printf(out, "\">%s</a>", label);
 }
 
-/* The page's two scripts (made safe for <script>) and the CSP sources that
- * allow exactly them: the same for every page, so made once per process. */
-static struct { tl_buf hljs, app, csp; } scripts;
-static pthread_once_t scripts_once = PTHREAD_ONCE_INIT;
+/* The page's one inline script: it adds the static scripts, in order, from
+ * the folder its data-static attribute names, and says so in the page when
+ * one cannot be loaded. Its text is the same on every page, so its hash is
+ * made once per process. */
+static const char LOADER[] =
+    "(function () {\n"
+    "  var d = document, base = d.currentScript.getAttribute('data-static');\n"
+    "  var missing = [];\n"
+    "  ['highlight.min.js', 'provenance.js'].forEach(function (name) {\n"
+    "    var s = d.createElement('script');\n"
+    "    s.src = base + name;\n"
+    "    s.async = false;\n"
+    "    s.onerror = function () {\n"
+    "      missing.push(base + name);\n"
+    "      d.getElementById('tlprov').textContent = 'The highlighter cannot '\n"
+    "        + 'start: ' + missing.join(', ') + (missing.length > 1 ? ' are'\n"
+    "        : ' is') + ' missing beside this page.';\n"
+    "    };\n"
+    "    d.body.appendChild(s);\n"
+    "  });\n"
+    "})();\n";
 
-static void make_scripts(void) {
-  tl_buf_init(&scripts.hljs);
-  tl_buf_init(&scripts.app);
-  tl_buf_init(&scripts.csp);
-  script_body(&scripts.hljs, TL_RES(hljs_js));
-  script_body(&scripts.app, TL_RES(prov_js));
-  csp_hash(&scripts.csp, &scripts.hljs);
-  csp_hash(&scripts.csp, &scripts.app);
+static tl_buf loader_csp;
+static pthread_once_t loader_once = PTHREAD_ONCE_INIT;
+
+static void make_loader_csp(void) {
+  tl_buf_init(&loader_csp);
+  csp_hash(&loader_csp, LOADER);
+  tl_buf_puts(&loader_csp, " 'strict-dynamic'");
+}
+
+void tl_provpage_static(tl_buf *css, tl_str *js) {
+  tl_buf_append_str(css, TL_RES(hljs_light_css));
+  tl_buf_puts(css, "\n@media (prefers-color-scheme: dark) {\n");
+  tl_buf_append_str(css, TL_RES(hljs_dark_css));
+  tl_buf_puts(css, "\n}\n");
+  tl_buf_append_str(css, TL_RES(prov_css));
+  tl_buf_puts(css, "\n");
+  *js = TL_RES(prov_js);
 }
 
 /* The document up to its </title>: with `script_sources` (the CSP sources
- * of the page's scripts) a policy that lets only those run, else one that
- * lets no script run. */
+ * of the page's scripts) a policy that lets only those run and the style
+ * sheets of static/ load, else one that lets no script run. */
 static void put_doc_start(tl_buf *out, const tl_buf *script_sources,
                           const char *compile_id, const char *compile_dir) {
   tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
@@ -158,7 +166,9 @@ static void put_doc_start(tl_buf *out, const tl_buf *script_sources,
                    "initial-scale=1\">\n"
                    "<meta name=\"color-scheme\" content=\"light dark\">\n"
                    "<meta http-equiv=\"Content-Security-Policy\" "
-                   "content=\"default-src 'none'; style-src 'unsafe-inline'");
+                   "content=\"default-src 'none'; style-src ");
+  tl_buf_puts(out,
+              script_sources ? "'self' 'unsafe-inline'" : "'unsafe-inline'");
   if (script_sources) {
     tl_buf_puts(out, "; img-src data:; script-src");
     tl_buf_append(out, script_sources->data, script_sources->len);
@@ -192,15 +202,10 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
                         const char *help_href) {
   const char *compile_id = view_string(view, "compile_id");
   const char *compile_dir = view_string(view, "compile_dir");
-  pthread_once(&scripts_once, make_scripts);
-  put_doc_start(out, &scripts.csp, compile_id, compile_dir);
-  tl_buf_puts(out, "<style>\n");
-  tl_buf_append_str(out, TL_RES(hljs_light_css));
-  tl_buf_puts(out, "\n@media (prefers-color-scheme: dark) {\n");
-  tl_buf_append_str(out, TL_RES(hljs_dark_css));
-  tl_buf_puts(out, "\n}\n");
-  tl_buf_append_str(out, TL_RES(prov_css));
-  tl_buf_puts(out, "\n</style>\n</head>\n");
+  pthread_once(&loader_once, make_loader_csp);
+  put_doc_start(out, &loader_csp, compile_id, compile_dir);
+  tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
+                   "provenance.css\">\n</head>\n");
   put_header(out, compile_id, compile_dir, "<div id=\"tp-search-box\"></div>",
              index_href, help_href);
   tl_buf_puts(out, "<div id=\"tlprov\" class=\"tp-app\">"
@@ -216,10 +221,8 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
   put_text(out, "code", texts->code);
   put_text(out, "kernel", texts->kernel_code);
 
-  tl_buf_puts(out, "<script>");
-  tl_buf_append(out, scripts.hljs.data, scripts.hljs.len);
-  tl_buf_puts(out, "</script>\n<script>");
-  tl_buf_append(out, scripts.app.data, scripts.app.len);
+  tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\">");
+  tl_buf_puts(out, LOADER);
   tl_buf_puts(out, "</script>\n</body>\n</html>\n");
 }
 

@@ -1,12 +1,15 @@
 /* provpage.h: the provenance highlighter page (emit stage, issue 4).
  *
- * One self-contained HTML page per provenance view: the engine's view JSON
- * (provenance.h) and the artifact texts its line numbers refer to are
- * embedded as <script type="application/json"> data, with the bundled
- * highlight.js, assets/provenance.css and assets/provenance.js inline. The
- * page makes no network request; a Content-Security-Policy lets only its own
- * two scripts run (by SHA-256 hash), so trace text can never execute.
- * The caller owns the view and the texts; nothing is kept after the call.
+ * One HTML page per provenance view: the engine's view JSON (provenance.h)
+ * and the artifact texts its line numbers refer to are embedded as
+ * <script type="application/json"> data; the bundled highlight.js,
+ * assets/provenance.css and assets/provenance.js are files of the static/
+ * folder beside the page (tl_provpage_static), shared by all pages of a
+ * report, so a page costs its data plus about two kilobytes. The page makes
+ * no network request; a Content-Security-Policy lets only its own loader
+ * run (by SHA-256 hash, with 'strict-dynamic' for the two scripts it adds),
+ * so trace text can never execute. The caller owns the view and the texts;
+ * nothing is kept after the call.
  */
 #ifndef TL_PROVPAGE_H
 #define TL_PROVPAGE_H
@@ -21,7 +24,17 @@ typedef struct tl_provpage_texts {
   tl_str pre, post, code, kernel_code;
 } tl_provpage_texts;
 
-/* Appends the whole self-contained HTML page of one view to `out`. `view` is
+/* The folder, relative to a page, that holds the files of
+ * tl_provpage_static and static/highlight.min.js (the bundled highlight.js
+ * every report writes for its artifact pages). */
+#define TL_PROVPAGE_STATIC "static/"
+
+/* The pages' shared files: appends static/provenance.css (highlight.js's
+ * light and dark themes and the page's own style) to `css`, and sets `js`
+ * to static/provenance.js. */
+void tl_provpage_static(tl_buf *css, tl_str *js);
+
+/* Appends the HTML page of one view to `out`. `view` is
  * the engine's JSON object (schema in issue 3; NULL renders an empty page
  * that says the view is missing); texts are the exact artifact texts the
  * view's line numbers refer to (NULL `texts` = all absent). `help_href` is a

@@ -779,6 +779,19 @@ static void write_help(tl_store *store) {
   tl_buf_free(&html);
 }
 
+#ifdef HAVE_tl_page
+/* The style and script every provenance page loads from static/. */
+static void write_page_static(tl_store *store) {
+  tl_buf css;
+  tl_buf_init(&css);
+  tl_str js;
+  tl_provpage_static(&css, &js);
+  tl_store_write(store, TL_PROVPAGE_STATIC "provenance.css", css.data, css.len);
+  tl_store_write(store, TL_PROVPAGE_STATIC "provenance.js", js.ptr, js.len);
+  tl_buf_free(&css);
+}
+#endif
+
 /* The Rust tool names a folder's provenance page by its compile id, with a
  * missing attempt read as 0: `-_0_1_-` gets provenance_tracking_-_0_1_0.
  * Writes that name into `out` when it differs from the folder's and no
@@ -847,6 +860,9 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
                   "--profile ignored: this tlparse was built without it");
 #endif
     summaries = tl_xcalloc(all.count ? all.count : 1, sizeof *summaries);
+#ifdef HAVE_tl_page
+    write_page_static(store);
+#endif
 #ifdef HAVE_tl_engine
     write_views(store, all.items, all.count, options->threads, profile,
                 summaries, diag);

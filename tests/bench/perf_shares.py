@@ -33,7 +33,7 @@ BUCKETS = [
                                     "ts_query_cursor_next_capture"), None),
     ("provenance join (rest of tl_provenance_build)",
      ("tl_provenance_build",), None),
-    ("sha256 of inline scripts (CSP hashes)", ("SHA256Update", "csp_hash"),
+    ("sha256 of the page loader (CSP hash)", ("SHA256Update", "csp_hash"),
      None),
     ("md5 of payloads", ("MD5Update", "MD5Data", "MD5Final"), None),
     ("cJSON parse/print", ("cJSON_ParseWithLengthOpts", "cJSON_Parse",

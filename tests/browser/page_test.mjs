@@ -7,8 +7,9 @@
 //
 //   node page_test.mjs --make-page BIN --cases DIR --out DIR
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   check, checkContract, clickLine, domAgrees, eq, highlighted, launch, openPage,
   readView, results,
@@ -210,13 +211,15 @@ async function hostileScenarios(browser) {
   await page.locator('.tp-kernels summary').click();
   await page.keyboard.press('/');
   await page.keyboard.type('<img');
+  // Scripts: the view and four texts (data), the loader, and the two it
+  // added from static/; nothing from the trace made a script element.
   eq('hostile: names and code render as text', await page.evaluate(() => [
     document.querySelector('.ln[data-panel="pre"][data-line="3"] .s').textContent,
     document.title,
     document.querySelectorAll('img, svg, iframe').length,
     document.scripts.length]),
   ['        a_</script><script>window.pwned=1</script>: "f32[2]cpu" = x + 1',
-    'Provenance [0/0]</title><script>window.pwned=10</script> -_0_0_0 - tlparse', 0, 7]);
+    'Provenance [0/0]</title><script>window.pwned=10</script> -_0_0_0 - tlparse', 0, 8]);
   check('hostile: U+2028 stays inside its line',
     (await text(page, '.ln[data-panel="code"][data-line="3"]')).includes('[\u2028]'));
   check('hostile: unresolved names are text',
@@ -243,6 +246,44 @@ async function noMappingScenarios(browser) {
   await context.close();
 }
 
+// The page's policy, tried as if some trace text had been mis-escaped:
+// script elements planted in the HTML (one naming a file of static/, one
+// inline) must not run, while the loader's scripts do. And a page whose
+// static/ folder is missing says so instead of staying blank.
+async function policyScenarios(browser) {
+  const dir = join(opt.out, 'planted');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'static'), { recursive: true });
+  for (const f of ['highlight.min.js', 'provenance.js', 'provenance.css']) {
+    writeFileSync(join(dir, 'static', f), readFileSync(join(opt.out, 'static', f)));
+  }
+  writeFileSync(join(dir, 'static', 'planted.js'), 'window.pwned = "file";\n');
+  const html = readFileSync(pages.jit, 'utf8').replace('<div id="tlprov"',
+    '<script src="static/planted.js"></script><script>window.pwned = "inline";</script>' +
+    '<img src="x" onerror="window.pwned = \'handler\'"><div id="tlprov"');
+  writeFileSync(join(dir, 'jit.html'), html);
+  const { page, context } = await openPage(browser, join(dir, 'jit.html'));
+  eq('policy: planted script elements do not run; the loader\'s scripts do',
+    await page.evaluate(() => [window.pwned, window.tlprov.lineCount('pre') > 0]),
+    [undefined, true]);
+  await context.close();
+
+  const bare = join(opt.out, 'no-static');
+  rmSync(bare, { recursive: true, force: true });
+  mkdirSync(bare);
+  writeFileSync(join(bare, 'jit.html'), readFileSync(pages.jit));
+  const context2 = await browser.newContext();
+  const page2 = await context2.newPage();
+  await page2.goto(pathToFileURL(join(bare, 'jit.html')).href);
+  await page2.waitForFunction(() => document.getElementById('tlprov').textContent
+    .includes('provenance.js'), null, { timeout: 10000 }).catch(() => {});
+  eq('policy: without static/ the page says what is missing',
+    await page2.evaluate(() => document.getElementById('tlprov').textContent),
+    'The highlighter cannot start: static/highlight.min.js, static/provenance.js are '
+    + 'missing beside this page.');
+  await context2.close();
+}
+
 const browser = await launch();
 try {
   for (const name of Object.keys(pages)) {
@@ -253,6 +294,7 @@ try {
   await aotScenarios(browser);
   await hostileScenarios(browser);
   await noMappingScenarios(browser);
+  await policyScenarios(browser);
 } finally {
   await browser.close();
 }

@@ -7,7 +7,7 @@
 //   node profile_page_test.mjs --out DIR   (DIR: the report folder)
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { check, eq, launch, openPage, results } from './lib.mjs';
+import { check, eq, foreignRequests, launch, openPage, results } from './lib.mjs';
 
 const opt = {};
 for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].slice(2)] = process.argv[i + 1];
@@ -22,7 +22,7 @@ try {
     const prof = view.profile;
     if (!prof || prof.match.status !== 'matched') continue;
     tested++;
-    const { page, context, log } = await openPage(browser, join(opt.out, name.replace(/\.json$/, '.html')));
+    const { page, context, log, url } = await openPage(browser, join(opt.out, name.replace(/\.json$/, '.html')));
     // the hottest kernel, selected as a user would: from the top-kernels table
     const hottest = Object.entries(prof.kernels).sort((a, b) => b[1].total_us - a[1].total_us)[0][0];
     eq(`${name}: top kernels table starts with the hottest kernel`,
@@ -68,7 +68,8 @@ try {
     await page.click('.tp-toplines tr[data-kernel]');
     check(`${name}: clicking a top model line selects a kernel`,
       (await page.evaluate(() => window.tlprov.selected())).kernels.length === 1);
-    eq(`${name}: no script errors`, [log.errors, log.requests], [[], []]);
+    eq(`${name}: no script errors or foreign requests`,
+      [log.errors, foreignRequests(log, url)], [[], []]);
     await context.close();
     // The index's "where the time goes" links the hottest kernel to this
     // page with #kernel=: following the link selects it.

@@ -138,7 +138,7 @@ static void check_pages(tl_str text, tl_str more) {
   tl_provpage_texts texts = {more, more, more, more};
   tl_provpage_render(&page, view, more.ptr ? &texts : NULL, title.data,
                      title.data);
-  page_check(tl_buf_str(&page), 7, "provenance page");
+  page_check(tl_buf_str(&page), 6, "provenance page");
   cJSON_Delete(view);
 #endif
   tl_buf_free(&title);

@@ -10,6 +10,7 @@ documented multiple, not a measured time.
 Environment: TLPARSE (the binary).
 """
 
+import hashlib
 import json
 import os
 import resource
@@ -160,6 +161,27 @@ class Bound(unittest.TestCase):
         self.assertNotIn("<script", page)
         self.assertIn("This compilation logged no pre-grad graph", page)
         self.assertLess(len(page), 2048)
+
+    def test_2000_compiles_with_a_tiny_graph_each_share_the_scripts(self):
+        # With -i each of these gets the full highlighter page; its scripts
+        # and style are files of static/, written once, so a page costs its
+        # data and a small shell (they were 200 KB of inline scripts each).
+        graph = "def forward(self, x):\n    return (x,)"
+        md5 = hashlib.md5(graph.encode()).hexdigest()
+        text = "".join(
+            line({"inductor_post_grad_graph": {}, "frame_id": i,
+                  "frame_compile_id": 0, "attempt": 0, "has_payload": md5})
+            + "".join("\t" + l + "\n" for l in graph.split("\n"))
+            for i in range(2000))
+        out = self.check(text, 2000)
+        with open(os.path.join(out, "provenance_tracking_-_7_0_0.html"),
+                  encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn('<script data-static="static/">', page)
+        self.assertIn("return (x,)", page)
+        self.assertLess(len(page), 4096)
+        for name in ("provenance.js", "provenance.css", "highlight.min.js"):
+            self.assertTrue(os.path.isfile(os.path.join(out, "static", name)))
 
 
 if __name__ == "__main__":

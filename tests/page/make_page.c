@@ -12,6 +12,7 @@
 
 #include "fsutil.h"
 #include "provpage.h"
+#include "resources.h"
 
 /* Reads the artifact named by view.artifacts[key] into `buf`; returns the
  * text, or {NULL, 0} when the view names none or it cannot be read. */
@@ -30,6 +31,43 @@ static tl_str load(const cJSON *view, const char *dir, const char *key,
     fprintf(stderr, "make_page: %s\n", error);
   tl_buf_free(&full);
   return ok ? tl_buf_str(buf) : (tl_str){NULL, 0};
+}
+
+/* The static/ folder the page loads its style and scripts from, beside
+ * the page at `page_path`, as a report has it. */
+static bool write_static(const char *page_path) {
+  char *dir = tl_xstrdup(page_path);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    slash[1] = '\0';
+  else
+    dir[0] = '\0';
+  tl_buf css, path;
+  tl_buf_init(&css);
+  tl_buf_init(&path);
+  tl_str js, hljs = TL_RES(hljs_js);
+  tl_provpage_static(&css, &js);
+  struct {
+    const char *name;
+    tl_str data;
+  } files[] = {{"provenance.css", tl_buf_str(&css)},
+               {"provenance.js", js},
+               {"highlight.min.js", hljs}};
+  char error[512];
+  tl_buf_printf(&path, "%s" TL_PROVPAGE_STATIC, dir);
+  bool ok = tl_fs_mkdirs(path.data, error, sizeof error);
+  for (size_t i = 0; ok && i < sizeof files / sizeof *files; i++) {
+    path.len = 0;
+    tl_buf_printf(&path, "%s" TL_PROVPAGE_STATIC "%s", dir, files[i].name);
+    ok = tl_fs_write_file(path.data, files[i].data.ptr, files[i].data.len,
+                          error, sizeof error);
+  }
+  if (!ok)
+    fprintf(stderr, "make_page: %s\n", error);
+  tl_buf_free(&css);
+  tl_buf_free(&path);
+  free(dir);
+  return ok;
 }
 
 int main(int argc, char **argv) {
@@ -70,6 +108,8 @@ int main(int argc, char **argv) {
     ok = false;
   if (!ok)
     fprintf(stderr, "make_page: cannot write %s\n", argv[2]);
+  if (ok && !write_static(argv[2]))
+    ok = false;
   cJSON_Delete(view);
   free(dir);
   tl_buf_free(&json);

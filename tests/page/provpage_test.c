@@ -61,16 +61,16 @@ static cJSON *hostile_view(void) {
   return view;
 }
 
-TEST(page_has_exactly_seven_script_elements_with_hostile_names_and_code) {
+TEST(page_has_exactly_six_script_elements_with_hostile_names_and_code) {
   cJSON *view = hostile_view();
   tl_provpage_texts texts = {TL_STR_LIT(HOSTILE "\n"),
                              TL_STR_LIT("x\n"),
                              TL_STR_LIT("<script>alert(1)</script>\n"),
                              {NULL, 0}};
   char *page = render(view, &texts, "index.html", NULL);
-  /* view, four texts, highlight.js, provenance.js */
-  CHECK_INT_EQ(count_nocase(page, "<script"), 7);
-  CHECK_INT_EQ(count_nocase(page, "</script"), 7);
+  /* view, four texts, the loader of static/ */
+  CHECK_INT_EQ(count_nocase(page, "<script"), 6);
+  CHECK_INT_EQ(count_nocase(page, "</script"), 6);
   CHECK_INT_EQ(count(page, "<!--"), 0);
   CHECK(strstr(page, "window.pwned") != NULL); /* present, but as data */
   CHECK(strstr(page, "<img") == NULL);
@@ -156,11 +156,11 @@ TEST(page_links_safe_hrefs_and_drops_script_urls) {
   free(page);
 }
 
-TEST(page_csp_allows_only_two_hashed_scripts_and_no_network) {
+TEST(page_csp_allows_only_the_hashed_loader_and_no_network) {
   char *page = render(NULL, NULL, NULL, NULL);
   const char *csp = strstr(page, "content=\"default-src 'none'; style-src "
-                                 "'unsafe-inline'; img-src data:; script-src "
-                                 "'sha256-");
+                                 "'self' 'unsafe-inline'; img-src data:; "
+                                 "script-src 'sha256-");
   CHECK(csp != NULL);
   const char *end = csp ? strchr(csp + 9, '"') : NULL;
   CHECK(end != NULL);
@@ -168,20 +168,58 @@ TEST(page_csp_allows_only_two_hashed_scripts_and_no_network) {
     char policy[512] = {0};
     size_t len = (size_t)(end - csp);
     memcpy(policy, csp, len < sizeof policy - 1 ? len : sizeof policy - 1);
-    CHECK_INT_EQ(count(policy, "'sha256-"), 2);
+    /* One hash (44 base64 characters), then 'strict-dynamic': the scripts
+     * the loader adds run, no script element of the HTML does. */
+    const char *hash = strstr(policy, "'sha256-");
+    CHECK(hash && strcmp(hash + 8 + 44, "' 'strict-dynamic'") == 0);
+    CHECK_INT_EQ(count(policy, "'sha256-"), 1);
     CHECK(strstr(policy, "unsafe-eval") == NULL);
+    CHECK(strstr(strstr(policy, "script-src"), "'self'") == NULL);
     CHECK(strstr(policy, "script-src 'unsafe-inline'") == NULL);
   }
+  /* The loader adds the static scripts, in order, from static/ only. */
+  const char *loader = strstr(page, "<script data-static=\"static/\">");
+  CHECK(loader != NULL);
+  if (loader) {
+    CHECK(strstr(loader, "['highlight.min.js', 'provenance.js']") != NULL);
+    CHECK(strstr(loader, "s.async = false;") != NULL);
+  }
+  CHECK(strstr(page, "<link rel=\"stylesheet\" href=\"static/provenance.css\">"
+                     "\n</head>") != NULL);
   free(page);
 }
 
+TEST(page_costs_its_data_plus_a_small_shell) {
+  /* The style and scripts are shared files of static/, not in each page:
+   * a page of a view with one short text is its shell plus that text. */
+  tl_provpage_texts texts = {
+      TL_STR_LIT("x = 1\n"), {NULL, 0}, {NULL, 0}, {NULL, 0}};
+  char *page = render(NULL, &texts, "index.html", "help.html#highlighter");
+  CHECK(strlen(page) < 2560);
+  free(page);
+  tl_buf css;
+  tl_buf_init(&css);
+  tl_str js;
+  tl_provpage_static(&css, &js);
+  CHECK(strstr(css.data, ".hljs") != NULL); /* themes */
+  CHECK(strstr(css.data, "prefers-color-scheme: dark") != NULL);
+  CHECK(strstr(css.data, ".tp-top") != NULL); /* the page's */
+  tl_buf script;
+  tl_buf_init(&script);
+  tl_buf_append(&script, js.ptr, js.len);
+  CHECK(js.len > 10000 && strstr(script.data, "window.tlprov = {") != NULL);
+  tl_buf_free(&script);
+  tl_buf_free(&css);
+}
+
 int main(void) {
-  RUN(page_has_exactly_seven_script_elements_with_hostile_names_and_code);
+  RUN(page_has_exactly_six_script_elements_with_hostile_names_and_code);
   RUN(page_escapes_compile_id_in_title_and_header);
   RUN(page_view_json_round_trips_through_its_script_element);
   RUN(page_text_keeps_every_line_and_escapes_nul_and_line_separators);
   RUN(page_without_view_or_texts_embeds_nulls);
   RUN(page_links_safe_hrefs_and_drops_script_urls);
-  RUN(page_csp_allows_only_two_hashed_scripts_and_no_network);
+  RUN(page_csp_allows_only_the_hashed_loader_and_no_network);
+  RUN(page_costs_its_data_plus_a_small_shell);
   return check_summary();
 }
