@@ -304,17 +304,13 @@ static bool is_entry_name(tl_str name) {
          tl_str_eq_cstr(name, "inductor_entry_impl");
 }
 
-typedef struct wrapper_ids {
-  uint32_t function, linkage, call_expr, first_fn, first_arg, first_call;
-  uint32_t comment;
-} wrapper_ids;
-
 /* The cpp grammar's ids that the reads by field compare with. */
 typedef struct cpp_syms {
   TSSymbol identifier, qualified_identifier, function_declarator,
       compound_statement, declaration, comment, call_expression,
-      field_expression, field_identifier;
-  TSFieldId declarator, body, name, function, argument, field;
+      field_expression, field_identifier, function_definition,
+      linkage_specification, argument_list;
+  TSFieldId declarator, body, name, function, argument, field, arguments;
 } cpp_syms;
 
 static cpp_syms cpp_syms_get(void) {
@@ -328,12 +324,16 @@ static cpp_syms cpp_syms_get(void) {
                     tl_ts_symbol(cpp, "call_expression"),
                     tl_ts_symbol(cpp, "field_expression"),
                     tl_ts_symbol(cpp, "field_identifier"),
+                    tl_ts_symbol(cpp, "function_definition"),
+                    tl_ts_symbol(cpp, "linkage_specification"),
+                    tl_ts_symbol(cpp, "argument_list"),
                     tl_ts_field(cpp, "declarator"),
                     tl_ts_field(cpp, "body"),
                     tl_ts_field(cpp, "name"),
                     tl_ts_field(cpp, "function"),
                     tl_ts_field(cpp, "argument"),
-                    tl_ts_field(cpp, "field")};
+                    tl_ts_field(cpp, "field"),
+                    tl_ts_field(cpp, "arguments")};
 }
 
 static void push_raw(state *s, TSNode callee, TSNode expr,
@@ -385,8 +385,8 @@ static void add_launcher(state *s, TSNode launcher, TSNode fn) {
   TL_VEC_PUSH(s->defs, d);
 }
 
-/* One function definition (cpp_wrapper.scm @function), read by field as
- * the patterns it replaced matched it:
+/* One function definition, read by field as the query patterns this
+ * code replaced matched it:
  *   declarator: (function_declarator declarator: X) and body: (compound_
  *   statement), where X is `Scope::run_impl` / `Scope::_const_run_impl`
  *   (qualified_identifier name: (identifier)) or `inductor_entry_impl`: an
@@ -440,7 +440,7 @@ static void collect_function(state *s, const cpp_syms *y, TSNode fn,
   tl_ts_children_end(&d);
 }
 
-/* One `extern "C"` block (cpp_wrapper.scm @linkage): the functions it
+/* One `extern "C"` block (linkage_specification): the functions it
  * declares, body: (declaration declarator: (function_declarator
  * declarator: (identifier))), are the CPU kernels declared for the
  * linker. */
@@ -470,7 +470,8 @@ static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
   tl_ts_children_end(&b);
 }
 
-/* A call by name, `f(...)` or `a::b(...)` (cpp_wrapper.scm @call.expr). */
+/* A call by name, `f(...)` or `a::b(...)`: a call_expression whose
+ * function is an identifier or a qualified_identifier. */
 static void collect_call(state *s, const cpp_syms *y, TSNode call) {
   tl_ts_children fs;
   tl_ts_children_begin(&fs, call, y->function);
@@ -498,9 +499,12 @@ static bool child_is(const state *s, TSNode node, TSFieldId field,
   return found;
 }
 
-/* A call by name with its first argument (cpp_wrapper.scm @first.call):
- * `AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_x(...))` or
- * `launchKernel(kernels.k, ...)`. */
+/* A call by name with its first argument (the first named child of its
+ * arguments: a comment there is the first argument, and no match):
+ *   - a C-shim call checked for its error code,
+ *     `AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_x(...))`, the callee
+ *     starting `aoti_torch_`;
+ *   - the pre-launcher CUDA shape, `launchKernel(kernels.k, ...)`. */
 static void collect_first_arg(state *s, const cpp_syms *y, TSNode fn,
                               TSNode arg, TSNode call) {
   tl_str macro = tl_ts_text(fn, s->text);
@@ -526,27 +530,53 @@ static void collect_first_arg(state *s, const cpp_syms *y, TSNode fn,
   }
 }
 
-/* One match of cpp_wrapper.scm. */
-static void collect_match(state *s, const tl_ts_iter *it, const wrapper_ids *id,
-                          const cpp_syms *y, range_vec *comments,
-                          tl_code_analysis *out) {
-  TSNode a, b, c;
-  if (tl_ts_iter_get(it, id->function, &b)) {
-    collect_function(s, y, b, comments, out);
-  } else if (tl_ts_iter_get(it, id->linkage, &b)) {
-    collect_linkage(s, y, b);
-  } else if (tl_ts_iter_get(it, id->first_call, &c) &&
-             tl_ts_iter_get(it, id->first_fn, &a) &&
-             tl_ts_iter_get(it, id->first_arg, &b)) {
-    collect_first_arg(s, y, a, b, c);
-  } else if (tl_ts_iter_get(it, id->call_expr, &b)) {
-    collect_call(s, y, b);
-  } else if (tl_ts_iter_get(it, id->comment, &b)) {
+/* What the wrapper analysis reads from each node of a chunk's tree (the
+ * query cpp_wrapper.scm did this before; compiling it cost 12 to 20 ms).
+ * Per node type:
+ *   - function_definition: entry functions `AOTInductorModel::run_impl`,
+ *     `_const_run_impl` and `inductor_entry_impl` (the C++ of a
+ *     cpp_wrapper=True JIT module, src/pycode.c), and Triton launchers
+ *     `call_k` with the comments in their bodies (collect_function);
+ *   - linkage_specification: the CPU kernels an `extern "C"` block
+ *     declares (collect_linkage);
+ *   - call_expression: every call by name (collect_call), and for one
+ *     whose function is an identifier, its first argument
+ *     (collect_first_arg);
+ *   - comment: `// [Provenance debug handles] <key>`. */
+typedef struct wrapper_walk {
+  state *s;
+  const cpp_syms *y;
+  range_vec *comments;
+  tl_code_analysis *out;
+} wrapper_walk;
+
+static void visit_wrapper_node(TSNode n, void *ctx) {
+  wrapper_walk *w = ctx;
+  const cpp_syms *y = w->y;
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym == y->function_definition) {
+    collect_function(w->s, y, n, w->comments, w->out);
+  } else if (sym == y->linkage_specification) {
+    collect_linkage(w->s, y, n);
+  } else if (sym == y->call_expression) {
+    tl_ts_children fs;
+    tl_ts_children_begin(&fs, n, y->function);
+    for (TSNode fn; tl_ts_children_next(&fs, y->identifier, &fn);) {
+      tl_ts_children as;
+      tl_ts_children_begin(&as, n, y->arguments);
+      for (TSNode args; tl_ts_children_next(&as, y->argument_list, &args);)
+        if (ts_node_named_child_count(args) > 0)
+          collect_first_arg(w->s, y, fn, ts_node_named_child(args, 0), n);
+      tl_ts_children_end(&as);
+    }
+    tl_ts_children_end(&fs);
+    collect_call(w->s, y, n);
+  } else if (sym == y->comment) {
     handle_comment h;
-    if (parse_handle_comment(tl_ts_text(b, s->text), &h.key, &h.pure)) {
-      h.end = ts_node_end_byte(b);
-      h.limit = enclosing_function_end(b, (uint32_t)s->text.len);
-      TL_VEC_PUSH(s->handles, h);
+    if (parse_handle_comment(tl_ts_text(n, w->s->text), &h.key, &h.pure)) {
+      h.end = ts_node_end_byte(n);
+      h.limit = enclosing_function_end(n, (uint32_t)w->s->text.len);
+      TL_VEC_PUSH(w->s->handles, h);
     }
   }
 }
@@ -696,17 +726,6 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
-/* Runs cpp_wrapper.scm over one chunk's tree. */
-static void collect_tree(state *s, const tl_ts_query *q, const wrapper_ids *id,
-                         const cpp_syms *y, TSTree *tree, range_vec *comments,
-                         tl_code_analysis *out) {
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), s->text);
-  while (tl_ts_iter_next(&it))
-    collect_match(s, &it, id, y, comments, out);
-  tl_ts_iter_end(&it);
-}
-
 /* tl_cppcode_analyze over the bytes [start, end) of the text. */
 static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
                           uint32_t end, tl_code_analysis *out) {
@@ -716,22 +735,11 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
   state s = {.text = text};
   tl_ts_stats_parsed(
       start < text.len ? (end < text.len ? end : text.len) - start : 0);
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_cpp(), TL_RES(query_cpp_wrapper),
-                   "cpp_wrapper.scm");
-  wrapper_ids id = {
-      tl_ts_query_capture(&q, "function"),
-      tl_ts_query_capture(&q, "linkage"),
-      tl_ts_query_capture(&q, "call.expr"),
-      tl_ts_query_capture(&q, "first.fn"),
-      tl_ts_query_capture(&q, "first.arg"),
-      tl_ts_query_capture(&q, "first.call"),
-      tl_ts_query_capture(&q, "comment"),
-  };
   cpp_syms y = cpp_syms_get();
   /* One chunk of whole top-level definitions at a time; what follows runs
    * once over what all chunks gave. */
   range_vec comments = {0};
+  wrapper_walk walk = {&s, &y, &comments, out};
   tl_ts_chunker ch;
   tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
                             tl_ts_cpp_cuts);
@@ -745,7 +753,7 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
       comments.count = 0;
       out->entry_first = out->entry_last = 0;
     }
-    collect_tree(&s, &q, &id, &y, tree, &comments, out);
+    tl_ts_walk(ts_tree_root_node(tree), visit_wrapper_node, &walk);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;
@@ -753,7 +761,6 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
   if (!parsed) {
     TL_VEC_FREE(comments);
     write_out(&s, arena, out);
-    tl_ts_query_free(&q);
     return;
   }
   if (comments.count) { /* the python query only where launchers are */
@@ -787,7 +794,6 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
 
   write_out(&s, arena, out);
   state_free(&s);
-  tl_ts_query_free(&q);
 }
 
 void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
@@ -824,42 +830,30 @@ static void add_kernel_body(TSNode name, TSNode fn, tl_str text,
 
 /* The `cpp_*` bodies (and those of declared names) in one chunk's tree:
  * the function definitions whose declarator is
- * (function_declarator declarator: (identifier)). Found by a walk of the
- * tree, not a query: compiling even a one-pattern C++ query costs some
- * 66 M instructions (docs/performance.md, "Start-up"). */
-static void find_kernel_bodies(TSTree *tree, tl_str text, tl_code_file file,
-                               const tl_code_analysis *inout,
-                               kernel_def_vec *found) {
-  cpp_syms y = cpp_syms_get();
-  TSSymbol function_definition =
-      tl_ts_symbol(tree_sitter_cpp(), "function_definition");
-  /* Every function_definition of the tree, in document order (a walk in
-   * pre-order, without recursion), as the one-pattern query
-   * `(function_definition)` matched them; no query to compile. */
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
-  for (bool more = true; more;) {
-    TSNode fn = ts_tree_cursor_current_node(&cursor);
-    if (ts_node_symbol(fn) == function_definition) {
-      tl_ts_children d;
-      tl_ts_children_begin(&d, fn, y.declarator);
-      for (TSNode fd; tl_ts_children_next(&d, y.function_declarator, &fd);) {
-        tl_ts_children f;
-        tl_ts_children_begin(&f, fd, y.declarator);
-        for (TSNode name; tl_ts_children_next(&f, y.identifier, &name);)
-          add_kernel_body(name, fn, text, file, inout, found);
-        tl_ts_children_end(&f);
-      }
-      tl_ts_children_end(&d);
-    }
-    if (ts_tree_cursor_goto_first_child(&cursor))
-      continue;
-    while (!ts_tree_cursor_goto_next_sibling(&cursor))
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        more = false;
-        break;
-      }
+ * (function_declarator declarator: (identifier)), found by a walk of the
+ * tree (no query to compile, see tl_ts_walk). */
+typedef struct kernel_walk {
+  cpp_syms y;
+  tl_str text;
+  tl_code_file file;
+  const tl_code_analysis *inout;
+  kernel_def_vec *found;
+} kernel_walk;
+
+static void visit_kernel_node(TSNode fn, void *ctx) {
+  kernel_walk *w = ctx;
+  if (ts_node_symbol(fn) != w->y.function_definition)
+    return;
+  tl_ts_children d;
+  tl_ts_children_begin(&d, fn, w->y.declarator);
+  for (TSNode fd; tl_ts_children_next(&d, w->y.function_declarator, &fd);) {
+    tl_ts_children f;
+    tl_ts_children_begin(&f, fd, w->y.declarator);
+    for (TSNode name; tl_ts_children_next(&f, w->y.identifier, &name);)
+      add_kernel_body(name, fn, w->text, w->file, w->inout, w->found);
+    tl_ts_children_end(&f);
   }
-  ts_tree_cursor_delete(&cursor);
+  tl_ts_children_end(&d);
 }
 
 /* The kernel bodies in bytes [start, end) of `text`, as definitions in
@@ -879,7 +873,8 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)
       found.count = 0;
-    find_kernel_bodies(tree, text, file, inout, &found);
+    kernel_walk walk = {cpp_syms_get(), text, file, inout, &found};
+    tl_ts_walk(ts_tree_root_node(tree), visit_kernel_node, &walk);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;

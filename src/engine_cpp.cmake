@@ -1,10 +1,12 @@
 # tl_engine_cpp: the AOTInductor C++ analysis (src/cppcode.c, issue 3).
 # Included from src/engine.cmake after tl_base, tl_grammars, tl_embed,
-# tl_unit_test and tl_ts_query exist. Its queries (grammars/queries/cpp*.scm)
-# are embedded here and compiled into tl_engine_cpp itself, not tlcore, so
-# the library and its tests link on their own.
+# tl_unit_test and tl_ts_query exist. Its one query (grammars/queries/
+# cpp_triton.scm, over the Python of launcher comments; the C++ itself is read
+# by tree walks, src/cppcode.c) is embedded here and compiled into
+# tl_engine_cpp itself, not tlcore, so the library and its tests link on
+# their own.
 
-set(TL_CPP_QUERIES cpp_wrapper cpp_triton)
+set(TL_CPP_QUERIES cpp_triton)
 set(TL_ENGINE_CPP_EMBED "")
 foreach(query ${TL_CPP_QUERIES})
   tl_embed(TL_ENGINE_CPP_EMBED query_${query}

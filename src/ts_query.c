@@ -200,6 +200,21 @@ void tl_ts_children_end(tl_ts_children *ch) {
   ts_tree_cursor_delete(&ch->cursor);
 }
 
+void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  for (bool more = true; more;) {
+    visit(ts_tree_cursor_current_node(&cursor), ctx);
+    if (ts_tree_cursor_goto_first_child(&cursor))
+      continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor))
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        more = false;
+        break;
+      }
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
 TSTree *tl_ts_parse(const TSLanguage *lang, tl_str text, const TSRange *ranges,
                     uint32_t count) {
   TSParser *parser = ts_parser_new();
