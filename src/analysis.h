@@ -30,9 +30,6 @@ typedef struct tl_fx_graph {
 } tl_fx_graph;
 
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out);
-/* Whether tl_fx_analyze's query is compiled already (the first analysis of a
- * run spends most of its time compiling it). */
-bool tl_fx_query_is_compiled(void);
 /* Returns the defining line of `name`, or 0 when the graph has none. */
 int tl_fx_lookup(const tl_fx_graph *graph, tl_str name);
 

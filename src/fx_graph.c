@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "queries.h"
 #include "ts_chunk.h"
 #include "ts_query.h"
 
@@ -23,8 +22,8 @@ typedef struct capture {
   TSNode parent;    /* the parameters / block that holds it */
   TSNode stmt;      /* patterns 3 and 4: the expression_statement */
   TSNode assign;    /* pattern 3: the assignment */
-  uint32_t pattern; /* 2 a parameter (the query's pattern 1), 3 one name,
-                       4 a target list (both read from pattern 2's block) */
+  uint32_t pattern; /* 2 a parameter, 3 one name, 4 a target list (both
+                       read from a block) */
 } capture;
 
 typedef TL_VEC(capture) capture_vec;
@@ -132,14 +131,11 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
   }
 }
 
-typedef struct fx_ids {
-  uint32_t module, param, list, block;
-} fx_ids;
-
 /* The Python grammar's ids that the reads by field compare with. */
 typedef struct fx_syms {
   TSSymbol identifier, class_definition, function_definition, block, parameters,
-      expression_statement, assignment, pattern_list, tuple_pattern;
+      expression_statement, assignment, pattern_list, tuple_pattern, module,
+      typed_parameter, default_parameter, typed_default_parameter;
   TSFieldId name, body, parameters_field, left;
 } fx_syms;
 
@@ -154,6 +150,10 @@ static fx_syms fx_syms_get(void) {
                    tl_ts_symbol(py, "assignment"),
                    tl_ts_symbol(py, "pattern_list"),
                    tl_ts_symbol(py, "tuple_pattern"),
+                   tl_ts_symbol(py, "module"),
+                   tl_ts_symbol(py, "typed_parameter"),
+                   tl_ts_symbol(py, "default_parameter"),
+                   tl_ts_symbol(py, "typed_default_parameter"),
                    tl_ts_field(py, "name"),
                    tl_ts_field(py, "body"),
                    tl_ts_field(py, "parameters"),
@@ -194,8 +194,8 @@ static bool find_forward(TSNode parent, tl_str parsed, const fx_syms *y,
   return found;
 }
 
-/* Pattern 0: the forward directly inside a top-level class (have[0]) and
- * the top-level one (have[1]), the first of each in text order. */
+/* In the module: the forward directly inside a top-level class (have[0])
+ * and the top-level one (have[1]), the first of each in text order. */
 static void find_forwards(TSNode module, tl_str parsed, const fx_syms *y,
                           TSNode params[2], TSNode body[2], bool have[2]) {
   have[1] = find_forward(module, parsed, y, &params[1], &body[1]);
@@ -212,8 +212,12 @@ static void find_forwards(TSNode module, tl_str parsed, const fx_syms *y,
   tl_ts_children_end(&cs);
 }
 
-/* Pattern 2: the assignments directly in `block`, as captures 3 (one name)
- * and 4 (a target list). */
+/* In a block: the assignments directly in it, as captures 3 (one name)
+ * and 4 (a target list): `name: "f32[..]" = rhs` and `name = rhs` (left:
+ * an identifier); also the export placeholder line `arg2_1: "f32[..]";
+ * arg3_1: "f32[..]"; ` (annotation, no value); and `a, b = rhs` (left: a
+ * pattern_list or tuple_pattern: multi-target node lines, the export
+ * flatten line). */
 static void block_captures(TSNode block, const fx_syms *y, capture_vec *caps) {
   tl_ts_children ss;
   tl_ts_children_begin(&ss, block, 0);
@@ -243,45 +247,83 @@ static void block_captures(TSNode block, const fx_syms *y, capture_vec *caps) {
   tl_ts_children_end(&ss);
 }
 
-/* Runs fx_graph.scm over one chunk's tree and adds the definitions under
- * its forward to `defs`; the parameters only when `with_params` (later
- * chunks repeat the `def forward(...)` line as their header). */
-static void collect_tree(def_vec *defs, const tl_ts_query *q, const fx_ids *id,
-                         TSTree *tree, tl_str text, tl_str parsed,
-                         bool with_params) {
-  capture_vec caps = {0};
-  TSNode fwd_params[2], fwd_body[2];
-  memset(fwd_params, 0, sizeof fwd_params);
-  memset(fwd_body, 0, sizeof fwd_body);
-  bool have[2] = {false, false};
-  fx_syms y = fx_syms_get();
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), parsed);
-  while (tl_ts_iter_next(&it)) {
-    uint32_t p = tl_ts_iter_pattern(&it);
-    capture c = {.pattern = 2};
-    TSNode n;
-    if (p == 0 && tl_ts_iter_get(&it, id->module, &n)) {
-      if (!have[0] && !have[1])
-        find_forwards(n, parsed, &y, fwd_params, fwd_body, have);
-    } else if (p == 1) {
-      if (with_params && tl_ts_iter_get(&it, id->param, &c.node) &&
-          tl_ts_iter_get(&it, id->list, &c.parent))
-        TL_VEC_PUSH(caps, c);
-    } else if (p == 2 && tl_ts_iter_get(&it, id->block, &n)) {
-      block_captures(n, &y, &caps);
+/* In a parameter list: the placeholders, as captures 2 (`self` is dropped
+ * later). A name is a child that is an identifier, a typed_parameter whose
+ * first named child is one (`x: "f32[8]"`, not `*args: int`), or a
+ * default_parameter or typed_default_parameter named by one. */
+static void parameter_captures(TSNode list, const fx_syms *y,
+                               capture_vec *caps) {
+  tl_ts_children ps;
+  tl_ts_children_begin(&ps, list, 0);
+  for (TSNode p; tl_ts_children_next(&ps, 0, &p);) {
+    TSSymbol sym = ts_node_symbol(p);
+    capture c = {.pattern = 2, .parent = list};
+    if (sym == y->identifier) {
+      c.node = p;
+      TL_VEC_PUSH(*caps, c);
+    } else if (sym == y->typed_parameter) {
+      TSNode first = ts_node_named_child(p, 0);
+      if (!ts_node_is_null(first) && ts_node_symbol(first) == y->identifier) {
+        c.node = first;
+        TL_VEC_PUSH(*caps, c);
+      }
+    } else if (sym == y->default_parameter ||
+               sym == y->typed_default_parameter) {
+      tl_ts_children ns;
+      tl_ts_children_begin(&ns, p, y->name);
+      for (TSNode name; tl_ts_children_next(&ns, y->identifier, &name);) {
+        c.node = name;
+        TL_VEC_PUSH(*caps, c);
+      }
+      tl_ts_children_end(&ns);
     }
   }
-  tl_ts_iter_end(&it);
-  int chosen = have[0] ? 0 : have[1] ? 1 : -1;
-  if (chosen >= 0)
-    collect(defs, text, caps.items, caps.count, fwd_params[chosen],
-            fwd_body[chosen]);
-  TL_VEC_FREE(caps);
+  tl_ts_children_end(&ps);
 }
 
-bool tl_fx_query_is_compiled(void) {
-  return tl_ts_query_is_compiled(tree_sitter_python(), TL_RES(query_fx_graph));
+/* What one chunk's walk gathers (visit_node). */
+typedef struct fx_walk {
+  fx_syms y;
+  tl_str parsed;
+  bool with_params;
+  capture_vec caps;
+  TSNode fwd_params[2], fwd_body[2];
+  bool have[2];
+} fx_walk;
+
+/* Each node of a chunk's tree, in text order: the module's forwards, the
+ * parameters and the blocks' assignments (a walk, not a query: compiling
+ * the query it replaced cost 5 to 10 ms a run). */
+static void visit_node(TSNode n, void *ctx) {
+  fx_walk *w = ctx;
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym == w->y.module) {
+    if (!w->have[0] && !w->have[1])
+      find_forwards(n, w->parsed, &w->y, w->fwd_params, w->fwd_body, w->have);
+  } else if (sym == w->y.parameters) {
+    if (w->with_params)
+      parameter_captures(n, &w->y, &w->caps);
+  } else if (sym == w->y.block) {
+    block_captures(n, &w->y, &w->caps);
+  }
+}
+
+/* Adds the definitions under one chunk's forward to `defs`; the parameters
+ * only when `with_params` (later chunks repeat the `def forward(...)` line
+ * as their header). */
+static void collect_tree(def_vec *defs, TSTree *tree, tl_str text,
+                         tl_str parsed, bool with_params) {
+  fx_walk w;
+  memset(&w, 0, sizeof w);
+  w.y = fx_syms_get();
+  w.parsed = parsed;
+  w.with_params = with_params;
+  tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
+  int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
+  if (chosen >= 0)
+    collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],
+            w.fwd_body[chosen]);
+  TL_VEC_FREE(w.caps);
 }
 
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
@@ -291,15 +333,6 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     return;
   tl_str parsed = sanitize_class_names(arena, text);
   tl_ts_stats_parsed(text.len);
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_fx_graph),
-                   "fx_graph.scm");
-  fx_ids id = {
-      tl_ts_query_capture(&q, "module"),
-      tl_ts_query_capture(&q, "param.name"),
-      tl_ts_query_capture(&q, "param.list"),
-      tl_ts_query_capture(&q, "node.block"),
-  };
   /* A large forward is parsed a slice of body statements at a time, each
    * under the class and `def forward` header lines (see ts_query.h). */
   tl_ts_cuts cuts = {0};
@@ -316,7 +349,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
       defs.count = 0;
       first = true;
     }
-    collect_tree(&defs, &q, &id, tree, text, parsed, first);
+    collect_tree(&defs, tree, text, parsed, first);
     first = false;
     ts_tree_delete(tree);
   }
@@ -334,7 +367,6 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     }
   }
   TL_VEC_FREE(defs);
-  tl_ts_query_free(&q);
 }
 
 static int node_key_cmp(const void *key, const void *elem) {

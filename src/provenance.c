@@ -617,17 +617,15 @@ static void *analyze_graphs(void *arg) {
   return NULL;
 }
 
-/* Below this much code, a second thread costs more than it saves, unless
- * the graphs' query is still to be compiled: the run's first view then
- * compiles it beside the code's queries (6 ms against 12 ms for a JIT view). */
+/* Below this much code, a second thread for the graphs costs more than it
+ * saves. */
 enum { PARALLEL_GRAPHS_MIN_CODE = 1 << 20 };
 
 static void analyze(view *v, const tl_prov_inputs *in) {
   graph_job job = {in, v};
   pthread_t graphs;
   bool has_graphs = in->pre_graph.ptr || in->post_graph.ptr;
-  bool worth_a_thread = in->code.len >= PARALLEL_GRAPHS_MIN_CODE ||
-                        (in->code.ptr && !tl_fx_query_is_compiled());
+  bool worth_a_thread = in->code.len >= PARALLEL_GRAPHS_MIN_CODE;
   bool threaded = has_graphs && worth_a_thread &&
                   pthread_create(&graphs, NULL, analyze_graphs, &job) == 0;
   if (!threaded)

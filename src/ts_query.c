@@ -63,14 +63,6 @@ void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
   pthread_mutex_unlock(&query_cache_lock);
 }
 
-bool tl_ts_query_is_compiled(const TSLanguage *lang, tl_str source) {
-  pthread_mutex_lock(&query_cache_lock);
-  long slot = find_cached(lang, source.ptr);
-  bool compiled = slot >= 0 && query_cache[slot].query;
-  pthread_mutex_unlock(&query_cache_lock);
-  return compiled;
-}
-
 static atomic_ullong parsed_bytes;
 
 void tl_ts_stats_parsed(size_t bytes) {

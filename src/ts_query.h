@@ -38,8 +38,6 @@ void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
  * forgets this handle. tl_ts_query_cache_free releases the cache at exit. */
 void tl_ts_query_free(tl_ts_query *q);
 void tl_ts_query_cache_free(void);
-/* Whether the query of `source` is compiled and cached already. */
-bool tl_ts_query_is_compiled(const TSLanguage *lang, tl_str source);
 /* The id of capture `@name`, or UINT32_MAX when the query has none. */
 uint32_t tl_ts_query_capture(const tl_ts_query *q, const char *name);
 
