@@ -16,7 +16,7 @@ tl_warnings(tl_ts_query)
 include(${CMAKE_SOURCE_DIR}/src/engine_cpp.cmake OPTIONAL)
 
 # One resource per query file, compiled into tl_engine itself.
-set(TL_ENGINE_QUERIES pycode pycode_triton)
+set(TL_ENGINE_QUERIES pycode_triton)
 set(TL_ENGINE_QUERY_SOURCES "")
 foreach(q ${TL_ENGINE_QUERIES})
   tl_embed(TL_ENGINE_QUERY_SOURCES query_${q}

@@ -8,12 +8,11 @@
  *             # [Provenance debug handles] triton_poi_fused_mul_1:2
  *             stream0 = get_raw_stream(0)
  *             triton_poi_fused_mul_1.run(primals_4, buf2, 200, stream=stream0)
- * Extraction is by pycode.scm; the Triton source is re-parsed as Python over
- * included ranges (pycode_triton.scm tells combo kernels), cpp_pybinding
- * sources with the cpp grammar. The code of cpp_wrapper=True is a module
- * whose C++ wrapper is one string, compiled by load_pybinding:
- *     cpp_wrapper_src = (
- *     r"""
+ * Extraction is by a walk of the tree (visit_code_node); the Triton source
+ * is re-parsed as Python over included ranges (pycode_triton.scm tells combo
+ * kernels), cpp_pybinding sources with the cpp grammar. The code of
+ * cpp_wrapper=True is a module whose C++ wrapper is one string, compiled by
+ * load_pybinding: cpp_wrapper_src = ( r"""
  *     ...
  *     """
  *     )
@@ -221,8 +220,8 @@ typedef TL_VEC(span) span_vec;
 typedef TL_VEC(tl_embedded) embedded_vec;
 
 /* A module-level string that may hold the C++ wrapper of a cpp_wrapper=True
- * module (pycode.scm pattern 1), or what `load_pybinding(main_code=...)`
- * names (pattern 2). */
+ * module (read in the module node), or what `load_pybinding(main_code=...)`
+ * names (read in a call node). */
 typedef struct cpp_string {
   tl_str name;    /* the name assigned, or named by main_code= */
   TSRange body;   /* between the quotes (empty for a name main_code= gives) */
@@ -289,7 +288,7 @@ static bool string_body(TSNode string, TSRange *out) {
 typedef struct py_syms {
   TSSymbol identifier, attribute, call, assignment, argument_list,
       function_definition, class_definition, block, expression_statement,
-      string, parenthesized_expression, keyword_argument;
+      string, parenthesized_expression, keyword_argument, module, comment;
   TSFieldId object, attribute_field, left, right, function, arguments, name,
       body, value;
 } py_syms;
@@ -308,6 +307,8 @@ static py_syms py_syms_get(void) {
                    tl_ts_symbol(py, "string"),
                    tl_ts_symbol(py, "parenthesized_expression"),
                    tl_ts_symbol(py, "keyword_argument"),
+                   tl_ts_symbol(py, "module"),
+                   tl_ts_symbol(py, "comment"),
                    tl_ts_field(py, "object"),
                    tl_ts_field(py, "attribute"),
                    tl_ts_field(py, "left"),
@@ -493,7 +494,7 @@ static bool is_identifier(TSNode n, const py_syms *y) {
   return !ts_node_is_null(n) && ts_node_symbol(n) == y->identifier;
 }
 
-/* The calls of one `call` node (pycode.scm pattern 2), as the four nested
+/* The calls of one `call` node, as the four nested
  * patterns that a flat one replaced found them, in the order they finished
  * (a callee `extern_kernels.run` is both an extern call and a `k.run`
  * launch):
@@ -537,50 +538,65 @@ static void add_calls(collected *c, tl_str text, TSNode call, TSNode callee,
   }
 }
 
-static void collect(collected *c, TSNode root, tl_str text) {
-  tl_ts_query q;
-  tl_ts_query_init(&q, tree_sitter_python(), TL_RES(query_pycode),
-                   "pycode.scm");
-  uint32_t c_statement = tl_ts_query_capture(&q, "statement");
-  uint32_t c_module = tl_ts_query_capture(&q, "module");
-  uint32_t c_call = tl_ts_query_capture(&q, "call");
-  uint32_t c_handle = tl_ts_query_capture(&q, "handle");
-  uint32_t c_function = tl_ts_query_capture(&q, "function");
-  py_syms y = py_syms_get();
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, &q, root, text);
-  while (tl_ts_iter_next(&it)) {
-    uint32_t p = tl_ts_iter_pattern(&it);
-    TSNode a;
-    if (p == 0 && tl_ts_iter_get(&it, c_statement, &a)) {
-      collect_statement(c, text, a, &y);
-    } else if (p == 1 && tl_ts_iter_get(&it, c_module, &a)) {
-      collect_module(c, text, a, &y);
-    } else if (p == 2 && tl_ts_iter_get(&it, c_call, &a)) {
-      tl_ts_children fs;
-      tl_ts_children_begin(&fs, a, y.function);
-      for (TSNode callee; tl_ts_children_next(&fs, 0, &callee);) {
-        add_calls(c, text, a, callee, &y);
-        add_loads(c, text, a, callee, &y);
-      }
-      tl_ts_children_end(&fs);
-    } else if (p == 3 && tl_ts_iter_get(&it, c_handle, &a)) {
-      tl_str t = tl_ts_text(a, text);
-      size_t skip = strlen(HANDLE_PREFIX);
-      handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
-                  {0},
-                  ts_node_start_byte(a),
-                  ts_node_end_byte(a)};
-      h.name = key_name(h.key);
-      if (h.key.len)
-        TL_VEC_PUSH(c->handles, h);
-    } else if (p == 4 && tl_ts_iter_get(&it, c_function, &a)) {
-      span s = {ts_node_start_byte(a), ts_node_end_byte(a)};
-      TL_VEC_PUSH(c->functions, s);
+/* What the analysis reads from each node of the code's tree, by type (the
+ * query pycode.scm did this before; compiling it cost 1.6 ms a run):
+ *   - expression_statement: a kernel definition, `k = async_compile.
+ *     triton('k', \'\'\'...` or `k = async_compile.cpp_pybinding(...)`
+ *     (collect_statement);
+ *   - module: the entry function (`def call(args):` at module level, or
+ *     `def call(self, args):` in `class Runner:`) and the module-level
+ *     strings that may hold the C++ of a cpp_wrapper=True module
+ *     (collect_module);
+ *   - call: launches, kernel calls, `extern_kernels.x(...)`,
+ *     `torch.ops...(...)` (add_calls), and the string that
+ *     `load_pybinding(..., main_code=...)` compiles (add_loads);
+ *   - comment: `# [Provenance debug handles] <key>`;
+ *   - function_definition: its extent, so that a handle comment binds only
+ *     to a call in the same function. */
+typedef struct code_walk {
+  collected *c;
+  tl_str text;
+  py_syms y;
+} code_walk;
+
+static void visit_code_node(TSNode n, void *ctx) {
+  code_walk *w = ctx;
+  collected *c = w->c;
+  const py_syms *y = &w->y;
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym == y->expression_statement) {
+    collect_statement(c, w->text, n, y);
+  } else if (sym == y->module) {
+    collect_module(c, w->text, n, y);
+  } else if (sym == y->call) {
+    tl_ts_children fs;
+    tl_ts_children_begin(&fs, n, y->function);
+    for (TSNode callee; tl_ts_children_next(&fs, 0, &callee);) {
+      add_calls(c, w->text, n, callee, y);
+      add_loads(c, w->text, n, callee, y);
     }
+    tl_ts_children_end(&fs);
+  } else if (sym == y->comment) {
+    tl_str t = tl_ts_text(n, w->text);
+    size_t skip = strlen(HANDLE_PREFIX);
+    if (t.len < skip || memcmp(t.ptr, HANDLE_PREFIX, skip) != 0)
+      return;
+    handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
+                {0},
+                ts_node_start_byte(n),
+                ts_node_end_byte(n)};
+    h.name = key_name(h.key);
+    if (h.key.len)
+      TL_VEC_PUSH(c->handles, h);
+  } else if (sym == y->function_definition) {
+    span s = {ts_node_start_byte(n), ts_node_end_byte(n)};
+    TL_VEC_PUSH(c->functions, s);
   }
-  tl_ts_iter_end(&it);
-  tl_ts_query_free(&q);
+}
+
+static void collect(collected *c, TSNode root, tl_str text) {
+  code_walk w = {c, text, py_syms_get()};
+  tl_ts_walk(root, visit_code_node, &w);
 }
 
 /* Keeps the calls of known kernels (`k(...)`, `k.run(...)` where k is
