@@ -26,6 +26,7 @@ if("profile" IN_LIST TLPARSE_AREAS)
 endif()
 
 function(tl_fuzz_harness target exe)
+  target_sources(${exe} PRIVATE "${TL_FUZZ_DIR}/work_dir.c")
   target_include_directories(${exe} PRIVATE "${TL_FUZZ_DIR}")
   target_compile_definitions(${exe} PRIVATE
     TL_FIXTURES_DIR="${TL_FIXTURES_DIR}")

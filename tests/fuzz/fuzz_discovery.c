@@ -18,21 +18,16 @@
 #include "fsutil.h"
 #include "fuzz.h"
 #include "multi_rank.h"
+#include "work_dir.h"
 
 enum { MAX_NAMES = 64, MAX_NAME = 200 };
 
-static char *work_dir;
+static const char *work_dir;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  const char *tmp = getenv("TMPDIR");
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/tl-fuzz-discovery-XXXXXX",
-                tmp && *tmp ? tmp : "/tmp");
-  FUZZ_CHECK(mkdtemp(path.data));
-  work_dir = tl_buf_detach(&path);
+  work_dir = fuzz_work_dir("discovery");
   return 0;
 }
 
@@ -59,6 +54,7 @@ static bool names_a_rank_log(const char *name) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_work_remove_at_exit();
   char error[512];
   tl_buf dir, path, target;
   tl_buf_init(&dir);

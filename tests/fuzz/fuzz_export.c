@@ -18,32 +18,20 @@
 #include "export_report.h"
 #include "fsutil.h"
 #include "page_check.h"
+#include "work_dir.h"
 
-static char *work_dir, *trace_path, *out_dir;
+static const char *work_dir;
+static char *trace_path, *out_dir;
 static size_t out_prefix_len;
 static tl_str input;
 static size_t pages;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  const char *tmp = getenv("TMPDIR");
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/tl-fuzz-export-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  FUZZ_CHECK(mkdtemp(path.data));
-  work_dir = tl_buf_detach(&path);
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/trace.log", work_dir);
-  trace_path = tl_buf_detach(&path);
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/out", work_dir);
-  out_dir = tl_buf_detach(&path);
+  work_dir = fuzz_work_dir("export");
+  trace_path = fuzz_work_path("trace.log");
+  out_dir = fuzz_work_path("out");
   out_prefix_len = strlen(out_dir) + 1;
   return 0;
-}
-
-static void remove_work(void) {
-  char error[512];
-  tl_fs_remove_tree(work_dir, error, sizeof error);
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -95,11 +83,7 @@ static int check_file(const char *path, const struct stat *sb, int flag,
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static bool registered;
-  if (!registered) {
-    atexit(remove_work);
-    registered = true;
-  }
+  fuzz_work_remove_at_exit();
   char error[512] = "";
   FUZZ_CHECK(tl_fs_remove_tree(out_dir, error, sizeof error));
   FUZZ_CHECK(tl_fs_write_file(trace_path, data, size, error, sizeof error));

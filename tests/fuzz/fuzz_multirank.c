@@ -24,28 +24,17 @@
 #include "fsutil.h"
 #include "multi_rank_internal.h"
 #include "page_check.h"
+#include "work_dir.h"
 
 enum { RANK_SEPARATOR = 0x1d, PARTS = 5, MAX_RANKS = 2 };
 
-static char *work_dir, *out_dir;
+static const char *work_dir;
+static char *out_dir;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  const char *tmp = getenv("TMPDIR");
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/tl-fuzz-multirank-XXXXXX",
-                tmp && *tmp ? tmp : "/tmp");
-  FUZZ_CHECK(mkdtemp(path.data));
-  work_dir = tl_buf_detach(&path);
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/out", work_dir);
-  out_dir = tl_buf_detach(&path);
+  work_dir = fuzz_work_dir("multirank");
+  out_dir = fuzz_work_path("out");
   return 0;
-}
-
-static void remove_work(void) {
-  char error[512];
-  tl_fs_remove_tree(work_dir, error, sizeof error);
 }
 
 /* Splits `s` at each `sep` into at most `max` parts; the rest are absent. */
@@ -182,11 +171,7 @@ static void check_summary(const tl_mr_rank *r) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static bool registered;
-  if (!registered) {
-    atexit(remove_work);
-    registered = true;
-  }
+  fuzz_work_remove_at_exit();
   char error[512] = "";
   FUZZ_CHECK(tl_fs_remove_tree(out_dir, error, sizeof error));
   FUZZ_CHECK(tl_fs_mkdirs(out_dir, error, sizeof error));

@@ -19,8 +19,10 @@
 #include "page_check.h"
 #include "profile_join.h"
 #include "profile_reader.h"
+#include "work_dir.h"
 
-static char *work_dir, *plain_path, *gz_path;
+static const char *work_dir;
+static char *plain_path, *gz_path;
 
 /* A view like the provenance JSON of one JIT graph with one kernel. */
 static const char DEFAULT_VIEW[] =
@@ -33,24 +35,10 @@ static const char DEFAULT_VIEW[] =
     " \"first\": 1, \"last\": 2}}]}";
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  const char *tmp = getenv("TMPDIR");
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/tl-fuzz-profile-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  FUZZ_CHECK(mkdtemp(path.data));
-  work_dir = tl_buf_detach(&path);
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/profile.json", work_dir);
-  plain_path = tl_buf_detach(&path);
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/profile.json.gz", work_dir);
-  gz_path = tl_buf_detach(&path);
+  work_dir = fuzz_work_dir("profile");
+  plain_path = fuzz_work_path("profile.json");
+  gz_path = fuzz_work_path("profile.json.gz");
   return 0;
-}
-
-static void remove_work(void) {
-  char error[512];
-  tl_fs_remove_tree(work_dir, error, sizeof error);
 }
 
 static void check_summary(const tl_profile *p) {
@@ -70,11 +58,7 @@ static void check_summary(const tl_profile *p) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static bool registered;
-  if (!registered) {
-    atexit(remove_work);
-    registered = true;
-  }
+  fuzz_work_remove_at_exit();
   tl_str profile, view_text;
   fuzz_split(data, size, &profile, &view_text);
   bool gz = profile.len >= 2 && (unsigned char)profile.ptr[0] == 0x1f &&
