@@ -34,6 +34,11 @@ def line(envelope):
     return PREFIX + json.dumps(envelope) + "\n"
 
 
+def read_text(folder, name):
+    with open(os.path.join(folder, name), encoding="utf-8") as f:
+        return f.read()
+
+
 def folder_size(path):
     total = 0
     for root, _, names in os.walk(path):
@@ -152,12 +157,9 @@ class Bound(unittest.TestCase):
                                        "frame_id": i, "frame_compile_id": 0,
                                        "attempt": 0})
                                  for i in range(2000)), 2000)
-        # A folder without provenance artifacts gets the short page (the
-        # highlighter's scripts are 200 KB a page): no script, and it says
-        # why there is nothing to show.
-        with open(os.path.join(out, "provenance_tracking_-_7_0_0.html"),
-                  encoding="utf-8") as f:
-            page = f.read()
+        # A folder without provenance artifacts gets the short page: no
+        # script, and it says why there is nothing to show.
+        page = read_text(out, "provenance_tracking_-_7_0_0.html")
         self.assertNotIn("<script", page)
         self.assertIn("This compilation logged no pre-grad graph", page)
         self.assertLess(len(page), 2048)
@@ -174,9 +176,7 @@ class Bound(unittest.TestCase):
             + "".join("\t" + l + "\n" for l in graph.split("\n"))
             for i in range(2000))
         out = self.check(text, 2000)
-        with open(os.path.join(out, "provenance_tracking_-_7_0_0.html"),
-                  encoding="utf-8") as f:
-            page = f.read()
+        page = read_text(out, "provenance_tracking_-_7_0_0.html")
         self.assertIn('<script data-static="static/">', page)
         self.assertIn("return (x,)", page)
         self.assertLess(len(page), 4096)
