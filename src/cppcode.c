@@ -866,6 +866,7 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   tl_ts_stats_parsed(
       start < text.len ? (end < text.len ? end : text.len) - start : 0);
   kernel_def_vec found = {0};
+  kernel_walk walk = {cpp_syms_get(), text, file, inout, &found};
   tl_ts_chunker ch;
   tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
                             tl_ts_cpp_cuts);
@@ -873,7 +874,6 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)
       found.count = 0;
-    kernel_walk walk = {cpp_syms_get(), text, file, inout, &found};
     tl_ts_walk(ts_tree_root_node(tree), visit_kernel_node, &walk);
     ts_tree_delete(tree);
   }

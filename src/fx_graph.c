@@ -311,11 +311,11 @@ static void visit_node(TSNode n, void *ctx) {
 /* Adds the definitions under one chunk's forward to `defs`; the parameters
  * only when `with_params` (later chunks repeat the `def forward(...)` line
  * as their header). */
-static void collect_tree(def_vec *defs, TSTree *tree, tl_str text,
-                         tl_str parsed, bool with_params) {
+static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
+                         tl_str text, tl_str parsed, bool with_params) {
   fx_walk w;
   memset(&w, 0, sizeof w);
-  w.y = fx_syms_get();
+  w.y = *y;
   w.parsed = parsed;
   w.with_params = with_params;
   tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
@@ -342,6 +342,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     cuts.count = 0;
   tl_ts_chunker ch;
   tl_ts_chunker_begin_nested(&ch, tree_sitter_python(), parsed, cuts, fwd);
+  fx_syms y = fx_syms_get();
   def_vec defs = {0};
   bool restart, first = true;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
@@ -349,7 +350,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
       defs.count = 0;
       first = true;
     }
-    collect_tree(&defs, tree, text, parsed, first);
+    collect_tree(&defs, &y, tree, text, parsed, first);
     first = false;
     ts_tree_delete(tree);
   }

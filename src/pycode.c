@@ -12,7 +12,9 @@
  * is re-parsed as Python over included ranges (pycode_triton.scm tells combo
  * kernels), cpp_pybinding sources with the cpp grammar. The code of
  * cpp_wrapper=True is a module whose C++ wrapper is one string, compiled by
- * load_pybinding: cpp_wrapper_src = ( r"""
+ * load_pybinding:
+ *     cpp_wrapper_src = (
+ *     r"""
  *     ...
  *     """
  *     )
@@ -578,9 +580,9 @@ static void visit_code_node(TSNode n, void *ctx) {
     tl_ts_children_end(&fs);
   } else if (sym == y->comment) {
     tl_str t = tl_ts_text(n, w->text);
-    size_t skip = strlen(HANDLE_PREFIX);
-    if (t.len < skip || memcmp(t.ptr, HANDLE_PREFIX, skip) != 0)
+    if (!tl_str_starts_with(t, HANDLE_PREFIX))
       return;
+    size_t skip = strlen(HANDLE_PREFIX);
     handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
                 {0},
                 ts_node_start_byte(n),

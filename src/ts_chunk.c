@@ -458,15 +458,23 @@ void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of) {
   c->body_of = body_of;
 }
 
+/* The `{` token at byte `open` under `node`, or a null node when that byte
+ * is no token of its own there (a body's `{` whose parent is the body). */
+static TSNode open_brace_at(TSNode node, uint32_t open) {
+  TSNode brace = ts_node_descendant_for_byte_range(node, open, open + 1);
+  return !ts_node_is_null(brace) && ts_node_start_byte(brace) == open
+             ? brace
+             : (TSNode){0};
+}
+
 /* Did a chunk inside bodies fail to parse as a run of the innermost body's
  * members? Some node from that body's `{` up to the root, or one of the
  * body's children, is an ERROR or MISSING node. */
 static bool nested_error(const tl_ts_chunker *c, TSNode root) {
   if (!ts_node_has_error(root))
     return false;
-  uint32_t open = c->nests[c->depth - 1].body.open;
-  TSNode brace = ts_node_descendant_for_byte_range(root, open, open + 1);
-  if (ts_node_is_null(brace) || ts_node_start_byte(brace) != open)
+  TSNode brace = open_brace_at(root, c->nests[c->depth - 1].body.open);
+  if (ts_node_is_null(brace))
     return true;
   for (TSNode n = brace; !ts_node_is_null(n); n = ts_node_parent(n))
     if (is_error(n))
@@ -514,10 +522,9 @@ static bool errors_within_members(const tl_ts_chunker *c, TSNode container,
     tl_ts_cuts inner = {0};
     bool within = true;
     if (c->body_of(c->text, start, end, &body, &inner)) {
-      TSNode brace =
-          ts_node_descendant_for_byte_range(child, body.open, body.open + 1);
+      TSNode brace = open_brace_at(child, body.open);
       within =
-          !ts_node_is_null(brace) && ts_node_start_byte(brace) == body.open &&
+          !ts_node_is_null(brace) &&
           errors_within_members(c, ts_node_parent(brace), &inner, levels - 1);
     }
     TL_VEC_FREE(inner);
@@ -609,10 +616,9 @@ static bool isolate(tl_ts_chunker *c, uint32_t start, TSPoint from,
   tl_ts_cuts *cuts = nest ? &nest->cuts : &c->cuts;
   size_t *k = nest ? &nest->next_cut : &c->next_cut;
   size_t first = first_cut_after(cuts, start);
-  uint32_t end = c->start;
+  uint32_t end = c->start; /* the chunk's end, where the chunker stands */
   bool several = first < cuts->count && cuts->items[first] < end;
-  uint32_t saved_start = c->start;
-  TSPoint saved_point = c->point;
+  TSPoint end_point = c->point;
   c->start = start;
   c->point = from;
   for (uint32_t i = 0; i < c->depth; i++)
@@ -626,8 +632,8 @@ static bool isolate(tl_ts_chunker *c, uint32_t start, TSPoint from,
   } else if (go_into_item(c, end, true)) {
     c->nests[c->depth - 1].singles_until = c->nests[c->depth - 1].body.close;
   } else {
-    c->start = saved_start;
-    c->point = saved_point;
+    c->start = end;
+    c->point = end_point;
     for (uint32_t i = 0; i < c->depth; i++)
       c->nests[i].head_used = true;
     return false;
@@ -666,9 +672,9 @@ static bool chunk_errors_within_members(const tl_ts_chunker *c, TSNode root) {
     return true;
   if (c->depth == 0)
     return errors_within_members(c, root, &c->cuts, TL_TS_MAX_NEST);
+  /* nested_error has found the brace: the chunk did not fail. */
   const tl_ts_nest *nest = &c->nests[c->depth - 1];
-  uint32_t open = nest->body.open;
-  TSNode brace = ts_node_descendant_for_byte_range(root, open, open + 1);
+  TSNode brace = open_brace_at(root, nest->body.open);
   return errors_within_members(c, ts_node_parent(brace), &nest->cuts,
                                TL_TS_MAX_NEST - c->depth);
 }

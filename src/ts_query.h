@@ -1,5 +1,7 @@
-/* ts_query.h: a small layer over tree-sitter queries, shared by the Python
- * analyzers (fx_graph.c, pycode.c) and the C++ analyzer (cppcode.c).
+/* ts_query.h: a small layer over tree-sitter queries and trees, shared by
+ * the Python analyzers (fx_graph.c, pycode.c) and the C++ analyzer
+ * (cppcode.c). The analyzers read their trees by walks (tl_ts_walk,
+ * tl_ts_children); queries remain for the Triton sources embedded in code.
  *
  * A query is compiled once from an embedded `.scm` resource and then run over
  * a node of a tree; matches are read by capture name. tree-sitter 0.20 leaves
@@ -76,8 +78,8 @@ TSFieldId tl_ts_field(const TSLanguage *lang, const char *name);
  * whose parts C reads: tree-sitter analyzes every step with children of a
  * pattern against the grammar's parse table when the query compiles,
  * 10 to 80 M instructions each. Even a childless query costs 4 to 8 ms to
- * compile with the C++ grammar (under 1 ms with Python's), so the C++
- * analyses need no query at all: tl_ts_walk visits the nodes instead.
+ * compile with the C++ grammar (under 1 ms with Python's), so no C++ query
+ * is compiled at all: tl_ts_walk visits the nodes instead.
  *
  *   tl_ts_children ch;
  *   tl_ts_children_begin(&ch, node, field);
