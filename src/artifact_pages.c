@@ -249,14 +249,10 @@ void tl_artifact_pages_dump_file(tl_store *store, tl_compile_dir *dir,
 }
 
 bool tl_artifact_pages_write_static(tl_store *store) {
-  tl_str hljs = TL_RES(hljs_js), light = TL_RES(hljs_light_css),
-         dark = TL_RES(hljs_dark_css);
+  tl_str hljs = TL_RES(hljs_js);
   tl_buf hljs_css;
   tl_buf_init(&hljs_css);
-  tl_buf_append_str(&hljs_css, light);
-  tl_buf_puts(&hljs_css, "\n@media (prefers-color-scheme: dark) {\n");
-  tl_buf_append_str(&hljs_css, dark);
-  tl_buf_puts(&hljs_css, "\n}\n");
+  tl_res_hljs_themes(&hljs_css);
   bool ok =
       tl_store_write(store, "static/highlight.min.js", hljs.ptr, hljs.len) &&
       tl_store_write(store, "static/hljs.css", hljs_css.data, hljs_css.len);

@@ -146,10 +146,7 @@ static void make_loader_csp(void) {
 }
 
 void tl_provpage_static(tl_buf *css, tl_str *js) {
-  tl_buf_append_str(css, TL_RES(hljs_light_css));
-  tl_buf_puts(css, "\n@media (prefers-color-scheme: dark) {\n");
-  tl_buf_append_str(css, TL_RES(hljs_dark_css));
-  tl_buf_puts(css, "\n}\n");
+  tl_res_hljs_themes(css);
   tl_buf_append_str(css, TL_RES(prov_css));
   tl_buf_puts(css, "\n");
   *js = TL_RES(prov_js);

@@ -20,4 +20,14 @@ TL_RES_DECLARE(hljs_light_css);
 TL_RES_DECLARE(hljs_dark_css);
 TL_RES_DECLARE(report_css);
 
+/* Appends highlight.js's two themes as one style sheet: light, and dark
+ * under `prefers-color-scheme: dark` (static/hljs.css of the artifact
+ * pages, and the start of the highlighter's static/provenance.css). */
+static inline void tl_res_hljs_themes(tl_buf *out) {
+  tl_buf_append_str(out, TL_RES(hljs_light_css));
+  tl_buf_puts(out, "\n@media (prefers-color-scheme: dark) {\n");
+  tl_buf_append_str(out, TL_RES(hljs_dark_css));
+  tl_buf_puts(out, "\n}\n");
+}
+
 #endif
