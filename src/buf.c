@@ -75,6 +75,8 @@ void tl_buf_init(tl_buf *b) {
   b->len = 0;
   b->data = tl_xmalloc(b->cap);
   b->data[0] = '\0';
+  b->drain = NULL;
+  b->drain_ctx = NULL;
 }
 
 void tl_buf_free(tl_buf *b) {
@@ -88,7 +90,21 @@ void tl_buf_clear(tl_buf *b) {
   b->data[0] = '\0';
 }
 
+void tl_buf_drain_into(tl_buf *b, tl_buf_drain_fn drain, void *ctx) {
+  b->drain = drain;
+  b->drain_ctx = ctx;
+}
+
+void tl_buf_drain(tl_buf *b) {
+  if (b->drain && b->len)
+    b->drain(b->drain_ctx, b->data, b->len);
+  b->len = 0;
+  b->data[0] = '\0';
+}
+
 void tl_buf_reserve(tl_buf *b, size_t extra) {
+  if (b->drain && b->len + extra > TL_BUF_DRAIN_AT && b->len)
+    tl_buf_drain(b);
   size_t need = b->len + extra + 1;
   if (need <= b->cap)
     return;
@@ -110,6 +126,11 @@ void tl_buf_reserve_exact(tl_buf *b, size_t extra) {
 void tl_buf_append(tl_buf *b, const void *data, size_t len) {
   if (len == 0)
     return;
+  if (b->drain && len >= TL_BUF_DRAIN_AT) {
+    tl_buf_drain(b);
+    b->drain(b->drain_ctx, data, len);
+    return;
+  }
   tl_buf_reserve(b, len);
   memcpy(b->data + b->len, data, len);
   b->len += len;

@@ -28,11 +28,19 @@ bool tl_str_starts_with(tl_str s, const char *prefix);
 /* Compares like memcmp then length; usable for sorting and bsearch. */
 int tl_str_cmp(tl_str a, tl_str b);
 
+/* Where a draining buffer's bytes go (tl_buf_drain_into). */
+typedef void (*tl_buf_drain_fn)(void *ctx, const char *data, size_t len);
+
 typedef struct tl_buf {
   char *data; /* never NULL after tl_buf_init; data[len] == '\0' */
   size_t len;
   size_t cap;
+  tl_buf_drain_fn drain; /* NULL: the buffer keeps everything */
+  void *drain_ctx;
 } tl_buf;
+
+/* A draining buffer holds at most about this much before it drains. */
+enum { TL_BUF_DRAIN_AT = 1 << 20 };
 
 void tl_buf_init(tl_buf *b);
 void tl_buf_free(tl_buf *b);
@@ -49,6 +57,15 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Takes the bytes out of the buffer; the caller frees them with free(). */
 char *tl_buf_detach(tl_buf *b);
+/* Makes `b` drain as it fills: whenever an append would take it past
+ * TL_BUF_DRAIN_AT bytes, the bytes it holds are handed to `drain` and it
+ * starts again empty, and an append of that size or more goes to `drain`
+ * without a copy. The owner calls tl_buf_drain once more at the end. Only
+ * for output written front to back and never read back (a page streamed to
+ * its file), so that its memory stays bounded by the limit. */
+void tl_buf_drain_into(tl_buf *b, tl_buf_drain_fn drain, void *ctx);
+/* Hands the bytes held to the drain (if any) and empties the buffer. */
+void tl_buf_drain(tl_buf *b);
 static inline tl_str tl_buf_str(const tl_buf *b) {
   return (tl_str){b->data, b->len};
 }

@@ -1,19 +1,17 @@
 /* export_page.c: the symbolic guard pages of the export report (-e); see
  * export_page.h. A guard's page is drawn from the expressions the trace
  * created before it (kept here, as escaped HTML, by
- * tl_export_page_remember) and written in pieces of FLUSH_AT bytes, since
- * a deep tree can make a page much larger than the trace.
+ * tl_export_page_remember) and streamed to its file as it is drawn
+ * (a draining tl_buf), since a deep tree can make a page much larger than
+ * the trace.
  */
 #define _XOPEN_SOURCE 700
 #include "export_page.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fsutil.h"
 #include "html.h"
@@ -23,8 +21,6 @@
  * deep expression would otherwise repeat the tree once per guard, and the
  * output would grow as guards x expressions. */
 enum { CARD_BUDGET = 1000000 };
-/* A page is written out whenever this much of it is waiting. */
-enum { FLUSH_AT = 1 << 20 };
 
 static const char SYMBOLIC_CSS[] =
     "table td { vertical-align: top; }\n"
@@ -47,14 +43,11 @@ typedef struct ex_node {
   unsigned mark; /* the last page that drew it */
 } ex_node;
 
-/* An output page written in pieces of FLUSH_AT bytes. */
+/* An output page, streamed to its file through a draining buffer. */
 typedef struct page {
-  int fd;
   tl_buf buf;
-  char *path;
-  bool failed;
-  char *error; /* the page's first error */
-  size_t error_size;
+  tl_fs_writer file;
+  bool open; /* false: drawn and discarded (the file could not be made) */
 } page;
 
 /* ---- tables ---------------------------------------------------------- */
@@ -359,15 +352,14 @@ void tl_export_page_remember(tl_export_pages *pages, const tl_record *rec,
 
 /* ---- output files ------------------------------------------------------ */
 
-static void fail(page *p) {
-  if (!p->failed)
-    snprintf(p->error, p->error_size, "cannot write %s: %s", p->path,
-             strerror(errno));
-  p->failed = true;
-}
-
 static char *out_path(tl_export_pages *pages, const char *rel) {
   return tl_arena_printf(pages->arena, "%s/%s", pages->out_dir, rel);
+}
+
+static void discard(void *ctx, const char *data, size_t len) {
+  (void)ctx;
+  (void)data;
+  (void)len;
 }
 
 /* Opens <out_dir>/<rel>, making <out_dir>/<dir> first; on failure the page
@@ -375,44 +367,20 @@ static char *out_path(tl_export_pages *pages, const char *rel) {
 static void page_open(tl_export_pages *pages, page *p, const char *dir,
                       const char *rel, char *error, size_t error_size) {
   tl_buf_init(&p->buf);
-  p->path = out_path(pages, rel);
-  p->fd = -1;
-  p->failed = false;
-  p->error = error;
-  p->error_size = error_size;
-  if (!tl_fs_mkdirs_in(pages->out_dir, dir, error, error_size)) {
-    p->failed = true;
-    return;
-  }
-  p->fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
-  if (p->fd < 0)
-    fail(p);
+  p->open =
+      tl_fs_mkdirs_in(pages->out_dir, dir, error, error_size) &&
+      tl_fs_writer_open(&p->file, out_path(pages, rel), error, error_size);
+  if (p->open)
+    tl_buf_drain_into(&p->buf, tl_fs_writer_write, &p->file);
+  else
+    tl_buf_drain_into(&p->buf, discard, NULL);
 }
 
-static void page_flush(page *p) {
-  const char *data = p->buf.data;
-  size_t left = p->buf.len;
-  while (p->fd >= 0 && left) {
-    ssize_t w = write(p->fd, data, left);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0) {
-      fail(p);
-      close(p->fd);
-      p->fd = -1;
-      break;
-    }
-    data += w;
-    left -= (size_t)w;
-  }
-  tl_buf_clear(&p->buf);
-}
-
-static void page_close(page *p) {
-  page_flush(p);
-  if (p->fd >= 0 && close(p->fd) != 0)
-    fail(p);
+/* Writes the rest and closes; false (with the first error) on any failure. */
+static bool page_close(page *p, char *error, size_t error_size) {
+  tl_buf_drain(&p->buf);
   tl_buf_free(&p->buf);
+  return p->open && tl_fs_writer_close(&p->file, error, error_size);
 }
 
 /* ---- the symbolic guard page -------------------------------------------- */
@@ -504,8 +472,6 @@ static void draw_tree(tl_export_pages *pages, page *p, const tl_record *rec,
     n->mark = mark;
     pages->cards++;
     draw_card(&p->buf, n, it.depth);
-    if (p->buf.len >= FLUSH_AT)
-      page_flush(p);
     for (size_t i = n->argument_count; i-- > 0;)
       TL_VEC_PUSH(todo, ((walk_item){n->argument_ids[i], it.depth + 1}));
   }
@@ -546,8 +512,7 @@ bool tl_export_page_write(tl_export_pages *pages, const tl_record *rec,
                 "id (no tree drawn)",
                 kind);
   tl_buf_puts(out, "\n    </details>\n</body>\n</html>\n");
-  page_close(&p);
-  return !p.failed;
+  return page_close(&p, error, error_size);
 }
 
 void tl_export_page_free(tl_export_pages *pages) {

@@ -77,34 +77,54 @@ bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,
   return ok;
 }
 
-bool tl_fs_write_file(const char *path, const void *data, size_t len,
-                      char *error, size_t error_size) {
+bool tl_fs_writer_open(tl_fs_writer *w, const char *path, char *error,
+                       size_t error_size) {
   /* O_NOFOLLOW: a symlink planted at an output name is never written
    * through. Atomicity comes from the staging folder (see main.c). */
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
-  if (fd < 0) {
-    snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
-    return false;
-  }
-  const char *p = data;
-  size_t left = len;
-  while (left) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
-      close(fd);
-      return false;
-    }
-    p += w;
-    left -= (size_t)w;
-  }
-  if (close(fd) != 0) {
+  w->path = path;
+  w->error[0] = '\0';
+  w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+  if (w->fd < 0) {
     snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
     return false;
   }
   return true;
+}
+
+void tl_fs_writer_write(void *writer, const char *data, size_t len) {
+  tl_fs_writer *w = writer;
+  while (len && !w->error[0]) {
+    ssize_t n = write(w->fd, data, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      snprintf(w->error, sizeof w->error, "cannot write %s: %s", w->path,
+               strerror(errno));
+      return;
+    }
+    data += n;
+    len -= (size_t)n;
+  }
+}
+
+bool tl_fs_writer_close(tl_fs_writer *w, char *error, size_t error_size) {
+  if (close(w->fd) != 0 && !w->error[0])
+    snprintf(w->error, sizeof w->error, "cannot write %s: %s", w->path,
+             strerror(errno));
+  w->fd = -1;
+  if (!w->error[0])
+    return true;
+  snprintf(error, error_size, "%s", w->error);
+  return false;
+}
+
+bool tl_fs_write_file(const char *path, const void *data, size_t len,
+                      char *error, size_t error_size) {
+  tl_fs_writer w;
+  if (!tl_fs_writer_open(&w, path, error, error_size))
+    return false;
+  tl_fs_writer_write(&w, data, len);
+  return tl_fs_writer_close(&w, error, error_size);
 }
 
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,

@@ -27,6 +27,21 @@ bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,
                      size_t error_size);
 bool tl_fs_write_file(const char *path, const void *data, size_t len,
                       char *error, size_t error_size);
+/* A file written in pieces, for output too large to hold whole (a page
+ * streamed through a draining tl_buf: tl_fs_writer_write is a
+ * tl_buf_drain_fn). Opened like tl_fs_write_file, never through a symbolic
+ * link; the first error is kept and the writes after it are skipped. `path`
+ * must live until tl_fs_writer_close. */
+typedef struct tl_fs_writer {
+  int fd;
+  const char *path;
+  char error[512]; /* "" until something failed */
+} tl_fs_writer;
+bool tl_fs_writer_open(tl_fs_writer *w, const char *path, char *error,
+                       size_t error_size);
+void tl_fs_writer_write(void *writer, const char *data, size_t len);
+/* Closes the file; false (with the first error) when any step failed. */
+bool tl_fs_writer_close(tl_fs_writer *w, char *error, size_t error_size);
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
                      size_t error_size);
 /* The whole file, NUL-terminated and malloc'd, its length in *len; NULL when

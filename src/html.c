@@ -2,6 +2,7 @@
 #include "html.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -147,9 +148,7 @@ void tl_html_page_begin(tl_buf *out, const char *title,
 
 void tl_html_page_end(tl_buf *out) { tl_buf_puts(out, "</body>\n</html>\n"); }
 
-void tl_json_string(tl_buf *out, tl_str text) {
-  static const char hex[] = "0123456789abcdef";
-  tl_buf_reserve(out, text.len + 2);
+void tl_html_script_json_string(tl_buf *out, tl_str text) {
   tl_buf_putc(out, '"');
   if (text.len == 0) { /* ptr may be NULL: no arithmetic on it */
     tl_buf_putc(out, '"');
@@ -158,30 +157,60 @@ void tl_json_string(tl_buf *out, tl_str text) {
   size_t start = 0;
   for (size_t i = 0; i < text.len; i++) {
     unsigned char c = (unsigned char)text.ptr[i];
-    if (c >= 0x20 && c != '"' && c != '\\')
-      continue;
-    tl_buf_append(out, text.ptr + start, i - start);
+    const char *rep;
+    size_t skip = 1;
+    char esc[7];
     switch (c) {
     case '"':
-      tl_buf_puts(out, "\\\"");
+      rep = "\\\"";
       break;
     case '\\':
-      tl_buf_puts(out, "\\\\");
+      rep = "\\\\";
+      break;
+    case '\b':
+      rep = "\\b";
+      break;
+    case '\f':
+      rep = "\\f";
       break;
     case '\n':
-      tl_buf_puts(out, "\\n");
+      rep = "\\n";
       break;
     case '\r':
-      tl_buf_puts(out, "\\r");
+      rep = "\\r";
       break;
     case '\t':
-      tl_buf_puts(out, "\\t");
+      rep = "\\t";
       break;
-    default: {
-      char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-      tl_buf_puts(out, esc);
+    case '\0':
+      rep = "\xEF\xBF\xBD";
+      break;
+    case '<':
+      rep = "\\u003c";
+      break;
+    case '>':
+      rep = "\\u003e";
+      break;
+    case '&':
+      rep = "\\u0026";
+      break;
+    case 0xE2:
+      if (i + 2 >= text.len || (unsigned char)text.ptr[i + 1] != 0x80 ||
+          ((unsigned char)text.ptr[i + 2] != 0xA8 &&
+           (unsigned char)text.ptr[i + 2] != 0xA9))
+        continue;
+      rep = (unsigned char)text.ptr[i + 2] == 0xA8 ? "\\u2028" : "\\u2029";
+      skip = 3;
+      break;
+    default:
+      if (c >= 0x20)
+        continue;
+      snprintf(esc, sizeof esc, "\\u%04x", c);
+      rep = esc;
     }
-    }
+    tl_buf_append(out, text.ptr + start, i - start);
+    tl_buf_puts(out, rep);
+    i += skip - 1;
     start = i + 1;
   }
   tl_buf_append(out, text.ptr + start, text.len - start);

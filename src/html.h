@@ -4,6 +4,8 @@
  * tl_html_script_json JSON text -> safe content of a <script> element: `<`,
  *                     `>`, `&`, U+2028 and U+2029 become \uXXXX escapes, so
  *                     `</script>` and `<!--` cannot appear.
+ * tl_html_script_json_string  text -> a JSON string that is safe content
+ *                     of a <script> element, in one pass.
  * tl_url_is_safe      whether a URL from a trace may become an href
  *                     (http, https, or relative; never javascript:/data:).
  */
@@ -38,6 +40,10 @@ void tl_url_path(tl_buf *out, const char *path);
 void tl_html_page_begin(tl_buf *out, const char *title,
                         const char *static_prefix);
 void tl_html_page_end(tl_buf *out);
-/* Appends `text` as a JSON string literal (with quotes). */
-void tl_json_string(tl_buf *out, tl_str text);
+/* Appends `text` as a JSON string literal (with quotes) that is also safe
+ * content of a <script> element, in one pass: the string escapes of cJSON's
+ * printer (\" \\ \b \f \n \r \t, other controls as \u00xx), each NUL byte
+ * as U+FFFD, then tl_html_script_json's. A text of any size goes through
+ * without a copy (the provenance page's artifact texts). */
+void tl_html_script_json_string(tl_buf *out, tl_str text);
 #endif

@@ -62,34 +62,16 @@ static void csp_hash(tl_buf *out, const char *script) {
   tl_buf_putc(out, '\'');
 }
 
-/* One artifact text as a JSON string (or null) inside a data <script>. NUL
- * bytes become U+FFFD (cJSON strings end at NUL); lines are unchanged. */
+/* One artifact text as a JSON string (or null) inside a data <script>,
+ * escaped in one pass (a draining `out` takes a text of any size without a
+ * copy). NUL bytes become U+FFFD; lines are unchanged. */
 static void put_text(tl_buf *out, const char *panel, tl_str text) {
   tl_buf_printf(out, "<script type=\"application/json\" id=\"tlprov-text-%s\">",
                 panel);
-  if (!text.ptr) {
+  if (!text.ptr)
     tl_buf_puts(out, "null");
-  } else {
-    tl_buf copy;
-    tl_buf_init(&copy);
-    size_t start = 0;
-    for (size_t i = 0; i < text.len; i++) {
-      if (text.ptr[i] != '\0')
-        continue;
-      tl_buf_append(&copy, text.ptr + start, i - start);
-      tl_buf_puts(&copy, "\xEF\xBF\xBD");
-      start = i + 1;
-    }
-    tl_buf_append(&copy, text.ptr + start, text.len - start);
-    cJSON *str = cJSON_CreateString(copy.data);
-    char *json = str ? cJSON_PrintUnformatted(str) : NULL;
-    tl_buf_free(&copy);
-    if (!json)
-      abort(); /* cJSON fails only when out of memory */
-    tl_html_script_json(out, tl_str_from(json));
-    free(json);
-    cJSON_Delete(str);
-  }
+  else
+    tl_html_script_json_string(out, text);
   tl_buf_puts(out, "</script>\n");
 }
 

@@ -34,7 +34,9 @@ typedef struct tl_provpage_texts {
  * to static/provenance.js. */
 void tl_provpage_static(tl_buf *css, tl_str *js);
 
-/* Appends the HTML page of one view to `out`. `view` is
+/* Appends the HTML page of one view to `out` (which may drain into its file
+ * as it fills: tl_buf_drain_into; the page is written front to back and
+ * never read back, and no artifact text is copied). `view` is
  * the engine's JSON object (schema in issue 3; NULL renders an empty page
  * that says the view is missing); texts are the exact artifact texts the
  * view's line numbers refer to (NULL `texts` = all absent). `help_href` is a

@@ -216,6 +216,39 @@ static void write_output(view_job *job, const char *suffix, const char *data,
   tl_buf_free(&path);
 }
 
+#ifdef HAVE_tl_page
+/* Renders the view's page straight into its file, a megabyte at a time, so
+ * that a page of a huge compile is never held whole. */
+static void write_page(view_job *job, const cJSON *json,
+                       const tl_provpage_texts *texts) {
+  const tl_view *v = job->view;
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s.html", job->out_dir, v->name);
+  char error[512];
+  tl_fs_writer file;
+  if (tl_fs_writer_open(&file, path.data, error, sizeof error)) {
+    tl_buf page;
+    tl_buf_init(&page);
+    tl_buf_drain_into(&page, tl_fs_writer_write, &file);
+    if (!v->pre && !v->post && !v->code && !v->kernel_code && !v->mappings &&
+        !v->stack_traces)
+      tl_provpage_render_empty(&page, json, "index.html",
+                               "help.html#highlighter");
+    else
+      tl_provpage_render(&page, json, texts, "index.html",
+                         "help.html#highlighter");
+    tl_buf_drain(&page);
+    tl_buf_free(&page);
+    if (tl_fs_writer_close(&file, error, sizeof error))
+      error[0] = '\0';
+  }
+  if (error[0] && !job->error[0])
+    snprintf(job->error, sizeof job->error, "%s", error);
+  tl_buf_free(&path);
+}
+#endif
+
 /* Analyzes (or copies) one view, renders its page and writes both files;
  * touches no shared state but its own job and, read-only, its original's
  * JSON. */
@@ -272,20 +305,9 @@ static void run_view_job(view_job *job, view_job *jobs) {
   }
   free(text);
 #ifdef HAVE_tl_page
-  tl_buf page;
-  tl_buf_init(&page);
-  if (!v->pre && !v->post && !v->code && !v->kernel_code && !v->mappings &&
-      !v->stack_traces) {
-    tl_provpage_render_empty(&page, json, "index.html",
-                             "help.html#highlighter");
-  } else {
-    tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
-                               in.kernel_code};
-    tl_provpage_render(&page, json, &texts, "index.html",
-                       "help.html#highlighter");
-  }
-  write_output(job, ".html", page.data, page.len);
-  tl_buf_free(&page);
+  tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
+                             in.kernel_code};
+  write_page(job, json, &texts);
 #endif
 #ifdef HAVE_tl_profile
   if (job->profile) { /* written: the index takes the profile over */

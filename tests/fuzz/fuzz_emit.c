@@ -3,10 +3,11 @@
  * goes through every escaper and, parsed as JSON, is the view of a
  * highlighter page whose four panels show `more`.
  * Invariants: escaped HTML holds no markup character; script JSON holds no
- * `<`, `>`, `&`, U+2028 or U+2029; tl_json_string parses back to the same
- * bytes; a URL tl_url_is_safe accepts has no scheme a browser would run
- * (after the browser's own stripping); safe names and URL paths stay in
- * their alphabets; pages pass page_check.
+ * `<`, `>`, `&`, U+2028 or U+2029, and so does tl_html_script_json_string,
+ * which parses back to the same bytes (NUL read as U+FFFD); a URL
+ * tl_url_is_safe accepts has no scheme a browser would run (after the browser's
+ * own stripping); safe names and URL paths stay in their alphabets; pages pass
+ * page_check.
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -39,32 +40,46 @@ static void check_html_escape(tl_str text) {
   tl_buf_free(&out);
 }
 
+/* Script content holds no `<`, `>`, `&`, U+2028 or U+2029. */
+static void check_script_safe(const tl_buf *out) {
+  for (size_t i = 0; i < out->len; i++) {
+    unsigned char c = (unsigned char)out->data[i];
+    FUZZ_CHECK(c != '<' && c != '>' && c != '&');
+    if (c == 0xE2 && i + 2 < out->len)
+      FUZZ_CHECK(!((unsigned char)out->data[i + 1] == 0x80 &&
+                   ((unsigned char)out->data[i + 2] == 0xA8 ||
+                    (unsigned char)out->data[i + 2] == 0xA9)));
+  }
+}
+
 static void check_script_json(tl_str text) {
   tl_buf out;
   tl_buf_init(&out);
   tl_html_script_json(&out, text);
-  for (size_t i = 0; i < out.len; i++) {
-    unsigned char c = (unsigned char)out.data[i];
-    FUZZ_CHECK(c != '<' && c != '>' && c != '&');
-    if (c == 0xE2 && i + 2 < out.len)
-      FUZZ_CHECK(!((unsigned char)out.data[i + 1] == 0x80 &&
-                   ((unsigned char)out.data[i + 2] == 0xA8 ||
-                    (unsigned char)out.data[i + 2] == 0xA9)));
-  }
+  check_script_safe(&out);
   tl_buf_free(&out);
 }
 
+/* The string is script-safe and parses back to the text, each NUL byte
+ * read as U+FFFD. */
 static void check_json_string(tl_str text) {
-  tl_buf out;
+  tl_buf out, expected;
   tl_buf_init(&out);
-  tl_json_string(&out, text);
+  tl_buf_init(&expected);
+  tl_html_script_json_string(&out, text);
+  check_script_safe(&out);
+  for (size_t i = 0; i < text.len; i++)
+    if (text.ptr[i])
+      tl_buf_putc(&expected, text.ptr[i]);
+    else
+      tl_buf_puts(&expected, "\xEF\xBF\xBD");
   const char *end = NULL;
   cJSON *parsed = cJSON_ParseWithOpts(out.data, &end, true);
   FUZZ_CHECK(cJSON_IsString(parsed));
-  if (!memchr(text.ptr, '\0', text.len))
-    FUZZ_CHECK(strlen(parsed->valuestring) == text.len &&
-               memcmp(parsed->valuestring, text.ptr, text.len) == 0);
+  FUZZ_CHECK(strlen(parsed->valuestring) == expected.len &&
+             memcmp(parsed->valuestring, expected.data, expected.len) == 0);
   cJSON_Delete(parsed);
+  tl_buf_free(&expected);
   tl_buf_free(&out);
 }
 

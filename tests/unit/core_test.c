@@ -125,12 +125,52 @@ TEST(only_http_and_relative_urls_are_safe) {
   CHECK(!tl_url_is_safe(tl_str_from("")));
 }
 
-TEST(json_string_escapes_controls_quotes_and_backslashes) {
+TEST(script_json_string_escapes_like_cjson_and_for_a_script_element) {
   tl_buf b;
   tl_buf_init(&b);
-  tl_json_string(&b, (tl_str){"a\"\\\n\t\x01", 6});
-  CHECK_STR_EQ(b.data, "\"a\\\"\\\\\\n\\t\\u0001\"");
+  tl_html_script_json_string(&b, (tl_str){"a\"\\\n\t\x01\b\f\r\x7f", 10});
+  CHECK_STR_EQ(b.data, "\"a\\\"\\\\\\n\\t\\u0001\\b\\f\\r\x7f\"");
+  tl_buf_clear(&b);
+  /* NUL ends a cJSON string: it becomes U+FFFD. `</script>`, `<!--`, `&`
+   * and the two JavaScript line separators never appear raw. */
+  tl_html_script_json_string(
+      &b, (tl_str){"x\0</script><!--&\xE2\x80\xA8\xE2\x80\xA9\xE2\x80", 24});
+  CHECK_STR_EQ(b.data, "\"x\xEF\xBF\xBD\\u003c/script\\u003e\\u003c!--"
+                       "\\u0026\\u2028\\u2029\xE2\x80\"");
+  tl_buf_clear(&b);
+  tl_html_script_json_string(&b, (tl_str){NULL, 0});
+  CHECK_STR_EQ(b.data, "\"\"");
   tl_buf_free(&b);
+}
+
+static void collect(void *ctx, const char *data, size_t len) {
+  tl_buf_append(ctx, data, len);
+}
+
+TEST(a_draining_buffer_hands_on_every_byte_in_order_and_stays_bounded) {
+  tl_buf drained, b;
+  tl_buf_init(&drained);
+  tl_buf_init(&b);
+  tl_buf_drain_into(&b, collect, &drained);
+  size_t big = (size_t)TL_BUF_DRAIN_AT + 5;
+  char *block = tl_xmalloc(big);
+  memset(block, 'x', big);
+  tl_buf_puts(&b, "head ");
+  for (int i = 0; i < 300000; i++)
+    tl_buf_printf(&b, "%d,", i % 10);
+  CHECK(b.len <= TL_BUF_DRAIN_AT);
+  CHECK(b.cap <= 2 * (size_t)TL_BUF_DRAIN_AT);
+  tl_buf_append(&b, block, big); /* drained without a copy */
+  CHECK_INT_EQ(b.len, 0);
+  tl_buf_puts(&b, " tail");
+  tl_buf_drain(&b);
+  CHECK_INT_EQ(drained.len, 5 + 600000 + big + 5);
+  CHECK(memcmp(drained.data, "head 0,1,2,", 11) == 0);
+  CHECK(memcmp(drained.data + 5 + 599998, "9,xx", 4) == 0);
+  CHECK_STR_EQ(drained.data + drained.len - 6, "x tail");
+  free(block);
+  tl_buf_free(&b);
+  tl_buf_free(&drained);
 }
 
 static const char *repaired(const char *text, size_t len, size_t *count) {
@@ -211,7 +251,8 @@ int main(void) {
   RUN(html_escape_covers_text_and_attributes);
   RUN(script_json_cannot_close_its_script_element);
   RUN(only_http_and_relative_urls_are_safe);
-  RUN(json_string_escapes_controls_quotes_and_backslashes);
+  RUN(script_json_string_escapes_like_cjson_and_for_a_script_element);
+  RUN(a_draining_buffer_hands_on_every_byte_in_order_and_stays_bounded);
   RUN(invalid_utf8_is_replaced_by_one_fffd_per_maximal_subpart);
   RUN(buf_printf_grows_past_its_capacity);
   RUN(arena_serves_large_and_small_allocations);
