@@ -10,7 +10,7 @@
 #include "ts_chunk_scan.h"
 #include "ts_query.h"
 
-size_t tl_ts_chunk_limit = (size_t)1 << 15;
+size_t tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 
 /* The end of a `/ * ... * /` comment opening at `i`: the byte after it, or
  * 0 when it is unterminated. */

@@ -155,7 +155,7 @@ static size_t check_chunked_equals_whole(const char *what, tl_str text,
   }
   tl_buf_free(&whole);
   size_t chunks = fx ? fx_chunks(text) : py_chunks(text);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   return chunks;
 }
 
@@ -296,7 +296,7 @@ TEST(chunker_parses_only_its_range_in_chunks_at_whole_text_positions) {
   CHECK_INT_EQ(first_point.column, 0);
   CHECK_INT_EQ(last, end - 1); /* the `}` before the newline */
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
 /* torch 2.13's cpp_wrapper output code (examples/rec-cpp-wrapper): the C++

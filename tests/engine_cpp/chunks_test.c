@@ -166,7 +166,7 @@ TEST(chunker_gives_whole_definitions_in_the_text_coordinates) {
   }
   CHECK_INT_EQ(k, 3); /* the final newline makes no chunk */
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
 TEST(chunker_goes_into_bodies_keeping_the_text_coordinates) {
@@ -215,7 +215,7 @@ TEST(chunker_goes_into_bodies_keeping_the_text_coordinates) {
   CHECK_INT_EQ(k, 2);        /* a(); and b(); the blanks after them make none */
   CHECK_INT_EQ(comments, 1); /* `// lead` in the first chunk only */
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
 TEST(chunker_gives_up_a_body_whose_statement_does_not_parse) {
@@ -239,7 +239,7 @@ TEST(chunker_gives_up_a_body_whose_statement_does_not_parse) {
     CHECK_INT_EQ(ts_node_end_byte(ts_tree_root_node(last)), strlen(text));
   ts_tree_delete(last);
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
 TEST(chunker_falls_back_to_the_whole_text_on_a_top_level_error) {
@@ -260,7 +260,7 @@ TEST(chunker_falls_back_to_the_whole_text_on_a_top_level_error) {
   ts_tree_delete(t);
   CHECK(tl_ts_chunker_next(&ch, &restart) == NULL);
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
 /* The end row of each top-level item of the trees the chunker gives for
@@ -289,7 +289,7 @@ static const char *item_end_rows(const char *text, size_t limit,
   }
   *isolated = ch.isolated;
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   return out;
 }
 
@@ -397,7 +397,7 @@ static size_t count_chunks(tl_str wrapper, bool into_bodies) {
   }
   size_t chunks = restarted ? 1 : ch.chunks;
   tl_ts_chunker_end(&ch);
-  tl_ts_chunk_limit = (size_t)1 << 20;
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   return chunks;
 }
 
