@@ -74,10 +74,10 @@ bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
                                tl_ts_forward *fwd);
 
 /* The size a chunk grows to, in bytes: TL_TS_CHUNK_LIMIT_DEFAULT, 32 KiB
- * (tree-sitter needed 20 to 29
- * MB to parse one 1 MiB chunk, docs/performance.md). One item larger than this
- * is one chunk. Read when a chunker begins; tests set it small to cut at every
- * item, or SIZE_MAX to parse whole. */
+ * (tree-sitter needed 20 to 29 MB to parse one 1 MiB chunk, see
+ * docs/performance.md). One item larger than this is one chunk. Read when a
+ * chunker begins; tests set it small to cut at every item, or SIZE_MAX to
+ * parse whole. */
 extern size_t tl_ts_chunk_limit;
 #define TL_TS_CHUNK_LIMIT_DEFAULT ((size_t)32 << 10)
 
