@@ -4,7 +4,8 @@
  * kernel call sites, `// [Provenance debug handles]` comments bound to their
  * calls, launcher definitions with the Triton source in their comments, and
  * `extern "C"` CPU declarations; tl_cppkernels_analyze adds the `cpp_fused_*`
- * bodies of `inductor_aot_kernel_code`. A sample of what run_impl holds:
+ * bodies of `inductor_aot_kernel_code`, parsed heads only (tl_ts_cpp_heads:
+ * a body's name and lines, never its inside). A sample of what run_impl holds:
  *
  *     // [Provenance debug handles] triton_poi_fused_mul_1:2
  *     int64_t triton_poi_fused_mul_1_xnumel = 200L*s0;
@@ -856,6 +857,10 @@ static void visit_kernel_node(TSNode fn, void *ctx) {
   tl_ts_children_end(&d);
 }
 
+static void walk_kernels(TSTree *tree, void *walk) {
+  tl_ts_walk(ts_tree_root_node(tree), visit_kernel_node, walk);
+}
+
 /* The kernel bodies in bytes [start, end) of `text`, as definitions in
  * `file`: each replaces the declaration of its name in the main code. */
 static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
@@ -863,22 +868,29 @@ static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
                        tl_code_analysis *inout) {
   if (!text.ptr || text.len >= UINT32_MAX)
     return;
-  tl_ts_stats_parsed(
-      start < text.len ? (end < text.len ? end : text.len) - start : 0);
   kernel_def_vec found = {0};
   kernel_walk walk = {cpp_syms_get(), text, file, inout, &found};
-  tl_ts_chunker ch;
-  tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
-                            tl_ts_cpp_cuts);
-  bool restart;
-  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
-    if (restart)
-      found.count = 0;
-    tl_ts_walk(ts_tree_root_node(tree), visit_kernel_node, &walk);
-    ts_tree_delete(tree);
+  /* A definition's name and lines are all that is read: the bodies are
+   * left out unless their heads do not parse (then the text is parsed
+   * whole, in chunks, as the wrapper is). */
+  bool parsed = tl_ts_cpp_heads(text, start, end, walk_kernels, &walk);
+  if (!parsed) {
+    found.count = 0;
+    tl_ts_stats_parsed(
+        start < text.len ? (end < text.len ? end : text.len) - start : 0);
+    tl_ts_chunker ch;
+    tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
+                              tl_ts_cpp_cuts);
+    bool restart;
+    for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+      if (restart)
+        found.count = 0;
+      walk_kernels(tree, &walk);
+      ts_tree_delete(tree);
+    }
+    parsed = ch.chunks > 0;
+    tl_ts_chunker_end(&ch);
   }
-  bool parsed = ch.chunks > 0;
-  tl_ts_chunker_end(&ch);
   if (!parsed) {
     TL_VEC_FREE(found);
     return;

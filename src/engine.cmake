@@ -1,13 +1,15 @@
 # src/engine.cmake: the analyze and join stages (included by CMakeLists.txt).
 #   tl_ts_query  src/ts_query.c: compile embedded .scm queries, run them, read
 #                captures by name; src/ts_chunk.c: parse long texts in chunks
-#                (its Python scanners in src/ts_chunk_py.c; all also used by
-#                tl_engine_cpp)
+#                (its Python scanners in src/ts_chunk_py.c), src/ts_heads.c:
+#                C++ without its function bodies; all also used by
+#                tl_engine_cpp
 #   tl_engine    FX graph and Python output code analyzers, provenance join
 # The C++ analyzer lives in src/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
 
 add_library(tl_ts_query STATIC src/ts_query.c src/ts_chunk.c src/ts_chunk_py.c
+  src/ts_heads.c
   src/analysis.c)
 target_link_libraries(tl_ts_query PUBLIC tl_base tl_grammars
   PkgConfig::TREE_SITTER)

@@ -1,11 +1,25 @@
 /* ts_chunk_scan.h: the small lexical helpers shared by the chunk scanners
- * of ts_chunk.c (C++) and ts_chunk_py.c (Python). Private to those two. */
+ * of ts_chunk.c (C++) and ts_chunk_py.c (Python), and the heads-only parse
+ * of ts_heads.c. Private to those three. */
 #ifndef TL_TS_CHUNK_SCAN_H
 #define TL_TS_CHUNK_SCAN_H
 
 #include <string.h>
 
 #include "ts_chunk.h"
+
+/* The point of byte `to`, from the point `p` of byte `from` <= to. */
+static inline TSPoint tl_ts_advance_point(TSPoint p, tl_str text, uint32_t from,
+                                          uint32_t to) {
+  const char *s = text.ptr + from, *e = text.ptr + to;
+  for (const char *nl; (nl = memchr(s, '\n', (size_t)(e - s)));) {
+    p.row++;
+    p.column = 0;
+    s = nl + 1;
+  }
+  p.column += (uint32_t)(e - s);
+  return p;
+}
 
 static inline bool is_ident_char(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -69,6 +69,10 @@ void tl_ts_stats_parsed(size_t bytes) {
   atomic_fetch_add_explicit(&parsed_bytes, bytes, memory_order_relaxed);
 }
 
+size_t tl_ts_stats_parsed_total(void) {
+  return (size_t)atomic_load(&parsed_bytes);
+}
+
 void tl_ts_query_cache_free(void) {
   const char *stats = getenv("TLPARSE_STATS");
   if (stats && strcmp(stats, "1") == 0)

@@ -107,6 +107,8 @@ void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx);
  * TLPARSE_STATS=1 in the environment, tl_ts_query_cache_free prints the
  * run's total to stderr. */
 void tl_ts_stats_parsed(size_t bytes);
+/* The bytes counted so far (for tests). */
+size_t tl_ts_stats_parsed_total(void);
 
 /* Parses `text` with `lang`, restricted to `ranges` when count > 0 (node
  * positions stay in the coordinates of `text`). Returns NULL only when

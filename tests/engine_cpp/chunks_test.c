@@ -6,7 +6,9 @@
  * string (KernelContextGuard), a #define body; `struct S {...} s;`; #if
  * nesting. Then both analyses of every corpus case (tests/engine_cpp/cases)
  * and of the fixtures' AOT wrappers and kernel code are run with tiny chunk
- * sizes and must dump exactly as with the text parsed whole.
+ * sizes and must dump exactly as with the text parsed whole. Heads only
+ * (tl_ts_cpp_heads, what the kernel bodies' analysis parses) must find the
+ * definitions the chunker finds, without reading the bodies.
  */
 #include "cuts_text.h"
 #include "dump.h"
@@ -357,6 +359,141 @@ TEST(chunker_keeps_an_error_that_stays_inside_one_item) {
 /* ---- chunked analysis equals whole analysis --------------------------------
  */
 
+/* ---- heads only -----------------------------------------------------------
+ */
+
+typedef struct defs_dump {
+  tl_str text;
+  tl_buf *out;
+  TSSymbol function_definition;
+} defs_dump;
+
+/* "name first-last" (0-based rows) for every function definition. */
+static void dump_def(TSNode n, void *ctx) {
+  defs_dump *d = ctx;
+  if (ts_node_symbol(n) != d->function_definition)
+    return;
+  TSNode decl = ts_node_child_by_field_name(n, "declarator", 10);
+  TSNode name = ts_node_child_by_field_name(decl, "declarator", 10);
+  tl_str s =
+      ts_node_is_null(name) ? TL_STR_LIT("?") : tl_ts_text(name, d->text);
+  tl_buf_printf(d->out, "%.*s %u-%u\n", (int)s.len, s.ptr,
+                ts_node_start_point(n).row, ts_node_end_point(n).row);
+}
+
+static void dump_tree(TSTree *tree, void *ctx) {
+  tl_ts_walk(ts_tree_root_node(tree), dump_def, ctx);
+}
+
+/* The function definitions of `text` parsed heads only ("failed" when that
+ * gives up), and the bytes handed to tree-sitter in *parsed. */
+static void heads_defs(tl_str text, tl_buf *out) {
+  defs_dump d = {text, out,
+                 tl_ts_symbol(tree_sitter_cpp(), "function_definition")};
+  if (!tl_ts_cpp_heads(text, 0, UINT32_MAX, dump_tree, &d)) {
+    tl_buf_clear(out);
+    tl_buf_puts(out, "failed");
+  }
+}
+
+/* The same as the analyzer read them before heads only: every chunk of the
+ * chunker (which reads an item with an error alone, see
+ * tl_ts_chunker_next). False when the whole text's tree has an error. */
+static bool chunked_defs(tl_str text, tl_buf *out) {
+  TSTree *whole = tl_ts_parse(tree_sitter_cpp(), text, NULL, 0);
+  bool clean = !ts_node_has_error(ts_tree_root_node(whole));
+  ts_tree_delete(whole);
+  defs_dump d = {text, out,
+                 tl_ts_symbol(tree_sitter_cpp(), "function_definition")};
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), text, tl_ts_cpp_cuts);
+  bool restart;
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart)
+      tl_buf_clear(out);
+    dump_tree(t, &d);
+    ts_tree_delete(t);
+  }
+  tl_ts_chunker_end(&ch);
+  return clean;
+}
+
+TEST(heads_leave_out_function_bodies_at_their_text_positions) {
+  /* A body tree-sitter could not parse is never read; the definitions keep
+   * their rows, the namespace's too, and `k` spans its whole body. */
+  const char *t = "#include <x.h>\n"
+                  "extern \"C\" void k(float* a)\n{\n  $$$ not C++ { }\n}\n"
+                  "namespace n {\nint g() { return 1; }\n}\n"
+                  "struct S { int f() { return 2; } };\n";
+  tl_buf out;
+  tl_buf_init(&out);
+  size_t before = tl_ts_stats_parsed_total();
+  heads_defs(tl_str_from(t), &out);
+  size_t parsed = tl_ts_stats_parsed_total() - before;
+  CHECK_STR_EQ(out.data, "k 1-4\ng 6-6\nf 8-8\n");
+  /* All but the two bodies: ` $$$ not C++ {{ }` with its newlines, and
+   * ` return 1; `. The struct's member function is inside a type (no item
+   * of its own) and is parsed whole. */
+  CHECK_INT_EQ(parsed, strlen(t) - strlen("\n  $$$ not C++ { }\n") -
+                           strlen(" return 1; "));
+  /* A head that does not parse: the caller must parse the text itself. */
+  tl_buf_clear(&out);
+  heads_defs(tl_str_from("void k(float* a { }\nint b;\n"), &out);
+  CHECK_STR_EQ(out.data, "failed");
+  tl_buf_free(&out);
+}
+
+/* Heads only finds every definition the chunked parse finds, with the same
+ * rows: on each text whose whole parse is clean (where heads must not give
+ * up), and on each text whose heads parse (errors inside bodies, which heads
+ * never read, must not change the definitions around them). Returns 1 when
+ * compared; a text with an error in its heads (real AOT wrappers call
+ * macros without `;`) is parsed by the chunker, as before, and not
+ * compared. */
+static int check_heads_equal_chunked(const char *what, tl_str text) {
+  if (!text.ptr || !text.len)
+    return 0;
+  tl_buf heads, chunked;
+  tl_buf_init(&heads);
+  tl_buf_init(&chunked);
+  int compared = 0;
+  bool clean = chunked_defs(text, &chunked);
+  heads_defs(text, &heads);
+  if (clean || strcmp(heads.data, "failed") != 0) {
+    if (strcmp(heads.data, chunked.data) != 0) {
+      printf("  %s: heads only differs\n  chunked:\n%s\n  heads:\n%s\n", what,
+             chunked.data, heads.data);
+      check_failures_in_test++;
+    }
+    compared = 1;
+  }
+  tl_buf_free(&heads);
+  tl_buf_free(&chunked);
+  return compared;
+}
+
+static void check_case_heads(void *ctx, const char *file, const tl_case *c) {
+  char what[512];
+  snprintf(what, sizeof what, "%s: %.*s", file, (int)c->name.len, c->name.ptr);
+  *(int *)ctx += check_heads_equal_chunked(what, c->input);
+  if (c->has_kernels)
+    *(int *)ctx += check_heads_equal_chunked(what, c->kernels);
+}
+
+TEST(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case) {
+  static const char *const files[] = {"calls.txt", "definitions.txt",
+                                      "garbage.txt", "handles.txt"};
+  int compared = 0;
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/engine_cpp/cases/%s", TL_SOURCE_DIR,
+             files[i]);
+    CHECK(tl_case_file_each(path, files[i], check_case_heads, &compared) >= 0);
+  }
+  printf("  %d clean corpus texts compared\n", compared);
+  CHECK(compared >= 20);
+}
+
 static const size_t LIMITS[] = {1, 64, 1000, 20000};
 
 /* Both analyses whole and in chunks of each size of LIMITS; every dump must
@@ -472,6 +609,9 @@ TEST(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers) {
     printf("  %s: %zu chunks, %zu going into bodies\n", logs[i], flat, nested);
     CHECK(flat > 10);
     CHECK(nested > 2 * flat);
+    check_heads_equal_chunked(logs[i], tl_buf_str(&wrapper));
+    if (kernels.len) /* CPU kernels: their heads parse */
+      CHECK(check_heads_equal_chunked(logs[i], tl_buf_str(&kernels)));
     /* The CPU kernel code too, where it holds kernel bodies. */
     check_chunked_equals_whole(logs[i], tl_buf_str(&kernels), (tl_str){NULL, 0},
                                false);
@@ -496,6 +636,8 @@ int main(void) {
   RUN(chunker_falls_back_to_the_whole_text_on_a_top_level_error);
   RUN(chunker_reads_an_item_alone_when_recovery_runs_past_its_end);
   RUN(chunker_keeps_an_error_that_stays_inside_one_item);
+  RUN(heads_leave_out_function_bodies_at_their_text_positions);
+  RUN(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers);
   return check_summary();
