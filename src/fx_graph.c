@@ -291,10 +291,11 @@ typedef struct fx_walk {
   bool have[2];
 } fx_walk;
 
-/* Each node of a chunk's tree, in text order: the module's forwards, the
- * parameters and the blocks' assignments (a walk, not a query: compiling
- * the query it replaced cost 5 to 10 ms a run). */
-static void visit_node(TSNode n, void *ctx) {
+/* The nodes of a chunk's tree that can hold the forward, in text order:
+ * the module's forwards, the parameters and the blocks' assignments (a
+ * walk, not a query: compiling the query it replaced cost 5 to 10 ms a
+ * run). */
+static bool visit_node(TSNode n, void *ctx) {
   fx_walk *w = ctx;
   TSSymbol sym = ts_node_symbol(n);
   if (sym == w->y.module) {
@@ -306,6 +307,11 @@ static void visit_node(TSNode n, void *ctx) {
   } else if (sym == w->y.block) {
     block_captures(n, &w->y, &w->caps);
   }
+  /* Only the forward's parameters and body block are kept (collect), and
+   * they sit in a function_definition in the module or in a top-level
+   * class's block: the walk never goes into statements or expressions. */
+  return sym == w->y.module || sym == w->y.class_definition ||
+         sym == w->y.block || sym == w->y.function_definition;
 }
 
 /* Adds the definitions under one chunk's forward to `defs`; the parameters
@@ -318,7 +324,7 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
   w.y = *y;
   w.parsed = parsed;
   w.with_params = with_params;
-  tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
+  tl_ts_walk_where(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
   if (chosen >= 0)
     collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],

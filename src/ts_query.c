@@ -196,11 +196,12 @@ void tl_ts_children_end(tl_ts_children *ch) {
   ts_tree_cursor_delete(&ch->cursor);
 }
 
-void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx) {
+void tl_ts_walk_where(TSNode root, bool (*visit)(TSNode node, void *ctx),
+                      void *ctx) {
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   for (bool more = true; more;) {
-    visit(ts_tree_cursor_current_node(&cursor), ctx);
-    if (ts_tree_cursor_goto_first_child(&cursor))
+    if (visit(ts_tree_cursor_current_node(&cursor), ctx) &&
+        ts_tree_cursor_goto_first_child(&cursor))
       continue;
     while (!ts_tree_cursor_goto_next_sibling(&cursor))
       if (!ts_tree_cursor_goto_parent(&cursor)) {
@@ -209,6 +210,22 @@ void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx) {
       }
   }
   ts_tree_cursor_delete(&cursor);
+}
+
+typedef struct walk_all {
+  void (*visit)(TSNode node, void *ctx);
+  void *ctx;
+} walk_all;
+
+static bool visit_all(TSNode node, void *ctx) {
+  walk_all *w = ctx;
+  w->visit(node, w->ctx);
+  return true;
+}
+
+void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx) {
+  walk_all w = {visit, ctx};
+  tl_ts_walk_where(root, visit_all, &w);
 }
 
 TSTree *tl_ts_parse(const TSLanguage *lang, tl_str text, const TSRange *ranges,
