@@ -1,0 +1,58 @@
+// bench_real_page.mjs: speed of one provenance page tlparse wrote for a real
+// or generated trace (not a test: figures for docs/performance.md, "The page
+// at scale"). Opens PAGE in headless chromium RUNS times and prints:
+//   open    navigation start -> the 'tlprov-ready' mark (provenance.js done:
+//           panels rendered, highlighted and answering input)
+//   paint   navigation start -> first contentful paint
+//   heap    the renderer's JS heap after open (performance.memory)
+//   pin     tlprov.select on a call site of the code panel, up to the layout
+//           flush (30 call sites spread over the panel)
+//
+//   node tests/browser/bench_real_page.mjs --page OUT/provenance_tracking_X.html [--runs 3]
+import { statSync } from 'node:fs';
+import { launch, openPage } from './lib.mjs';
+
+const opt = { runs: '3' };
+for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].slice(2)] = process.argv[i + 1];
+if (!opt.page) {
+  console.error('usage: bench_real_page.mjs --page FILE.html [--runs R]');
+  process.exit(2);
+}
+const stats = (xs) => {
+  const s = xs.slice().sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
+};
+const mb = statSync(opt.page).size / 1e6;
+const browser = await launch();
+try {
+  for (let r = 0; r < Number(opt.runs); r++) {
+    const { page, context } = await openPage(browser, opt.page);
+    const m = await page.evaluate(async () => {
+      const ready = performance.getEntriesByName('tlprov-ready')[0];
+      const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+      const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+      const view = JSON.parse(document.getElementById('tlprov-view').textContent);
+      const calls = Object.keys(view.lines.codeToPost || {}).map(Number);
+      const pin = [];
+      for (let i = 0; i < 30 && calls.length; i++) {
+        const line = calls[Math.floor((i + 0.5) / 30 * calls.length)];
+        await frame();
+        const t1 = performance.now();
+        window.tlprov.select('code', line);
+        await Promise.resolve();
+        void document.body.offsetHeight;
+        pin.push(performance.now() - t1);
+      }
+      return { open: ready ? ready.startTime : -1, paint: fcp ? fcp.startTime : -1,
+        heap: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1,
+        calls: calls.length, pin };
+    });
+    const p = stats(m.pin);
+    console.log(`${mb.toFixed(1)} MB page, run ${r + 1}: open ${m.open.toFixed(0)} ms, ` +
+      `first paint ${m.paint.toFixed(0)} ms, JS heap ${m.heap.toFixed(0)} MiB, ` +
+      `pin median ${p.median.toFixed(1)} / max ${p.max.toFixed(1)} ms over ${m.pin.length} of ${m.calls} call sites`);
+    await context.close();
+  }
+} finally {
+  await browser.close();
+}
