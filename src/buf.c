@@ -146,6 +146,8 @@ void tl_buf_putc(tl_buf *b, char c) { tl_buf_append(b, &c, 1); }
 void tl_buf_append_str(tl_buf *b, tl_str s) { tl_buf_append(b, s.ptr, s.len); }
 
 static void buf_vprintf(tl_buf *b, const char *fmt, va_list ap) {
+  if (b->drain && b->len >= TL_BUF_DRAIN_AT) /* it may fit without reserve */
+    tl_buf_drain(b);
   va_list copy;
   va_copy(copy, ap);
   int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, copy);

@@ -2,7 +2,10 @@
  *
  * tl_str   a borrowed slice {ptr, len}; never owns, never NUL-terminated.
  * tl_buf   a growable byte buffer, always NUL-terminated, owned by whoever
- *          called tl_buf_init and released with tl_buf_free.
+ *          called tl_buf_init and released with tl_buf_free. Pages are
+ *          built in one and written once; a page that can outgrow memory
+ *          (a huge compile's provenance page, a deep export page) is built
+ *          in a draining one that hands each megabyte to its file.
  * tl_arena a bump allocator for everything that lives until the run's output
  *          is written; freed all at once with tl_arena_free.
  * Out of memory aborts with one line: no caller checks for NULL.
@@ -57,12 +60,13 @@ void tl_buf_printf(tl_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Takes the bytes out of the buffer; the caller frees them with free(). */
 char *tl_buf_detach(tl_buf *b);
-/* Makes `b` drain as it fills: whenever an append would take it past
- * TL_BUF_DRAIN_AT bytes, the bytes it holds are handed to `drain` and it
- * starts again empty, and an append of that size or more goes to `drain`
- * without a copy. The owner calls tl_buf_drain once more at the end. Only
- * for output written front to back and never read back (a page streamed to
- * its file), so that its memory stays bounded by the limit. */
+/* Makes `b` drain as it fills: whenever an append, put or printf would take
+ * it past TL_BUF_DRAIN_AT bytes, the bytes it holds are handed to `drain`
+ * and it starts again empty, and an append of that size or more goes to
+ * `drain` without a copy (tl_buf_reserve_exact never drains). The owner calls
+ * tl_buf_drain once more at the end. Only for output written front to back and
+ * never read back (a page streamed to its file), so that its memory stays
+ * bounded by the limit. */
 void tl_buf_drain_into(tl_buf *b, tl_buf_drain_fn drain, void *ctx);
 /* Hands the bytes held to the drain (if any) and empties the buffer. */
 void tl_buf_drain(tl_buf *b);

@@ -18,6 +18,7 @@
 #include "analysis.h"
 #include "queries_cpp.h"
 #include "ts_chunk.h"
+#include "ts_heads.h"
 #include "ts_query.h"
 
 #include <stdlib.h>

@@ -4,7 +4,8 @@
  * into place at the end (main.c), so an interrupted run never leaves a report
  * that looks complete, and an old report stays whole until the new one is.
  * Removing an old output folder never follows a symbolic link out of it.
- * Every function returns false on failure with a message in `error`.
+ * Every function returns false on failure with a message in `error`, but
+ * tl_fs_writer_write, which keeps its error for tl_fs_writer_close.
  */
 #ifndef TL_FSUTIL_H
 #define TL_FSUTIL_H

@@ -356,6 +356,14 @@ char tl_ts_cpp_item_braces(tl_str text, uint32_t start, uint32_t end,
   char kind = 0;
   if (!find_body_open(t, start, last - 1, &brace, &first_token, &kind))
     return 0;
+  /* The `{` found must be the one the last `}` closes: an item can hold
+   * several definitions (after `template <bool b=false>` the scanner waits
+   * for a `;`), and then the body between them does not balance. */
+  tl_ts_cuts scratch = {0};
+  bool balanced = cpp_scan(t, brace + 1, last - 1, true, &scratch);
+  TL_VEC_FREE(scratch);
+  if (!balanced)
+    return 0;
   *open = (uint32_t)brace;
   *close = (uint32_t)(last - 1);
   return kind;
@@ -394,9 +402,9 @@ void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
   if (start > end)
     start = end;
   c->start = start;
-  c->point = tl_ts_advance_point((TSPoint){0, 0}, c->text, 0, start);
-  c->region = (TSRange){
-      c->point, tl_ts_advance_point(c->point, c->text, start, end), start, end};
+  c->point = advance_point((TSPoint){0, 0}, c->text, 0, start);
+  c->region = (TSRange){c->point, advance_point(c->point, c->text, start, end),
+                        start, end};
   c->scan = scan;
   if (!c->done && end - start > c->limit)
     scan_cuts(c);
@@ -420,10 +428,9 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
     return;
   }
   c->whole = false;
-  TSPoint a =
-      tl_ts_advance_point((TSPoint){0, 0}, c->text, 0, fwd.params_start);
-  TSPoint b = tl_ts_advance_point(a, c->text, fwd.params_start, fwd.params_end);
-  TSPoint e = tl_ts_advance_point(b, c->text, fwd.params_end, fwd.body);
+  TSPoint a = advance_point((TSPoint){0, 0}, c->text, 0, fwd.params_start);
+  TSPoint b = advance_point(a, c->text, fwd.params_start, fwd.params_end);
+  TSPoint e = advance_point(b, c->text, fwd.params_end, fwd.body);
   c->head[0] = (TSRange){{0, 0}, a, 0, fwd.params_start};
   c->head[1] = (TSRange){b, e, fwd.params_end, fwd.body};
   c->head_count = 2;
@@ -552,9 +559,9 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
   if (!c->body_of(c->text, c->start, item_end, &nest->body, &nest->cuts))
     return false;
   const tl_ts_body *b = &nest->body;
-  TSPoint head = tl_ts_advance_point(c->point, c->text, c->start, b->head);
-  TSPoint open_end = tl_ts_advance_point(head, c->text, b->head, b->open + 1);
-  TSPoint close = tl_ts_advance_point(open_end, c->text, b->open + 1, b->close);
+  TSPoint head = advance_point(c->point, c->text, c->start, b->head);
+  TSPoint open_end = advance_point(head, c->text, b->head, b->open + 1);
+  TSPoint close = advance_point(open_end, c->text, b->open + 1, b->close);
   nest->first_head = (TSRange){c->point, open_end, c->start, b->open + 1};
   nest->head = (TSRange){head, open_end, b->head, b->open + 1};
   nest->head_used = false;
@@ -580,7 +587,7 @@ static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
     while (blank < region_end && strchr(" \t\r\n", c->text.ptr[blank]))
       blank++;
     if (blank == region_end && blank > c->start) {
-      c->point = tl_ts_advance_point(c->point, c->text, c->start, blank);
+      c->point = advance_point(c->point, c->text, c->start, blank);
       c->start = blank;
     }
     if (c->start >= region_end) {
@@ -705,8 +712,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
       return NULL;
     }
     uint32_t start = c->start;
-    TSPoint from = c->point,
-            to = tl_ts_advance_point(c->point, c->text, start, end);
+    TSPoint from = c->point, to = advance_point(c->point, c->text, start, end);
     TSRange ranges[2 * TL_TS_MAX_NEST + 3];
     bool head_used[TL_TS_MAX_NEST];
     uint32_t count = start > 0 ? c->head_count : 0;

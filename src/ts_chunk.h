@@ -59,10 +59,12 @@ typedef struct tl_ts_body {
  * cuts, for any other item, a body with nothing to cut, or when unsure. */
 bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
                     tl_ts_cuts *cuts);
-/* The braces of the body the item text[start, end) ends with: sets *open
- * and *close and returns 'f' when the item is a function definition, 'n'
- * for a namespace or an `extern "C"` block, 0 (nothing set) for anything
- * else or when unsure. */
+/* The braces of the body the item text[start, end) ends with, when the
+ * first `{` outside parentheses is the one its last `}` closes: sets *open
+ * and *close and returns 'f' when the head ends like a function's (`)`, or
+ * const, noexcept, override, final: `class S final {` too), 'n' for a
+ * namespace or an `extern "C"` block, 0 (nothing set) for anything else or
+ * when unsure. */
 char tl_ts_cpp_item_braces(tl_str text, uint32_t start, uint32_t end,
                            uint32_t *open, uint32_t *close);
 bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
@@ -181,19 +183,5 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
                                 tl_str text, tl_ts_cuts cuts,
                                 tl_ts_forward fwd);
 void tl_ts_chunker_end(tl_ts_chunker *c);
-
-/* Heads only (src/ts_heads.c): parses the C++ text[start, end) without the
- * insides of its function bodies, for an analysis that reads only what
- * surrounds them (a kernel's name, its first and last line). Each top-level
- * item is handed to tree-sitter over included ranges that leave out the
- * bytes between a function's `{` and `}` (namespaces and `extern "C"`
- * blocks are gone into), so every node keeps its position in the text and a
- * function_definition still spans its whole body. Items are grouped into
- * trees of about tl_ts_chunk_limit parsed bytes, each handed to `visit`
- * and then deleted. Returns false when a group has a syntax error (or
- * tree-sitter refused the language or ranges): the caller then forgets what
- * `visit` was given and parses the whole text. */
-bool tl_ts_cpp_heads(tl_str text, uint32_t start, uint32_t end,
-                     void (*visit)(TSTree *tree, void *ctx), void *ctx);
 
 #endif

@@ -9,8 +9,8 @@
 #include "ts_chunk.h"
 
 /* The point of byte `to`, from the point `p` of byte `from` <= to. */
-static inline TSPoint tl_ts_advance_point(TSPoint p, tl_str text, uint32_t from,
-                                          uint32_t to) {
+static inline TSPoint advance_point(TSPoint p, tl_str text, uint32_t from,
+                                    uint32_t to) {
   const char *s = text.ptr + from, *e = text.ptr + to;
   for (const char *nl; (nl = memchr(s, '\n', (size_t)(e - s)));) {
     p.row++;

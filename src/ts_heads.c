@@ -1,15 +1,12 @@
-/* ts_heads.c: C++ parsed without its function bodies (see ts_chunk.h,
- * tl_ts_cpp_heads). A kernel file is mostly the bodies of its kernels, and
- * what the join reads of it is each kernel's name and lines: the heads.
- */
+/* ts_heads.c: C++ parsed without its function bodies (see ts_heads.h). */
+#include "ts_heads.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "ts_chunk.h"
 #include "ts_chunk_scan.h"
 #include "ts_query.h"
-
-enum { HEADS_MAX_NEST = 4 };
 
 typedef TL_VEC(TSRange) range_vec;
 
@@ -26,9 +23,10 @@ typedef struct heads {
 static void add_range(heads *h, uint32_t start, uint32_t end) {
   if (start >= end)
     return;
-  TSPoint from = tl_ts_advance_point(h->point, h->text, h->at, start);
-  TSPoint to = tl_ts_advance_point(from, h->text, start, end);
-  TSRange *last = h->ranges.count ? &h->ranges.items[h->ranges.count - 1] : 0;
+  TSPoint from = advance_point(h->point, h->text, h->at, start);
+  TSPoint to = advance_point(from, h->text, start, end);
+  TSRange *last =
+      h->ranges.count ? &h->ranges.items[h->ranges.count - 1] : NULL;
   if (last && last->end_byte == start) {
     last->end_byte = end;
     last->end_point = to;
@@ -52,7 +50,7 @@ static bool add_items(heads *h, uint32_t start, uint32_t end, int depth) {
     uint32_t e = i < cuts.count ? start + cuts.items[i] : end;
     uint32_t open, close;
     char kind = tl_ts_cpp_item_braces(h->text, s, e, &open, &close);
-    if (kind == 'f' || (kind == 'n' && depth < HEADS_MAX_NEST)) {
+    if (kind == 'f' || (kind == 'n' && depth < TL_TS_MAX_NEST)) {
       add_range(h, s, open + 1);
       if (kind == 'n')
         ok = add_items(h, open + 1, close, depth + 1);
@@ -105,8 +103,12 @@ bool tl_ts_cpp_heads(tl_str text, uint32_t start, uint32_t end,
     uint32_t s = i ? start + cuts.items[i - 1] : start;
     uint32_t e = i < cuts.count ? start + cuts.items[i] : end;
     heads before = h;
+    TSRange joined = h.ranges.count ? h.ranges.items[h.ranges.count - 1]
+                                    : (TSRange){{0, 0}, {0, 0}, 0, 0};
     if (!add_items(&h, s, e, 0)) { /* unsure inside the item: it whole */
       h.ranges.count = before.ranges.count;
+      if (h.ranges.count) /* the range the item's head was joined to */
+        h.ranges.items[h.ranges.count - 1] = joined;
       h.at = before.at;
       h.point = before.point;
       h.bytes = before.bytes;
@@ -118,7 +120,8 @@ bool tl_ts_cpp_heads(tl_str text, uint32_t start, uint32_t end,
       group = 0;
     }
   }
-  tl_ts_stats_parsed(h.bytes);
+  if (ok) /* else the caller counts the text it parses instead */
+    tl_ts_stats_parsed(h.bytes);
   TL_VEC_FREE(h.ranges);
   TL_VEC_FREE(cuts);
   ts_parser_delete(parser);

@@ -2,7 +2,9 @@
 // or generated trace (not a test: figures for docs/performance.md, "The page
 // at scale"). Opens PAGE in headless chromium RUNS times and prints:
 //   open    navigation start -> the 'tlprov-ready' mark (provenance.js done:
-//           panels rendered, highlighted and answering input)
+//           panels rendered, highlighted and answering input), with two
+//           steps of Navigation Timing on the way: the file read (responseEnd)
+//           and the HTML parsed (domInteractive)
 //   paint   navigation start -> first contentful paint
 //   heap    the renderer's JS heap after open (performance.memory)
 //   pin     tlprov.select on a call site of the code panel, up to the layout
@@ -43,12 +45,15 @@ try {
         void document.body.offsetHeight;
         pin.push(performance.now() - t1);
       }
+      const nav = performance.getEntriesByType('navigation')[0];
       return { open: ready ? ready.startTime : -1, paint: fcp ? fcp.startTime : -1,
+        read: nav.responseEnd, parsed: nav.domInteractive,
         heap: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1,
         calls: calls.length, pin };
     });
     const p = stats(m.pin);
-    console.log(`${mb.toFixed(1)} MB page, run ${r + 1}: open ${m.open.toFixed(0)} ms, ` +
+    console.log(`${mb.toFixed(1)} MB page, run ${r + 1}: open ${m.open.toFixed(0)} ms ` +
+      `(file read ${m.read.toFixed(0)}, HTML parsed ${m.parsed.toFixed(0)}), ` +
       `first paint ${m.paint.toFixed(0)} ms, JS heap ${m.heap.toFixed(0)} MiB, ` +
       `pin median ${p.median.toFixed(1)} / max ${p.max.toFixed(1)} ms over ${m.pin.length} of ${m.calls} call sites`);
     await context.close();

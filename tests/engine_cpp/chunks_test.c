@@ -13,6 +13,7 @@
 #include "cuts_text.h"
 #include "dump.h"
 #include "ts_chunk.h"
+#include "ts_heads.h"
 #include "ts_query.h"
 
 #include <stdint.h>
@@ -356,9 +357,6 @@ TEST(chunker_keeps_an_error_that_stays_inside_one_item) {
   CHECK_STR_EQ(item_end_rows(text, 1, &isolated), "0,5,6");
 }
 
-/* ---- chunked analysis equals whole analysis --------------------------------
- */
-
 /* ---- heads only -----------------------------------------------------------
  */
 
@@ -386,7 +384,7 @@ static void dump_tree(TSTree *tree, void *ctx) {
 }
 
 /* The function definitions of `text` parsed heads only ("failed" when that
- * gives up), and the bytes handed to tree-sitter in *parsed. */
+ * gives up). */
 static void heads_defs(tl_str text, tl_buf *out) {
   defs_dump d = {text, out,
                  tl_ts_symbol(tree_sitter_cpp(), "function_definition")};
@@ -436,6 +434,17 @@ TEST(heads_leave_out_function_bodies_at_their_text_positions) {
    * of its own) and is parsed whole. */
   CHECK_INT_EQ(parsed, strlen(t) - strlen("\n  $$$ not C++ { }\n") -
                            strlen(" return 1; "));
+  /* After `template <bool b=false>` the scanner waits for a `;`, so one
+   * item holds two definitions: their braces do not pair, and the item is
+   * parsed whole (both kernels, each with its own lines). */
+  tl_buf_clear(&out);
+  heads_defs(tl_str_from("template <bool accum, bool prefetch=false>\n"
+                         "inline void cpp_fused_mm_0_micro_gemm(float* a)\n"
+                         "{ for (;;) { a++; } }\n"
+                         "extern \"C\" void cpp_fused_mm_0(float* a)\n"
+                         "{ g(a); }\n"),
+             &out);
+  CHECK_STR_EQ(out.data, "cpp_fused_mm_0_micro_gemm 1-2\ncpp_fused_mm_0 3-4\n");
   /* A head that does not parse: the caller must parse the text itself. */
   tl_buf_clear(&out);
   heads_defs(tl_str_from("void k(float* a { }\nint b;\n"), &out);
@@ -493,6 +502,9 @@ TEST(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case) {
   printf("  %d clean corpus texts compared\n", compared);
   CHECK(compared >= 20);
 }
+
+/* ---- chunked analysis equals whole analysis --------------------------------
+ */
 
 static const size_t LIMITS[] = {1, 64, 1000, 20000};
 

@@ -4,7 +4,8 @@
  * highlighter page whose four panels show `more`.
  * Invariants: escaped HTML holds no markup character; script JSON holds no
  * `<`, `>`, `&`, U+2028 or U+2029, and so does tl_html_script_json_string,
- * which parses back to the same bytes (NUL read as U+FFFD); a URL
+ * which parses back to the same bytes (NUL read as U+FFFD) and equals
+ * cJSON's printed string made script-safe; a URL
  * tl_url_is_safe accepts has no scheme a browser would run (after the browser's
  * own stripping); safe names and URL paths stay in their alphabets; pages pass
  * page_check.
@@ -79,6 +80,18 @@ static void check_json_string(tl_str text) {
   FUZZ_CHECK(strlen(parsed->valuestring) == expected.len &&
              memcmp(parsed->valuestring, expected.data, expected.len) == 0);
   cJSON_Delete(parsed);
+  /* Byte for byte what the pages held before: cJSON's printed string, made
+   * script-safe by tl_html_script_json. */
+  cJSON *str = cJSON_CreateString(expected.data);
+  char *printed = cJSON_PrintUnformatted(str);
+  tl_buf before;
+  tl_buf_init(&before);
+  tl_html_script_json(&before, tl_str_from(printed));
+  FUZZ_CHECK(before.len == out.len &&
+             memcmp(before.data, out.data, out.len) == 0);
+  tl_buf_free(&before);
+  free(printed);
+  cJSON_Delete(str);
   tl_buf_free(&expected);
   tl_buf_free(&out);
 }
