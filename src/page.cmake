@@ -31,11 +31,12 @@ add_library(tl_page STATIC src/provpage.c ${TL_PAGE_EMBED}
   "${CMAKE_BINARY_DIR}/embed/hljs_dark_css.c")
 target_include_directories(tl_page PUBLIC src)
 target_link_libraries(tl_page PUBLIC tl_base PkgConfig::CJSON
-  PRIVATE PkgConfig::LIBMD)
+  PRIVATE PkgConfig::LIBMD PkgConfig::ZLIB)
 tl_warnings(tl_page)
 
 if(BUILD_TESTING)
   tl_unit_test(provpage_test tests/page/provpage_test.c tl_page)
+  target_link_libraries(provpage_test PRIVATE PkgConfig::ZLIB)
 
   # make_page: builds a page from a view JSON whose artifact paths are
   # relative to the JSON's folder (the tl_out layout); used by the browser

@@ -5,7 +5,10 @@
  * which builds the three panels in the browser from the embedded data:
  *   <script type="application/json" id="tlprov-view">  the engine's view JSON
  *   <script type="application/json" id="tlprov-text-pre"> "…" (or null), and
- *   likewise -post, -code, -kernel: each artifact text as one JSON string.
+ *   likewise -post, -code, -kernel: each artifact text as one JSON string,
+ *   or, from tl_provpage_deflate_at bytes on, deflated and base64-encoded in
+ *   a <script type="application/octet-stream" data-deflate="raw"> element
+ *   that the loader inflates before provenance.js starts.
  * The scripts and the style are files of static/, shared by every page of a
  * report (a page costs its data and about two kilobytes): one inline
  * loader, allowed by its SHA-256 in the page's CSP with 'strict-dynamic',
@@ -20,8 +23,10 @@
 #include <pthread.h>
 
 #include <sha2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "html.h"
 #include "resources.h"
@@ -43,10 +48,10 @@ static void base64(tl_buf *out, const unsigned char *data, size_t len) {
       v |= (unsigned)data[i + 1] << 8;
     if (i + 2 < len)
       v |= data[i + 2];
-    tl_buf_putc(out, alphabet[(v >> 18) & 63]);
-    tl_buf_putc(out, alphabet[(v >> 12) & 63]);
-    tl_buf_putc(out, i + 1 < len ? alphabet[(v >> 6) & 63] : '=');
-    tl_buf_putc(out, i + 2 < len ? alphabet[v & 63] : '=');
+    char quad[4] = {alphabet[(v >> 18) & 63], alphabet[(v >> 12) & 63],
+                    i + 1 < len ? alphabet[(v >> 6) & 63] : '=',
+                    i + 2 < len ? alphabet[v & 63] : '='};
+    tl_buf_append(out, quad, sizeof quad);
   }
 }
 
@@ -62,10 +67,82 @@ static void csp_hash(tl_buf *out, const char *script) {
   tl_buf_putc(out, '\'');
 }
 
+size_t tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
+
+/* Deflate output waiting to be base64-encoded: whole 3-byte groups are
+ * encoded as they come, the rest (and the padding) at the end. */
+typedef struct deflated {
+  z_stream z;
+  unsigned char out[3 << 14];
+  size_t have;
+} deflated;
+
+/* Runs deflate on what z holds (and with Z_FINISH to the end of the
+ * stream), encoding its output into `page` as it fills. */
+static void deflate_into(deflated *d, int flush, tl_buf *page) {
+  for (;;) {
+    d->z.next_out = d->out + d->have;
+    d->z.avail_out = (uInt)(sizeof d->out - d->have);
+    int rc = deflate(&d->z, flush);
+    if (rc == Z_STREAM_ERROR)
+      abort(); /* only a misuse of the stream */
+    d->have = sizeof d->out - d->z.avail_out;
+    bool end = rc == Z_STREAM_END;
+    size_t whole = end ? d->have : d->have / 3 * 3;
+    base64(page, d->out, whole);
+    memmove(d->out, d->out + whole, d->have - whole);
+    d->have -= whole;
+    if (end || (flush != Z_FINISH && d->z.avail_in == 0 && d->z.avail_out))
+      return;
+  }
+}
+
+static void deflate_feed(deflated *d, const char *data, size_t len,
+                         tl_buf *page) {
+  while (len) { /* avail_in is 32 bits wide */
+    uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
+    d->z.next_in = (Bytef *)(uintptr_t)data;
+    d->z.avail_in = n;
+    deflate_into(d, Z_NO_FLUSH, page);
+    data += n;
+    len -= n;
+  }
+}
+
+/* `text` deflated and base64-encoded into `out`, each NUL byte as U+FFFD
+ * (as in the JSON strings). */
+static void put_deflated(tl_buf *out, tl_str text) {
+  deflated *d = tl_xcalloc(1, sizeof *d);
+  if (deflateInit2(&d->z, Z_BEST_SPEED, Z_DEFLATED, -15, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    abort(); /* only out of memory */
+  const char *p = text.ptr, *end = text.ptr + text.len;
+  for (const char *nul; p < end && (nul = memchr(p, '\0', (size_t)(end - p)));
+       p = nul + 1) {
+    deflate_feed(d, p, (size_t)(nul - p), out);
+    deflate_feed(d, "\xEF\xBF\xBD", 3, out);
+  }
+  deflate_feed(d, p, (size_t)(end - p), out);
+  d->z.avail_in = 0;
+  deflate_into(d, Z_FINISH, out);
+  deflateEnd(&d->z);
+  free(d);
+}
+
 /* One artifact text as a JSON string (or null) inside a data <script>,
  * escaped in one pass (a draining `out` takes a text of any size without a
- * copy). NUL bytes become U+FFFD; lines are unchanged. */
+ * copy), or deflated from tl_provpage_deflate_at bytes on. NUL bytes become
+ * U+FFFD; lines are unchanged. */
 static void put_text(tl_buf *out, const char *panel, tl_str text) {
+  if (text.ptr && text.len >= tl_provpage_deflate_at) {
+    tl_buf_printf(out,
+                  "<script type=\"application/octet-stream\" "
+                  "id=\"tlprov-text-%s\" data-deflate=\"raw\">",
+                  panel);
+    put_deflated(out, text);
+    tl_buf_puts(out, "</script>\n");
+    return;
+  }
   tl_buf_printf(out, "<script type=\"application/json\" id=\"tlprov-text-%s\">",
                 panel);
   if (!text.ptr)
@@ -98,24 +175,42 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
 
 /* The page's one inline script: it adds the static scripts, in order, from
  * the folder its data-static attribute names, and says so in the page when
- * one cannot be loaded. Its text is the same on every page, so its hash is
- * made once per process. */
+ * one cannot be loaded; first it inflates the texts that came deflated
+ * (tl_provpage_deflate_at) into window.tlprovInflated, where data.js reads
+ * them (null for a text this browser could not inflate). Its text is the
+ * same on every page, so its hash is made once per process. */
 static const char LOADER[] =
     "(function () {\n"
     "  var d = document, base = d.currentScript.getAttribute('data-static');\n"
-    "  var missing = [];\n"
-    "  ['highlight.min.js', 'provenance.js'].forEach(function (name) {\n"
-    "    var s = d.createElement('script');\n"
-    "    s.src = base + name;\n"
-    "    s.async = false;\n"
-    "    s.onerror = function () {\n"
-    "      missing.push(base + name);\n"
-    "      d.getElementById('tlprov').textContent = 'The highlighter cannot '\n"
-    "        + 'start: ' + missing.join(', ') + (missing.length > 1 ? ' are'\n"
-    "        : ' is') + ' missing beside this page.';\n"
-    "    };\n"
-    "    d.body.appendChild(s);\n"
-    "  });\n"
+    "  var missing = [], texts = {};\n"
+    "  function start() {\n"
+    "    ['highlight.min.js', 'provenance.js'].forEach(function (name) {\n"
+    "      var s = d.createElement('script');\n"
+    "      s.src = base + name;\n"
+    "      s.async = false;\n"
+    "      s.onerror = function () {\n"
+    "        missing.push(base + name);\n"
+    "        d.getElementById('tlprov').textContent = 'The highlighter cannot "
+    "'\n"
+    "          + 'start: ' + missing.join(', ') + (missing.length > 1 ? ' "
+    "are'\n"
+    "          : ' is') + ' missing beside this page.';\n"
+    "      };\n"
+    "      d.body.appendChild(s);\n"
+    "    });\n"
+    "  }\n"
+    "  var packed = d.querySelectorAll('script[data-deflate]');\n"
+    "  if (!packed.length) return start();\n"
+    "  window.tlprovInflated = texts;\n"
+    "  Promise.all([].map.call(packed, function (e) {\n"
+    "    return Promise.resolve().then(function () {\n"
+    "      var b = atob(e.textContent), u = new Uint8Array(b.length);\n"
+    "      for (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);\n"
+    "      return new Response(new Blob([u]).stream().pipeThrough(\n"
+    "        new DecompressionStream('deflate-raw'))).text();\n"
+    "    }).then(function (t) { texts[e.id] = t; },\n"
+    "      function () { texts[e.id] = null; });\n"
+    "  })).then(start);\n"
     "})();\n";
 
 static tl_buf loader_csp;

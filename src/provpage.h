@@ -24,6 +24,18 @@ typedef struct tl_provpage_texts {
   tl_str pre, post, code, kernel_code;
 } tl_provpage_texts;
 
+/* Artifact texts of this many bytes or more are embedded deflated (raw
+ * deflate at zlib's fastest level, base64-encoded) in an element
+ *   <script type="application/octet-stream" id="tlprov-text-code"
+ *           data-deflate="raw">…</script>
+ * that the page's loader inflates with the browser's DecompressionStream
+ * before the page's scripts start; smaller texts are JSON strings. Generated
+ * code compresses 5 to 20 times, and a page's open is mostly reading its
+ * bytes (docs/performance.md, "The page at scale"). Tests set it to 0 to
+ * deflate every text. */
+extern size_t tl_provpage_deflate_at;
+#define TL_PROVPAGE_DEFLATE_AT_DEFAULT ((size_t)1 << 20)
+
 /* The folder, relative to a page, that holds the files of
  * tl_provpage_static and static/highlight.min.js (the bundled highlight.js
  * every report writes for its artifact pages). */

@@ -3,7 +3,10 @@
 #include "report.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +220,25 @@ static void write_output(view_job *job, const char *suffix, const char *data,
 }
 
 #ifdef HAVE_tl_page
+/* TLPARSE_DEFLATE_AT (docs/cli.md): the size from which a page embeds an
+ * artifact text deflated (tl_provpage_deflate_at). */
+static void read_deflate_at(void) {
+  const char *value = getenv("TLPARSE_DEFLATE_AT");
+  if (!value)
+    return;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long n = strtoull(value, &end, 10);
+  if (!*value || *end || errno || strchr(value, '-')) {
+    fprintf(stderr,
+            "tlparse: TLPARSE_DEFLATE_AT=%s is not a number of bytes; "
+            "texts of %zu bytes or more are deflated\n",
+            value, (size_t)TL_PROVPAGE_DEFLATE_AT_DEFAULT);
+    return;
+  }
+  tl_provpage_deflate_at = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
 /* Renders the view's page straight into its file, a megabyte at a time, so
  * that a page of a huge compile is never held whole. */
 static void write_page(view_job *job, const cJSON *json,
@@ -859,6 +881,9 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
   TL_VEC(tl_view) all = {0};
   cJSON **summaries = NULL;
   if (options->provenance) {
+#ifdef HAVE_tl_page
+    read_deflate_at();
+#endif
     for (size_t i = 0; i < dirs; i++) {
       counts[i] = tl_report_choose_views(store->dirs.items[i], &dir_views[i]);
       rename_views(store, store->dirs.items[i], dir_views[i], counts[i]);

@@ -52,13 +52,27 @@
     return lines;
   }
 
+  /* A panel's text: a JSON string, or (large texts) deflated, which the
+   * page's loader has inflated into window.tlprovInflated (null when this
+   * browser could not). */
+  function readText(p) {
+    var id = 'tlprov-text-' + p, inflated = window.tlprovInflated;
+    if (inflated && Object.prototype.hasOwnProperty.call(inflated, id)) return inflated[id];
+    return readData(id);
+  }
+  function isDeflated(p) {
+    var e = document.getElementById('tlprov-text-' + p);
+    return !!e && e.hasAttribute('data-deflate');
+  }
+
   var M = {};  /* panel name -> model */
   PANELS.forEach(function (p) {
-    var text = readData('tlprov-text-' + p);
+    var text = readText(p);
     var lines = typeof text === 'string' ? splitLines(text) : null;
     var n = lines ? lines.length : 0, maxLen = 0;
     for (var i = 0; i < n; i++) if (lines[i].length > maxLen) maxLen = lines[i].length;
     M[p] = {name: p, lines: lines, n: n, maxLen: maxLen,
+      unreadable: !lines && isDeflated(p),
       lang: (p === 'pre' || p === 'post' || !aot) ? 'python' : 'cpp',
       segs: [], html: new Array(n + 1), done: new Uint8Array(n + 1),
       mapped: new Uint8Array(n + 1), defs: [], defKeys: new Map()};

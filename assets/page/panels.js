@@ -169,7 +169,10 @@
     this.nav.dataset.panel = p;
     head.appendChild(this.nav);
     if (!m.lines) {
-      this.rows.appendChild(el('div', 'tp-empty', p === 'kernel' ? 'No kernel code.' :
+      this.rows.appendChild(el('div', 'tp-empty', m.unreadable ? 'This browser could ' +
+        'not inflate the ' + TITLE[p].toLowerCase() + ' (it is stored deflated; ' +
+        'DecompressionStream needs Chrome 103, Firefox 113, Safari 16.4 or later).' :
+        p === 'kernel' ? 'No kernel code.' :
         'The trace has no ' + TITLE[p].toLowerCase() + ' for this compilation.'));
       this.rows.style.position = 'static';
     } else {

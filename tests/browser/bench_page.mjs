@@ -119,7 +119,7 @@ async function traceOpen(browser) {
   await client.send('Tracing.start', { transferMode: 'ReportEvents', traceConfig: {
     includedCategories: ['devtools.timeline', 'blink.user_timing', '__metadata'] } });
   await page.goto(pathToFileURL(html).href);
-  await page.waitForFunction(() => window.tlprov !== undefined);
+  await page.waitForFunction(() => typeof (window.tlprov || {}).select === 'function');
   await client.send('Tracing.end');
   await done;
   await ctx.close();

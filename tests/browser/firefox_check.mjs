@@ -56,7 +56,7 @@ async function open(file, hash) {
     if (u.split('#')[0] !== url && !u.startsWith('data:')) log.requests.push(u);
   });
   await page.goto(url + (hash || ''));
-  await page.waitForFunction(() => window.tlprov !== undefined, { timeout: 15000 });
+  await page.waitForFunction(() => typeof (window.tlprov || {}).select === 'function', { timeout: 15000 });
   return { page, log };
 }
 

@@ -64,8 +64,12 @@ export async function openPage(browser, file, opts = {}) {
   page.on('request', (r) => {
     if (r.url().split('#')[0] !== url) log.requests.push(r.url());
   });
+  if (opts.init) await page.addInitScript(opts.init); // runs before the page's scripts
   await page.goto(url + (opts.hash || ''));
-  await page.waitForFunction(() => window.tlprov !== undefined, null, { timeout: 10000 });
+  // window.tlprov is the page's <div id="tlprov"> until provenance.js has
+  // run, which a page whose texts came deflated starts after the load event.
+  await page.waitForFunction(() => typeof (window.tlprov || {}).select === 'function', null,
+    { timeout: 10000 });
   return { page, context, log, url };
 }
 

@@ -22,17 +22,24 @@ if (!opt['make-page'] || !opt.cases || !opt.out) {
   process.exit(2);
 }
 mkdirSync(opt.out, { recursive: true });
-const pages = {};
+// Every case twice: as tlparse writes a small page (texts as JSON strings),
+// and with every text deflated, as it writes large texts (the loader
+// inflates them); the scenarios run on both and expect the same.
+const pages = {}, deflated = {};
 for (const name of readdirSync(opt.cases).sort()) {
+  const view = join(opt.cases, name, 'view.json');
   pages[name] = join(opt.out, `${name}.html`);
-  execFileSync(opt['make-page'], [join(opt.cases, name, 'view.json'), pages[name]]);
+  execFileSync(opt['make-page'], [view, pages[name]]);
+  deflated[name] = join(opt.out, `${name}-deflated.html`);
+  execFileSync(opt['make-page'], [view, deflated[name]],
+    { env: { ...process.env, TL_MAKE_PAGE_DEFLATE_AT: '0' } });
 }
 const NONE = { pre: [], post: [], code: [], kernel: [] };
 const sel = (page) => page.evaluate(() => window.tlprov.selected());
 const text = (page, css) => page.evaluate((css) =>
   Array.from(document.querySelectorAll(css)).map((e) => e.textContent).join('\n'), css);
 
-async function jitScenarios(browser) {
+async function jitScenarios(browser, pages) {
   const { page, context, log } = await openPage(browser, pages.jit);
   // Bold = lines that take part in a mapping.
   eq('jit: mapped lines are bold (class m), others not',
@@ -170,7 +177,7 @@ async function jitScenarios(browser) {
   }
 }
 
-async function aotScenarios(browser) {
+async function aotScenarios(browser, pages) {
   const { page, context } = await openPage(browser, pages.aot_cpu);
   await clickLine(page, 'pre', 8);
   eq('aot: pre:8 reaches post 8-10, call 35 and the kernel body at kernel:2',
@@ -204,7 +211,7 @@ async function aotScenarios(browser) {
   await deep.context.close();
 }
 
-async function hostileScenarios(browser) {
+async function hostileScenarios(browser, pages) {
   const { page, context, log } = await openPage(browser, pages.hostile);
   await clickLine(page, 'code', 9);
   await page.locator('.tp-unres summary').click();
@@ -230,7 +237,7 @@ async function hostileScenarios(browser) {
   await context.close();
 }
 
-async function noMappingScenarios(browser) {
+async function noMappingScenarios(browser, pages) {
   const { page, context } = await openPage(browser, pages.no_mapping);
   const banner = await text(page, '.tp-banner');
   check('no_mapping: the banner says why and how to record the mapping',
@@ -284,17 +291,42 @@ async function policyScenarios(browser) {
   await context2.close();
 }
 
+// A deflated page in a browser that cannot inflate says so in its panels
+// (DecompressionStream is removed before the loader runs) and still starts.
+async function deflateScenarios(browser) {
+  const { page, context } = await openPage(browser, deflated.jit, {
+    init: () => { delete window.DecompressionStream; } });
+  eq('deflate: a panel this browser cannot inflate says why',
+    await page.evaluate(() => document.querySelector('[data-box="code"] .tp-empty').textContent),
+    'This browser could not inflate the generated code (it is stored deflated; ' +
+    'DecompressionStream needs Chrome 103, Firefox 113, Safari 16.4 or later).');
+  eq('deflate: the page still starts, every panel (all deflated here) saying so',
+    await page.evaluate(() => ['pre', 'post', 'code'].map((p) => [window.tlprov.lineCount(p),
+      document.querySelector(`[data-box="${p}"] .tp-empty`).textContent.slice(0, 36)])),
+    [[0, 'This browser could not inflate the p'], [0, 'This browser could not inflate the p'],
+      [0, 'This browser could not inflate the g']]);
+  await context.close();
+}
+
 const browser = await launch();
 try {
   for (const name of Object.keys(pages)) {
     await checkContract(browser, name, pages[name],
       readView(join(opt.cases, name, 'view.json')), join(opt.out, 'shots'));
   }
-  await jitScenarios(browser);
-  await aotScenarios(browser);
-  await hostileScenarios(browser);
-  await noMappingScenarios(browser);
+  for (const [form, set] of [['plain', pages], ['deflated', deflated]]) {
+    console.log(`-- scenarios on the ${form} pages`);
+    await jitScenarios(browser, set);
+    await aotScenarios(browser, set);
+    await hostileScenarios(browser, set);
+    await noMappingScenarios(browser, set);
+  }
+  for (const name of Object.keys(deflated)) {
+    await checkContract(browser, name + '-deflated', deflated[name],
+      readView(join(opt.cases, name, 'view.json')), join(opt.out, 'shots'));
+  }
   await policyScenarios(browser);
+  await deflateScenarios(browser);
 } finally {
   await browser.close();
 }

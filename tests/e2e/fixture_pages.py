@@ -2,9 +2,10 @@
 (and each example trace) and hands every written page with its view JSON to
 tests/browser/check_pages.mjs, which clicks every kernel call site in
 headless Chromium and compares the highlight with the JSON, and to
-tests/browser/firefox_check.mjs, which does the same in Firefox ESR. Screenshots go
-to the folder given as the first argument. Exit 77 (skipped) when chromium
-is missing."""
+tests/browser/firefox_check.mjs, which does the same in Firefox ESR; two of
+the reports again with every text embedded deflated. Screenshots go to the
+folder given as the first argument. Exit 77 (skipped) when chromium is
+missing."""
 
 import json
 import os
@@ -25,6 +26,37 @@ FIXTURES = ["inductor_provenance_jit_cuda_log.txt",
 EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo"]
 
 
+def check_trace(work, trace, name, env):
+    """Writes the report of one trace and checks its pages in both
+    browsers; returns how many checks failed (0, 1 or 2)."""
+    out = os.path.join(work, name)
+    subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
+                   check=True, env=dict(os.environ, CI="1", **env),
+                   stdout=subprocess.DEVNULL)
+    pairs = []
+    for page in sorted(os.listdir(out)):
+        if not (page.startswith("provenance_tracking_") and
+                page.endswith(".html")):
+            continue
+        view = os.path.join(out, page[:-len(".html")] + ".json")
+        with open(view) as f:
+            artifacts = json.load(f)["artifacts"]
+        # Folders that hold only chromium events have empty views.
+        if any(artifacts.values()):
+            pairs += [os.path.join(out, page), view]
+    print("== %s: %d pages" % (name, len(pairs) // 2), flush=True)
+    r = subprocess.run(
+        ["node", os.path.join(ROOT, "tests", "browser", "check_pages.mjs"),
+         "--out", os.path.join(work, "shots", name)] + pairs)
+    failed = r.returncode != 0
+    if os.path.exists("/usr/bin/firefox-esr"):
+        r = subprocess.run(
+            ["node", os.path.join(ROOT, "tests", "browser",
+                                  "firefox_check.mjs")] + pairs)
+        failed += r.returncode != 0
+    return failed
+
+
 def main():
     work = sys.argv[1]
     if not os.path.exists("/usr/bin/chromium"):
@@ -40,33 +72,14 @@ def main():
         print("shared fixtures folder is absent: checking the examples only")
     failed = 0
     for trace, name in traces:
-        out = os.path.join(work, name)
-        subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
-                       check=True, env=dict(os.environ, CI="1"),
-                       stdout=subprocess.DEVNULL)
-        pairs = []
-        for page in sorted(os.listdir(out)):
-            if not (page.startswith("provenance_tracking_") and
-                    page.endswith(".html")):
-                continue
-            view = os.path.join(out, page[:-len(".html")] + ".json")
-            with open(view) as f:
-                artifacts = json.load(f)["artifacts"]
-            # Folders that hold only chromium events have empty views.
-            if any(artifacts.values()):
-                pairs += [os.path.join(out, page), view]
-        print("== %s: %d pages" % (name, len(pairs) // 2), flush=True)
-        r = subprocess.run(
-            ["node", os.path.join(ROOT, "tests", "browser",
-                                  "check_pages.mjs"),
-             "--out", os.path.join(work, "shots", name)] + pairs)
-        failed += r.returncode != 0
-        if os.path.exists("/usr/bin/firefox-esr"):
-            r = subprocess.run(
-                ["node", os.path.join(ROOT, "tests", "browser",
-                                      "firefox_check.mjs")] + pairs)
-            failed += r.returncode != 0
-    print("%d traces passed, %d failed" % (len(traces) - failed, failed))
+        failed += check_trace(work, trace, name, {}) > 0
+    # Large texts are embedded deflated (provpage.h): two reports with every
+    # text deflated, a JIT and an AOT one, pass the same checks.
+    for trace, name in traces[:1] + traces[2:3]:
+        failed += check_trace(work, trace, name + "-deflated",
+                              {"TLPARSE_DEFLATE_AT": "0"}) > 0
+    total = len(traces) + 2
+    print("%d reports passed, %d failed" % (total - failed, failed))
     return 1 if failed else 0
 
 if __name__ == "__main__":

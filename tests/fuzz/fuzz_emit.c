@@ -5,10 +5,10 @@
  * Invariants: escaped HTML holds no markup character; script JSON holds no
  * `<`, `>`, `&`, U+2028 or U+2029, and so does tl_html_script_json_string,
  * which parses back to the same bytes (NUL read as U+FFFD) and equals
- * cJSON's printed string made script-safe; a URL
- * tl_url_is_safe accepts has no scheme a browser would run (after the browser's
- * own stripping); safe names and URL paths stay in their alphabets; pages pass
- * page_check.
+ * cJSON's printed string made script-safe; a URL tl_url_is_safe accepts
+ * has no scheme a browser would run (after the browser's own stripping);
+ * safe names and URL paths stay in their alphabets; pages pass page_check,
+ * with their texts as JSON strings and deflated (base64 only).
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -167,6 +167,22 @@ static void check_pages(tl_str text, tl_str more) {
   tl_provpage_render(&page, view, more.ptr ? &texts : NULL, title.data,
                      title.data);
   page_check(tl_buf_str(&page), 6, "provenance page");
+  /* The same page with every text deflated: still six scripts, and each
+   * deflated element holds only base64. */
+  tl_buf_clear(&page);
+  tl_provpage_deflate_at = 0;
+  tl_provpage_render(&page, view, more.ptr ? &texts : NULL, title.data,
+                     title.data);
+  tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
+  page_check(tl_buf_str(&page), 6, "provenance page, deflated");
+  static const char open_tag[] = "data-deflate=\"raw\">";
+  for (const char *at = strstr(page.data, open_tag); at;
+       at = strstr(at, open_tag)) {
+    at += sizeof open_tag - 1;
+    size_t n = strspn(at, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "0123456789+/=");
+    FUZZ_CHECK(n % 4 == 0 && strncmp(at + n, "</script>", 9) == 0);
+  }
   cJSON_Delete(view);
 #endif
   tl_buf_free(&title);

@@ -3,6 +3,10 @@
  *
  *   tl_make_page VIEW.json OUT.html [INDEX_HREF [HELP_HREF]]
  *
+ * With TL_MAKE_PAGE_DEFLATE_AT=N in the environment, texts of N bytes or
+ * more are embedded deflated (tl_provpage_deflate_at; 0: every text), so
+ * the browser tests can run their scenarios on both forms of a page.
+ *
  * The artifact paths in the view ("artifacts": {"pre_grad_graph": PATH, ...})
  * are relative to the folder holding VIEW.json, as in tl_out/.
  */
@@ -100,6 +104,9 @@ int main(int argc, char **argv) {
       load(view, dir, "code", &code),
       load(view, dir, "kernel_code", &kernel),
   };
+  const char *deflate_at = getenv("TL_MAKE_PAGE_DEFLATE_AT");
+  if (deflate_at && *deflate_at)
+    tl_provpage_deflate_at = (size_t)strtoull(deflate_at, NULL, 10);
   tl_provpage_render(&page, view, &texts, argc > 3 ? argv[3] : "index.html",
                      argc > 4 ? argv[4] : NULL);
   FILE *f = fopen(argv[2], "wb");

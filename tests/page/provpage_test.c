@@ -4,6 +4,7 @@
  * page does in a browser is tested by tests/browser/page_test.mjs. */
 #include <cjson/cJSON.h>
 #include <strings.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "provpage.h"
@@ -28,11 +29,11 @@ static size_t count_nocase(const char *hay, const char *needle) {
 /* The text between `<script ... id="ID">` and the next `</script>`. */
 static char *script_data(const char *page, const char *id) {
   char open[128];
-  snprintf(open, sizeof open, "id=\"%s\">", id);
+  snprintf(open, sizeof open, "id=\"%s\"", id);
   const char *start = strstr(page, open);
-  if (!start)
+  if (!start || !(start = strchr(start, '>')))
     return NULL;
-  start += strlen(open);
+  start++;
   const char *end = strstr(start, "</script>");
   if (!end)
     return NULL;
@@ -128,6 +129,85 @@ TEST(page_text_keeps_every_line_and_escapes_nul_and_line_separators) {
   free(page);
 }
 
+/* The text a deflated data element holds: base64, then raw inflate. */
+static bool inflated(const char *b64, tl_buf *out) {
+  static const char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  tl_buf raw;
+  tl_buf_init(&raw);
+  unsigned v = 0, bits = 0;
+  for (const char *p = b64; *p && *p != '='; p++) {
+    const char *at = strchr(alphabet, *p);
+    if (!at) {
+      tl_buf_free(&raw);
+      return false;
+    }
+    v = (v << 6) | (unsigned)(at - alphabet);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      tl_buf_putc(&raw, (char)((v >> bits) & 0xFF));
+    }
+  }
+  z_stream z = {0};
+  inflateInit2(&z, -15);
+  z.next_in = (Bytef *)raw.data;
+  z.avail_in = (uInt)raw.len;
+  unsigned char chunk[4096];
+  int rc;
+  do {
+    z.next_out = chunk;
+    z.avail_out = sizeof chunk;
+    rc = inflate(&z, Z_NO_FLUSH);
+    tl_buf_append(out, chunk, sizeof chunk - z.avail_out);
+  } while (rc == Z_OK);
+  inflateEnd(&z);
+  tl_buf_free(&raw);
+  return rc == Z_STREAM_END && z.avail_in == 0;
+}
+
+TEST(large_texts_are_embedded_deflated_and_inflate_to_the_text) {
+  /* At the threshold the text goes deflated, base64 in an octet-stream
+   * element the loader inflates; NUL is U+FFFD there as in the JSON
+   * strings. One byte less stays a JSON string. */
+  tl_buf text;
+  tl_buf_init(&text);
+  tl_buf_append(&text, "a\0b </script> \xE2\x80\xA8\n", 18);
+  while (text.len < 300000)
+    tl_buf_printf(&text, "buf%zu = empty_strided((8, 16), (16, 1))\n",
+                  text.len);
+  tl_provpage_deflate_at = text.len;
+  tl_provpage_texts texts = {
+      {NULL, 0}, {NULL, 0}, tl_buf_str(&text), {NULL, 0}};
+  char *page = render(NULL, &texts, NULL, NULL);
+  CHECK(strstr(page, "<script type=\"application/octet-stream\" "
+                     "id=\"tlprov-text-code\" data-deflate=\"raw\">") != NULL);
+  char *data = script_data(page, "tlprov-text-code");
+  tl_buf back;
+  tl_buf_init(&back);
+  CHECK(data && inflated(data, &back));
+  CHECK_INT_EQ(back.len, text.len + 2);
+  CHECK(memcmp(back.data,
+               "a\xEF\xBF\xBD"
+               "b </script> \xE2\x80\xA8\n",
+               20) == 0);
+  CHECK(memcmp(back.data + 20, text.data + 18, text.len - 18) == 0);
+  CHECK(data && strlen(data) < text.len / 2); /* it compresses */
+  free(data);
+  free(page);
+
+  tl_provpage_deflate_at = text.len + 1;
+  page = render(NULL, &texts, NULL, NULL);
+  data = script_data(page, "tlprov-text-code");
+  CHECK(strstr(page, "data-deflate=\"raw\">") == NULL);
+  CHECK(data && data[0] == '"');
+  free(data);
+  free(page);
+  tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
+  tl_buf_free(&back);
+  tl_buf_free(&text);
+}
+
 TEST(page_without_view_or_texts_embeds_nulls) {
   char *page = render(NULL, NULL, NULL, NULL);
   char *view = script_data(page, "tlprov-view");
@@ -221,5 +301,6 @@ int main(void) {
   RUN(page_links_safe_hrefs_and_drops_script_urls);
   RUN(page_csp_allows_only_the_hashed_loader_and_no_network);
   RUN(page_costs_its_data_plus_a_small_shell);
+  RUN(large_texts_are_embedded_deflated_and_inflate_to_the_text);
   return check_summary();
 }
