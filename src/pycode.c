@@ -242,6 +242,7 @@ typedef struct collected {
   embedded_vec embedded;
   cpp_string_vec strings;
   int entry_first, entry_last; /* lines of `def call` (its tree is gone) */
+  uint32_t entry_start;        /* and its first byte */
   bool have_entry;
 } collected;
 
@@ -375,13 +376,18 @@ static void collect_statement(collected *c, tl_str text, TSNode stmt,
   tl_ts_children_end(&as);
 }
 
-/* The entry function `def call` (`fn`), the first one wins. */
+/* The entry function `def call` (`fn`), the first one wins. A `def call`
+ * parsed in chunks appears in each chunk's tree with the statements of that
+ * chunk: the same function (same first byte), its last line the largest. */
 static void set_entry(collected *c, TSNode fn) {
-  if (c->have_entry)
+  if (c->have_entry && ts_node_start_byte(fn) != c->entry_start)
     return;
+  int last = tl_ts_last_line(fn);
+  if (!c->have_entry || last > c->entry_last)
+    c->entry_last = last;
   c->have_entry = true;
+  c->entry_start = ts_node_start_byte(fn);
   c->entry_first = tl_ts_first_line(fn);
-  c->entry_last = tl_ts_last_line(fn);
 }
 
 /* A module-level `name = "..."` or `name = ("...")`: a candidate for the
@@ -639,6 +645,14 @@ static void resolve_calls(collected *c, tl_arena *arena) {
           handle_cmp_p);
   tl_sort(c->functions.items, c->functions.count, sizeof *c->functions.items,
           span_cmp_p);
+  /* A function parsed in chunks was seen once per chunk, each time ending
+   * with that chunk's statements: keep its longest span (sorted first). */
+  size_t spans = 0;
+  for (size_t i = 0; i < c->functions.count; i++)
+    if (spans == 0 ||
+        c->functions.items[spans - 1].start != c->functions.items[i].start)
+      c->functions.items[spans++] = c->functions.items[i];
+  c->functions.count = spans;
 }
 
 typedef struct by_name {
@@ -812,6 +826,9 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   tl_ts_chunker ch;
   tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
   tl_ts_chunker_strict(&ch);
+  /* `def call` alone can be most of the code: parse it (and the `with`
+   * block in it) a few statements at a time, under its `def` line. */
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_python_body);
   bool restart;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)

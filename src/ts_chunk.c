@@ -565,8 +565,10 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
   nest->first_head = (TSRange){c->point, open_end, c->start, b->open + 1};
   nest->head = (TSRange){head, open_end, b->head, b->open + 1};
   nest->head_used = false;
-  nest->tail = (TSRange){close, (TSPoint){close.row, close.column + 1},
-                         b->close, b->close + 1};
+  /* The closing `}`, or for a Python body the item's last `\n`. */
+  nest->tail =
+      (TSRange){close, advance_point(close, c->text, b->close, b->close + 1),
+                b->close, b->close + 1};
   nest->next_cut = 0;
   nest->singles_until = 0;
   c->depth++;

@@ -68,6 +68,18 @@ bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
 char tl_ts_cpp_item_braces(tl_str text, uint32_t start, uint32_t end,
                            uint32_t *open, uint32_t *close);
 bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
+/* The Python counterpart of tl_ts_cpp_body, for the chunker to go into a
+ * large `def`, `class` or `with` statement (the `def call` of output code,
+ * and the `with torch.cuda._DeviceGuard(0):` in it), which take no clause
+ * after their body: text[start, end) must be whole lines, the last ending in
+ * `\n`. body->head is the statement's first line, body->open the `\n`
+ * before the body's first statement (so each chunk of the body is parsed
+ * after text[head, open + 1), the `def ...:` line), body->close the item's
+ * last `\n` (each chunk ends with it), and `cuts` the starts of the body's
+ * other statements (not `else:`-like clauses, not a decorated `def`). False
+ * for any other item, a tab in the indentation, a dedent, or when unsure. */
+bool tl_ts_python_body(tl_str text, uint32_t start, uint32_t end,
+                       tl_ts_body *body, tl_ts_cuts *cuts);
 /* An FX graph as print_readable writes it, and only that shape: one
  * top-level `class ...:` whose body is one `def forward(...):`, whose body
  * statements sit at indentation 8 (deeper lines are theirs). Fills `fwd`

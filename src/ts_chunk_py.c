@@ -1,6 +1,8 @@
 /* ts_chunk_py.c: the Python scanners of the chunker (ts_chunk.h): where
- * the top-level statements of output code begin (tl_ts_python_cuts), and
- * the statements of an FX graph's forward (tl_ts_python_forward_cuts). */
+ * the top-level statements of output code begin (tl_ts_python_cuts), the
+ * statements of a large `def`, `class` or `with` body in it
+ * (tl_ts_python_body), and the statements of an FX graph's forward
+ * (tl_ts_python_forward_cuts). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +116,72 @@ bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts) {
     return true;
   cuts->count = 0;
   return false;
+}
+
+typedef struct py_body_state {
+  tl_ts_cuts *cuts;
+  uint32_t base;        /* the item's offset in the text */
+  size_t lines;         /* logical lines seen */
+  size_t head, outer;   /* the statement's line and indentation */
+  size_t first, indent; /* the body's first line and indentation */
+  bool after_decorator, ok;
+} py_body_state;
+
+/* Line 0 opens the item's compound statement, `def`, `class` or `with`
+ * (statements that take no clause after their body); the body's statements
+ * are the lines at the indentation of line 1, deeper lines belong to them.
+ * Lines are relative to the item. */
+static void py_body_visit(void *ctx, tl_str text, size_t line, size_t indent) {
+  static const char *const openers[] = {"def", "class", "with", "async", NULL};
+  py_body_state *st = ctx;
+  size_t k = st->lines++;
+  if (indent == SIZE_MAX) { /* a tab: the indentation is not ours to read */
+    st->ok = false;
+    return;
+  }
+  const char *p = text.ptr + line + indent;
+  if (k == 0) {
+    size_t w = 0;
+    while (line + indent + w < text.len && is_ident_char((unsigned char)p[w]))
+      w++;
+    st->ok &= word_in(p, w, openers);
+    st->head = line;
+    st->outer = indent;
+    return;
+  }
+  if (k == 1) {
+    st->ok &= indent > st->outer;
+    st->indent = indent;
+    st->first = line;
+  } else if (indent < st->indent) {
+    st->ok = false; /* a dedent: the item is not one body */
+    return;
+  } else if (indent > st->indent) {
+    return;
+  } else if (!py_is_clause(text, line + indent) && !st->after_decorator) {
+    add_cut(st->cuts, st->base + line, st->base + st->first, SIZE_MAX);
+  }
+  st->after_decorator = *p == '@';
+}
+
+bool tl_ts_python_body(tl_str text, uint32_t start, uint32_t end,
+                       tl_ts_body *body, tl_ts_cuts *cuts) {
+  cuts->count = 0;
+  if (!text.ptr || end > text.len || start >= end ||
+      (start > 0 && text.ptr[start - 1] != '\n') || text.ptr[end - 1] != '\n')
+    return false;
+  tl_str item = {text.ptr + start, end - start};
+  py_body_state st = {cuts, start, 0, 0, 0, 0, 0, false, true};
+  if (!py_scan(item, py_body_visit, &st) || !st.ok || st.lines < 3 ||
+      cuts->count == 0) {
+    cuts->count = 0;
+    return false;
+  }
+  body->start = start;
+  body->head = (uint32_t)(start + st.head);
+  body->open = (uint32_t)(start + st.first - 1); /* the `\n` before it */
+  body->close = end - 1;                         /* the item's last `\n` */
+  return true;
 }
 
 typedef struct py_block_state {

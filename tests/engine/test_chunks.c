@@ -90,6 +90,53 @@ TEST(python_scanner_is_unsure_of_unbalanced_input) {
   TL_VEC_FREE(cuts);
 }
 
+/* "head,open,close:cut,cut" of tl_ts_python_body over the whole text, or
+ * "no". */
+static const char *py_body(const char *text) {
+  static char out[256];
+  tl_ts_body body;
+  tl_ts_cuts cuts = {0};
+  tl_str t = tl_str_from(text);
+  if (!tl_ts_python_body(t, 0, (uint32_t)t.len, &body, &cuts)) {
+    TL_VEC_FREE(cuts);
+    return "no";
+  }
+  int n =
+      snprintf(out, sizeof out, "%u,%u,%u:", body.head, body.open, body.close);
+  for (size_t i = 0; i < cuts.count && n < (int)sizeof out - 12; i++)
+    n += snprintf(out + n, sizeof out - (size_t)n, "%s%u", i ? "," : "",
+                  cuts.items[i]);
+  TL_VEC_FREE(cuts);
+  return out;
+}
+
+TEST(python_body_cuts_a_def_or_with_between_its_statements) {
+  /* `def call` of output code: the body after the `def` line (its `\n` at
+   * 15), cut before `with` (26) and `return` (62), up to the last `\n`
+   * (76, after the blank lines that end the item). */
+  CHECK_STR_EQ(py_body("def call(args):\n    a = 1\n    with g:\n        b()\n"
+                       "        c()\n    return a\n\n\n"),
+               "0,15,76:26,62");
+  /* The `with` inside it, an item at indentation 4: comments before the
+   * first statement belong to the head (open 26), a decorated `def` is one
+   * statement with its decorator (cut at 39, none at the `def`). */
+  CHECK_STR_EQ(py_body("    with g:\n        # note\n        b()\n        @d\n"
+                       "        def e():\n            f\n        c()\n"),
+               "0,26,92:39,81");
+}
+
+TEST(python_body_leaves_clauses_tabs_and_small_items_whole) {
+  /* `if` and `try` take clauses after their body: never gone into. */
+  CHECK_STR_EQ(py_body("if a:\n    b\n    c\nelse:\n    d\n"), "no");
+  CHECK_STR_EQ(py_body("try:\n    b\n    c\nexcept E:\n    d\n"), "no");
+  /* One statement: nothing to cut. A tab, or no final newline: unsure. */
+  CHECK_STR_EQ(py_body("def f():\n    a\n"), "no");
+  CHECK_STR_EQ(py_body("def f():\n\ta\n\tb\n"), "no");
+  CHECK_STR_EQ(py_body("def f():\n    a\n    b"), "no");
+  /* A dedent inside the item (it holds two statements): not one body. */
+  CHECK_STR_EQ(py_body("def f():\n    a\n    b\nc = 1\n"), "no");
+}
+
 /* ---- chunked analysis equals whole analysis --------------------------------
  */
 
@@ -129,6 +176,25 @@ static size_t py_chunks(tl_str text) {
   }
   size_t chunks = restarted ? 1 : ch.chunks;
   tl_ts_chunker_end(&ch);
+  return chunks;
+}
+
+/* The same, going into large `def`, `class` and `with` bodies as pycode.c
+ * does. */
+static size_t py_chunks_into_bodies(tl_str text) {
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker ch;
+  bool restart, restarted = false;
+  tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
+  tl_ts_chunker_strict(&ch);
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_python_body);
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    restarted |= restart;
+    ts_tree_delete(tree);
+  }
+  size_t chunks = restarted ? 1 : ch.chunks;
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   return chunks;
 }
 
@@ -249,8 +315,11 @@ TEST(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code) {
       char what[256];
       snprintf(what, sizeof what, "%.200s, output code %d", logs[i], k + 1);
       size_t chunks = check_chunked_equals_whole(what, (tl_str){p, len}, false);
-      /* Real output code splits into many chunks (imports, kernels, call). */
+      /* Real output code splits into many chunks (imports, kernels, call),
+       * and into more when the chunker goes into `def call`. */
       CHECK(chunks > 10);
+      if (strstr(p, "\ndef call(args):\n"))
+        CHECK(py_chunks_into_bodies((tl_str){p, len}) > chunks);
       p += len + 1;
       texts++;
     }
@@ -407,6 +476,8 @@ int main(void) {
   RUN(python_scanner_keeps_decorators_and_clauses_with_their_statement);
   RUN(python_scanner_follows_brackets_and_continuations);
   RUN(python_scanner_is_unsure_of_unbalanced_input);
+  RUN(python_body_cuts_a_def_or_with_between_its_statements);
+  RUN(python_body_leaves_clauses_tabs_and_small_items_whole);
   RUN(fx_scanner_accepts_only_the_print_readable_shape);
   RUN(pycode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case);
