@@ -157,8 +157,9 @@ void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
                                tl_str text, uint32_t start, uint32_t end,
                                bool (*scan)(tl_str, tl_ts_cuts *));
 /* Lets the chunker go into the body of an item larger than the limit (see
- * tl_ts_cpp_body), so that a namespace holding most of the text, or one
- * long function such as run_impl, is parsed a few statements at a time.
+ * tl_ts_cpp_body and tl_ts_python_body), so that a namespace holding most
+ * of the text, or one long function such as run_impl or `def call`, is
+ * parsed a few statements at a time.
  * Call after tl_ts_chunker_begin. The chunks inside a body give up (parse
  * whole) when any statement or member of it is an ERROR or MISSING node. */
 void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of);
