@@ -207,9 +207,11 @@ static const char LOADER[] =
     "      var b = atob(e.textContent), u = new Uint8Array(b.length);\n"
     "      for (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);\n"
     "      return new Response(new Blob([u]).stream().pipeThrough(\n"
-    "        new DecompressionStream('deflate-raw'))).text();\n"
-    "    }).then(function (t) { texts[e.id] = t; },\n"
-    "      function () { texts[e.id] = null; });\n"
+    "        new DecompressionStream('deflate-raw'))).arrayBuffer();\n"
+    "    }).then(function (b) {\n"
+    "      texts[e.id] = new TextDecoder('utf-8', {ignoreBOM: "
+    "true}).decode(b);\n"
+    "    }).catch(function () { texts[e.id] = null; });\n"
     "  })).then(start);\n"
     "})();\n";
 

@@ -229,7 +229,7 @@ static void read_deflate_at(void) {
   char *end = NULL;
   errno = 0;
   unsigned long long n = strtoull(value, &end, 10);
-  if (!*value || *end || errno || strchr(value, '-')) {
+  if (*value < '0' || *value > '9' || *end || errno) {
     fprintf(stderr,
             "tlparse: TLPARSE_DEFLATE_AT=%s is not a number of bytes; "
             "texts of %zu bytes or more are deflated\n",

@@ -77,7 +77,9 @@ bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
  * after text[head, open + 1), the `def ...:` line), body->close the item's
  * last `\n` (each chunk ends with it), and `cuts` the starts of the body's
  * other statements (not `else:`-like clauses, not a decorated `def`). False
- * for any other item, a tab in the indentation, a dedent, or when unsure. */
+ * for any other item, a tab, form feed or lone \r in the indentation, a
+ * dedent, or when unsure. Only for a strict chunker (tl_ts_chunker_strict):
+ * the error checks of a non-strict one look for a body's `{`. */
 bool tl_ts_python_body(tl_str text, uint32_t start, uint32_t end,
                        tl_ts_body *body, tl_ts_cuts *cuts);
 /* An FX graph as print_readable writes it, and only that shape: one

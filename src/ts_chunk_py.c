@@ -48,7 +48,14 @@ static bool py_scan(tl_str text, py_visit visit, void *ctx) {
       bool tab = false;
       while (w < n && (t[w] == ' ' || t[w] == '\t'))
         tab |= t[w++] == '\t';
-      if (w < n && !strchr("\f\r\n#", t[w]))
+      /* A form feed or a lone \r resets tree-sitter's (and Python's)
+       * indentation, and a line that starts with a continuation takes the
+       * next line's: an indentation the scanner does not read (SIZE_MAX). */
+      bool odd = w < n && (t[w] == '\f' || t[w] == '\\' ||
+                           (t[w] == '\r' && !(w + 1 < n && t[w + 1] == '\n')));
+      if (odd)
+        visit(ctx, text, i, SIZE_MAX);
+      else if (w < n && !strchr("\r\n#", t[w]))
         visit(ctx, text, i, tab ? SIZE_MAX : w - i);
     }
     line_start = continued = false;
@@ -177,10 +184,24 @@ bool tl_ts_python_body(tl_str text, uint32_t start, uint32_t end,
     cuts->count = 0;
     return false;
   }
+  /* The head ends with its own line: comment and blank lines before the
+   * first statement go to the first chunk, not to every chunk's head. */
+  size_t open = st.first - 1; /* the `\n` before the first statement */
+  while (open > st.head) {
+    size_t line = open;
+    while (line > 0 && item.ptr[line - 1] != '\n')
+      line--;
+    size_t w = line;
+    while (w < open && (item.ptr[w] == ' ' || item.ptr[w] == '\r'))
+      w++;
+    if (line <= st.head || (w < open && item.ptr[w] != '#'))
+      break;
+    open = line - 1;
+  }
   body->start = start;
   body->head = (uint32_t)(start + st.head);
-  body->open = (uint32_t)(start + st.first - 1); /* the `\n` before it */
-  body->close = end - 1;                         /* the item's last `\n` */
+  body->open = (uint32_t)(start + open);
+  body->close = end - 1; /* the item's last `\n` */
   return true;
 }
 

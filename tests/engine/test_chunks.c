@@ -117,12 +117,13 @@ TEST(python_body_cuts_a_def_or_with_between_its_statements) {
   CHECK_STR_EQ(py_body("def call(args):\n    a = 1\n    with g:\n        b()\n"
                        "        c()\n    return a\n\n\n"),
                "0,15,76:26,62");
-  /* The `with` inside it, an item at indentation 4: comments before the
-   * first statement belong to the head (open 26), a decorated `def` is one
-   * statement with its decorator (cut at 39, none at the `def`). */
+  /* The `with` inside it, an item at indentation 4: the head is its own
+   * line (open 11), so the comment before the first statement is parsed with
+   * the first chunk only; a decorated `def` is one statement with its
+   * decorator (cut at 39, none at the `def`). */
   CHECK_STR_EQ(py_body("    with g:\n        # note\n        b()\n        @d\n"
                        "        def e():\n            f\n        c()\n"),
-               "0,26,92:39,81");
+               "0,11,92:39,81");
 }
 
 TEST(python_body_leaves_clauses_tabs_and_small_items_whole) {
@@ -135,6 +136,11 @@ TEST(python_body_leaves_clauses_tabs_and_small_items_whole) {
   CHECK_STR_EQ(py_body("def f():\n    a\n    b"), "no");
   /* A dedent inside the item (it holds two statements): not one body. */
   CHECK_STR_EQ(py_body("def f():\n    a\n    b\nc = 1\n"), "no");
+  /* A form feed resets the indentation (a dedent to tree-sitter), and a
+   * line that starts with a continuation takes the next line's: unsure. */
+  CHECK_STR_EQ(py_body("def f():\n    a\n    \fb = 1\n    c\n"), "no");
+  CHECK_STR_EQ(py_body("def f():\n    a\n    \\\n        b = 1\n    c\n"),
+               "no");
 }
 
 /* ---- chunked analysis equals whole analysis --------------------------------
