@@ -170,33 +170,20 @@ static size_t fx_chunks(tl_str text) {
   return chunks;
 }
 
-/* How many chunks the chunker makes of output code at size 1. */
-static size_t py_chunks(tl_str text) {
+/* How many chunks the chunker makes of output code at size 1, going into
+ * large `def`, `class` and `with` bodies as pycode.c does, or not. */
+static size_t py_chunks(tl_str text, bool into_bodies) {
   tl_ts_chunk_limit = 1;
   tl_ts_chunker ch;
   bool restart, restarted = false;
   tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
+  if (into_bodies) {
+    tl_ts_chunker_strict(&ch);
+    tl_ts_chunker_go_into_bodies(&ch, tl_ts_python_body);
+  }
   for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
     restarted |= restart;
     ts_tree_delete(t);
-  }
-  size_t chunks = restarted ? 1 : ch.chunks;
-  tl_ts_chunker_end(&ch);
-  return chunks;
-}
-
-/* The same, going into large `def`, `class` and `with` bodies as pycode.c
- * does. */
-static size_t py_chunks_into_bodies(tl_str text) {
-  tl_ts_chunk_limit = 1;
-  tl_ts_chunker ch;
-  bool restart, restarted = false;
-  tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
-  tl_ts_chunker_strict(&ch);
-  tl_ts_chunker_go_into_bodies(&ch, tl_ts_python_body);
-  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
-    restarted |= restart;
-    ts_tree_delete(tree);
   }
   size_t chunks = restarted ? 1 : ch.chunks;
   tl_ts_chunker_end(&ch);
@@ -226,7 +213,7 @@ static size_t check_chunked_equals_whole(const char *what, tl_str text,
     tl_buf_free(&part);
   }
   tl_buf_free(&whole);
-  size_t chunks = fx ? fx_chunks(text) : py_chunks(text);
+  size_t chunks = fx ? fx_chunks(text) : py_chunks(text, false);
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   return chunks;
 }
@@ -325,7 +312,7 @@ TEST(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code) {
        * and into more when the chunker goes into `def call`. */
       CHECK(chunks > 10);
       if (strstr(p, "\ndef call(args):\n"))
-        CHECK(py_chunks_into_bodies((tl_str){p, len}) > chunks);
+        CHECK(py_chunks((tl_str){p, len}, true) > chunks);
       p += len + 1;
       texts++;
     }
