@@ -552,7 +552,7 @@ typedef struct wrapper_walk {
   tl_code_analysis *out;
 } wrapper_walk;
 
-static void visit_wrapper_node(TSNode n, void *ctx) {
+static bool visit_wrapper_node(TSNode n, void *ctx) {
   wrapper_walk *w = ctx;
   const cpp_syms *y = w->y;
   TSSymbol sym = ts_node_symbol(n);
@@ -581,6 +581,7 @@ static void visit_wrapper_node(TSNode n, void *ctx) {
       TL_VEC_PUSH(w->s->handles, h);
     }
   }
+  return true;
 }
 
 static int cmp_raw(const void *pa, const void *pb) {
@@ -842,10 +843,10 @@ typedef struct kernel_walk {
   kernel_def_vec *found;
 } kernel_walk;
 
-static void visit_kernel_node(TSNode fn, void *ctx) {
+static bool visit_kernel_node(TSNode fn, void *ctx) {
   kernel_walk *w = ctx;
   if (ts_node_symbol(fn) != w->y.function_definition)
-    return;
+    return true;
   tl_ts_children d;
   tl_ts_children_begin(&d, fn, w->y.declarator);
   for (TSNode fd; tl_ts_children_next(&d, w->y.function_declarator, &fd);) {
@@ -856,6 +857,7 @@ static void visit_kernel_node(TSNode fn, void *ctx) {
     tl_ts_children_end(&f);
   }
   tl_ts_children_end(&d);
+  return true;
 }
 
 static void walk_kernels(TSTree *tree, void *walk) {

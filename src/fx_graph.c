@@ -324,7 +324,7 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
   w.y = *y;
   w.parsed = parsed;
   w.with_params = with_params;
-  tl_ts_walk_where(ts_tree_root_node(tree), visit_node, &w);
+  tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
   if (chosen >= 0)
     collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],

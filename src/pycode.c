@@ -567,7 +567,7 @@ typedef struct code_walk {
   py_syms y;
 } code_walk;
 
-static void visit_code_node(TSNode n, void *ctx) {
+static bool visit_code_node(TSNode n, void *ctx) {
   code_walk *w = ctx;
   collected *c = w->c;
   const py_syms *y = &w->y;
@@ -587,7 +587,7 @@ static void visit_code_node(TSNode n, void *ctx) {
   } else if (sym == y->comment) {
     tl_str t = tl_ts_text(n, w->text);
     if (!tl_str_starts_with(t, HANDLE_PREFIX))
-      return;
+      return true;
     size_t skip = strlen(HANDLE_PREFIX);
     handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
                 {0},
@@ -600,6 +600,7 @@ static void visit_code_node(TSNode n, void *ctx) {
     span s = {ts_node_start_byte(n), ts_node_end_byte(n)};
     TL_VEC_PUSH(c->functions, s);
   }
+  return true;
 }
 
 static void collect(collected *c, TSNode root, tl_str text) {

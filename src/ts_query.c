@@ -196,8 +196,7 @@ void tl_ts_children_end(tl_ts_children *ch) {
   ts_tree_cursor_delete(&ch->cursor);
 }
 
-void tl_ts_walk_where(TSNode root, bool (*visit)(TSNode node, void *ctx),
-                      void *ctx) {
+void tl_ts_walk(TSNode root, bool (*visit)(TSNode node, void *ctx), void *ctx) {
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   for (bool more = true; more;) {
     if (visit(ts_tree_cursor_current_node(&cursor), ctx) &&
@@ -210,22 +209,6 @@ void tl_ts_walk_where(TSNode root, bool (*visit)(TSNode node, void *ctx),
       }
   }
   ts_tree_cursor_delete(&cursor);
-}
-
-typedef struct walk_all {
-  void (*visit)(TSNode node, void *ctx);
-  void *ctx;
-} walk_all;
-
-static bool visit_all(TSNode node, void *ctx) {
-  walk_all *w = ctx;
-  w->visit(node, w->ctx);
-  return true;
-}
-
-void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx) {
-  walk_all w = {visit, ctx};
-  tl_ts_walk_where(root, visit_all, &w);
 }
 
 TSTree *tl_ts_parse(const TSLanguage *lang, tl_str text, const TSRange *ranges,

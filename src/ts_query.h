@@ -99,13 +99,11 @@ void tl_ts_children_end(tl_ts_children *ch);
 /* Calls visit(node, ctx) for every node under `root` (itself included),
  * named or not, in document order: a pre-order walk with a tree cursor, no
  * recursion. The nodes a childless query pattern `(type) @x` matches are
- * those of that type, in the same order. */
-void tl_ts_walk(TSNode root, void (*visit)(TSNode node, void *ctx), void *ctx);
-/* The same walk, going into a node's children only when visit returns
- * true: for an analysis that knows which nodes can hold what it reads (an
- * FX graph's forward sits in a class body, never inside an expression). */
-void tl_ts_walk_where(TSNode root, bool (*visit)(TSNode node, void *ctx),
-                      void *ctx);
+ * those of that type, in the same order. The walk goes into a node's
+ * children only when visit returns true: an analysis that knows which nodes
+ * can hold what it reads skips the rest (an FX graph's forward sits in a
+ * class body, never inside an expression). */
+void tl_ts_walk(TSNode root, bool (*visit)(TSNode node, void *ctx), void *ctx);
 
 /* Counts `bytes` of text handed to an analysis (what tree-sitter parses,
  * less the re-parsed embedded sources and repeated chunk headers); with

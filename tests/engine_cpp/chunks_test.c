@@ -367,16 +367,17 @@ typedef struct defs_dump {
 } defs_dump;
 
 /* "name first-last" (0-based rows) for every function definition. */
-static void dump_def(TSNode n, void *ctx) {
+static bool dump_def(TSNode n, void *ctx) {
   defs_dump *d = ctx;
   if (ts_node_symbol(n) != d->function_definition)
-    return;
+    return true;
   TSNode decl = ts_node_child_by_field_name(n, "declarator", 10);
   TSNode name = ts_node_child_by_field_name(decl, "declarator", 10);
   tl_str s =
       ts_node_is_null(name) ? TL_STR_LIT("?") : tl_ts_text(name, d->text);
   tl_buf_printf(d->out, "%.*s %u-%u\n", (int)s.len, s.ptr,
                 ts_node_start_point(n).row, ts_node_end_point(n).row);
+  return true;
 }
 
 static void dump_tree(TSTree *tree, void *ctx) {
