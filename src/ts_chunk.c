@@ -315,58 +315,43 @@ static bool find_body_open(const char *t, size_t start, size_t end,
   return false;
 }
 
-bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
-                    tl_ts_cuts *cuts) {
+char tl_ts_cpp_item_body(tl_str text, uint32_t start, uint32_t end,
+                         tl_ts_body *body, tl_ts_cuts *cuts) {
   const char *t = text.ptr;
   cuts->count = 0;
   if (!t || end > text.len || start >= end)
-    return false;
+    return 0;
   size_t close = end;
   while (close > start && strchr(" \t\r\n\f\v", t[close - 1]))
     close--;
   if (close <= start || t[close - 1] != '}')
-    return false;
+    return 0;
   close--;
   size_t open = 0, first_token = SIZE_MAX;
   char kind = 0;
   if (!find_body_open(t, start, close, &open, &first_token, &kind))
-    return false;
-  if (!cpp_scan(t, open + 1, close, kind == 'f', cuts) || cuts->count == 0) {
+    return 0;
+  /* The scan also checks that the `{` found is the one the last `}`
+   * closes: an item can hold several definitions (after `template <bool
+   * b=false>` the scanner waits for a `;`), and then the body between them
+   * does not balance. */
+  if (!cpp_scan(t, open + 1, close, kind == 'f', cuts)) {
     cuts->count = 0;
-    return false;
+    return 0;
   }
   body->start = start;
   body->head = (uint32_t)first_token;
   body->open = (uint32_t)open;
   body->close = (uint32_t)close;
-  return true;
+  return kind;
 }
 
-char tl_ts_cpp_item_braces(tl_str text, uint32_t start, uint32_t end,
-                           uint32_t *open, uint32_t *close) {
-  const char *t = text.ptr;
-  if (!t || end > text.len || start >= end)
-    return 0;
-  size_t last = end;
-  while (last > start && strchr(" \t\r\n\f\v", t[last - 1]))
-    last--;
-  if (last <= start || t[last - 1] != '}')
-    return 0;
-  size_t brace = 0, first_token = SIZE_MAX;
-  char kind = 0;
-  if (!find_body_open(t, start, last - 1, &brace, &first_token, &kind))
-    return 0;
-  /* The `{` found must be the one the last `}` closes: an item can hold
-   * several definitions (after `template <bool b=false>` the scanner waits
-   * for a `;`), and then the body between them does not balance. */
-  tl_ts_cuts scratch = {0};
-  bool balanced = cpp_scan(t, brace + 1, last - 1, true, &scratch);
-  TL_VEC_FREE(scratch);
-  if (!balanced)
-    return 0;
-  *open = (uint32_t)brace;
-  *close = (uint32_t)(last - 1);
-  return kind;
+bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
+                    tl_ts_cuts *cuts) {
+  if (tl_ts_cpp_item_body(text, start, end, body, cuts) && cuts->count)
+    return true;
+  cuts->count = 0;
+  return false;
 }
 
 /* Fills c->cuts with the scanner's cuts of the region (none when it is

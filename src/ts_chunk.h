@@ -59,14 +59,15 @@ typedef struct tl_ts_body {
  * cuts, for any other item, a body with nothing to cut, or when unsure. */
 bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
                     tl_ts_cuts *cuts);
-/* The braces of the body the item text[start, end) ends with, when the
- * first `{` outside parentheses is the one its last `}` closes: sets *open
- * and *close and returns 'f' when the head ends like a function's (`)`, or
- * const, noexcept, override, final: `class S final {` too), 'n' for a
- * namespace or an `extern "C"` block, 0 (nothing set) for anything else or
- * when unsure. */
-char tl_ts_cpp_item_braces(tl_str text, uint32_t start, uint32_t end,
-                           uint32_t *open, uint32_t *close);
+/* What tl_ts_cpp_body reads, for any body: when the item text[start, end)
+ * ends with the `}` that closes its first `{` outside parentheses, fills
+ * `body` and `cuts` (perhaps none: a body of one member or statement) and
+ * returns 'f' when the head ends like a function's (`)`, or const,
+ * noexcept, override, final: `class S final {` too) or 'n' for a namespace
+ * or an `extern "C"` block; 0, with no cuts, for anything else or when
+ * unsure. */
+char tl_ts_cpp_item_body(tl_str text, uint32_t start, uint32_t end,
+                         tl_ts_body *body, tl_ts_cuts *cuts);
 bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
 /* The Python counterpart of tl_ts_cpp_body, for the chunker to go into a
  * large `def`, `class` or `with` statement (the `def call` of output code,

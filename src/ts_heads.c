@@ -38,29 +38,23 @@ static void add_range(heads *h, uint32_t start, uint32_t end) {
   h->bytes += end - start;
 }
 
-/* The items of text[start, end), each function without what lies between
- * its body's braces; namespaces and `extern "C"` blocks are gone into. False
- * when the scanner is unsure of the items. */
-static bool add_items(heads *h, uint32_t start, uint32_t end, int depth) {
-  tl_ts_cuts cuts = {0};
-  tl_str part = {h->text.ptr + start, end - start};
-  bool ok = tl_ts_cpp_cuts(part, &cuts);
-  for (size_t i = 0; ok && i <= cuts.count; i++) {
-    uint32_t s = i ? start + cuts.items[i - 1] : start;
-    uint32_t e = i < cuts.count ? start + cuts.items[i] : end;
-    uint32_t open, close;
-    char kind = tl_ts_cpp_item_braces(h->text, s, e, &open, &close);
-    if (kind == 'f' || (kind == 'n' && depth < TL_TS_MAX_NEST)) {
-      add_range(h, s, open + 1);
-      if (kind == 'n')
-        ok = add_items(h, open + 1, close, depth + 1);
-      add_range(h, close, e);
-    } else {
-      add_range(h, s, e);
-    }
+/* The item text[start, end): a function without what lies between its
+ * body's braces, a namespace or `extern "C"` block gone into member by
+ * member, anything else (or what the scanner is unsure of) whole. */
+static void add_item(heads *h, uint32_t start, uint32_t end, int depth) {
+  tl_ts_body body;
+  tl_ts_cuts members = {0};
+  char kind = tl_ts_cpp_item_body(h->text, start, end, &body, &members);
+  if (kind == 'f' || (kind == 'n' && depth < TL_TS_MAX_NEST)) {
+    add_range(h, start, body.open + 1);
+    for (size_t i = 0; kind == 'n' && i <= members.count; i++)
+      add_item(h, i ? members.items[i - 1] : body.open + 1,
+               i < members.count ? members.items[i] : body.close, depth + 1);
+    add_range(h, body.close, end);
+  } else {
+    add_range(h, start, end);
   }
-  TL_VEC_FREE(cuts);
-  return ok;
+  TL_VEC_FREE(members);
 }
 
 /* Parses the group gathered and hands its tree to `visit`; false when it
@@ -102,19 +96,9 @@ bool tl_ts_cpp_heads(tl_str text, uint32_t start, uint32_t end,
   for (size_t i = 0; ok && i <= cuts.count; i++) {
     uint32_t s = i ? start + cuts.items[i - 1] : start;
     uint32_t e = i < cuts.count ? start + cuts.items[i] : end;
-    heads before = h;
-    TSRange joined = h.ranges.count ? h.ranges.items[h.ranges.count - 1]
-                                    : (TSRange){{0, 0}, {0, 0}, 0, 0};
-    if (!add_items(&h, s, e, 0)) { /* unsure inside the item: it whole */
-      h.ranges.count = before.ranges.count;
-      if (h.ranges.count) /* the range the item's head was joined to */
-        h.ranges.items[h.ranges.count - 1] = joined;
-      h.at = before.at;
-      h.point = before.point;
-      h.bytes = before.bytes;
-      add_range(&h, s, e);
-    }
-    group += h.bytes - before.bytes;
+    size_t before = h.bytes;
+    add_item(&h, s, e, 0);
+    group += h.bytes - before;
     if (group >= limit || i == cuts.count) {
       ok = parse_group(&h, parser, visit, ctx);
       group = 0;

@@ -14,7 +14,7 @@
 
 /* Parses the C++ text[start, end) heads only: each top-level item is
  * handed to tree-sitter over included ranges that leave out the bytes
- * between a function's `{` and `}` (tl_ts_cpp_item_braces; namespaces and
+ * between a function's `{` and `}` (tl_ts_cpp_item_body; namespaces and
  * `extern "C"` blocks are gone into), so every node keeps its position in
  * the text and a function_definition still spans its whole body. An item
  * whose inside the scanner is unsure of is parsed whole. Items are grouped
