@@ -430,7 +430,7 @@ TEST(heads_leave_out_function_bodies_at_their_text_positions) {
   heads_defs(tl_str_from(t), &out);
   size_t parsed = tl_ts_stats_parsed_total() - before;
   CHECK_STR_EQ(out.data, "k 1-4\ng 6-6\nf 8-8\n");
-  /* All but the two bodies: ` $$$ not C++ {{ }` with its newlines, and
+  /* All but the two bodies: ` $$$ not C++ { }` with its newlines, and
    * ` return 1; `. The struct's member function is inside a type (no item
    * of its own) and is parsed whole. */
   CHECK_INT_EQ(parsed, strlen(t) - strlen("\n  $$$ not C++ { }\n") -
@@ -490,16 +490,26 @@ static void check_case_heads(void *ctx, const char *file, const tl_case *c) {
     *(int *)ctx += check_heads_equal_chunked(what, c->kernels);
 }
 
-TEST(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case) {
+/* Calls `fn` on every case of the corpus (tests/engine_cpp/cases, the
+ * format of corpus_test.c); returns how many there were. */
+static int each_corpus_case(tl_case_fn fn, void *ctx) {
   static const char *const files[] = {"calls.txt", "definitions.txt",
                                       "garbage.txt", "handles.txt"};
-  int compared = 0;
+  int cases = 0;
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/engine_cpp/cases/%s", TL_SOURCE_DIR,
              files[i]);
-    CHECK(tl_case_file_each(path, files[i], check_case_heads, &compared) >= 0);
+    int n = tl_case_file_each(path, files[i], fn, ctx);
+    CHECK(n >= 0);
+    cases += n > 0 ? n : 0;
   }
+  return cases;
+}
+
+TEST(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case) {
+  int compared = 0;
+  each_corpus_case(check_case_heads, &compared);
   printf("  %d clean corpus texts compared\n", compared);
   CHECK(compared >= 20);
 }
@@ -558,23 +568,8 @@ static void check_case(void *ctx, const char *file, const tl_case *c) {
   check_chunked_equals_whole(what, c->input, c->kernels, c->has_kernels);
 }
 
-/* Every case of one case file (the format of corpus_test.c). */
-static int check_case_file(const char *file) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/tests/engine_cpp/cases/%s", TL_SOURCE_DIR,
-           file);
-  int cases = tl_case_file_each(path, file, check_case, NULL);
-  CHECK(cases >= 0);
-  return cases;
-}
-
 TEST(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case) {
-  static const char *const files[] = {"calls.txt", "definitions.txt",
-                                      "garbage.txt", "handles.txt"};
-  int n = 0;
-  for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-    n += check_case_file(files[i]);
-  CHECK(n >= 20);
+  CHECK(each_corpus_case(check_case, NULL) >= 20);
 }
 
 /* The payload (tab lines) after the envelope line naming `artifact`. */
