@@ -230,14 +230,16 @@ void tl_artifact_pages_dump_file(tl_store *store, tl_compile_dir *dir,
                      "counter(line);display:inline-block;padding:0 .5em;"
                      "margin-right:.5em;color:#888}pre span:target{"
                      "background-color:#ffff00}</style>\n<pre>");
-  /* One span per payload line, as the Rust page: #L<n> links land here. */
+  /* One span per payload line, as the Rust page: #L<n> links land here.
+   * An entry without a payload has a NULL text: one empty line. */
   tl_str text = rec->payload;
+  const char *bytes = text.ptr ? text.ptr : "";
   size_t start = 0, line = 1;
   for (size_t i = 0; i <= text.len; i++) {
-    if (i < text.len && text.ptr[i] != '\n')
+    if (i < text.len && bytes[i] != '\n')
       continue;
     tl_buf_printf(&html, "<span id=\"L%zu\">", line++);
-    tl_html_escape(&html, (tl_str){text.ptr + start, i - start});
+    tl_html_escape(&html, (tl_str){bytes + start, i - start});
     tl_buf_puts(&html, "</span>");
     start = i + 1;
   }
