@@ -13,6 +13,8 @@
  *
  * Both texts are parsed a chunk of whole top-level definitions at a time
  * (tl_ts_chunker, ts_query.h): matches keep bytes and lines, never nodes.
+ * The wrapper's function bodies that can hold nothing read here are left
+ * out of its parse ("bodies left unparsed" below).
  * Results are allocated in the caller's arena and point into the text.
  */
 #include "analysis.h"
@@ -729,15 +731,179 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
-/* tl_cppcode_analyze over the bytes [start, end) of the text. */
-static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
-                          uint32_t end, tl_code_analysis *out) {
+/* ---- bodies left unparsed ----------------------------------------------- */
+
+/* The C++ grammar costs tree-sitter about 1,400 instructions a byte of an
+ * AOT wrapper, and most of a wrapper is functions the analysis reads
+ * nothing from (the model container's C API, the constructor, input
+ * checks). What it reads needs these words: a function's body is left out
+ * of the parse (tl_ts_chunker_skip) when its head names no launcher or
+ * entry and its body holds none of them. Words are read over all bytes,
+ * comments and literals too, so a body that might hold one is parsed. */
+static const char *const entry_words[] = {"run_impl", "_const_run_impl",
+                                          "inductor_entry_impl", NULL};
+static const char *const body_words[] = {
+    "run_impl",   "_const_run_impl", "inductor_entry_impl",
+    "extern",     /* linkage: declared CPU kernels */
+    "Provenance", /* `// [Provenance debug handles]` */
+    NULL};
+/* What a function's head needs to be parsed whole: a launcher's or an
+ * entry's name. Its body: a call of a launcher or CPU kernel, a nested
+ * entry, a linkage declaration, a handle comment. */
+static const struct needed {
+  const char *const *prefixes, *const *words;
+} head_needs = {(const char *const[]){"call_", NULL}, entry_words},
+  body_needs = {(const char *const[]){"call_", "cpp_", NULL}, body_words};
+
+static bool is_word_byte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+/* Calls `fn` on each word (a run of identifier bytes not starting with a
+ * digit) of text[start, end) until it returns true; returns whether it
+ * did. */
+static bool any_word(tl_str text, uint32_t start, uint32_t end,
+                     bool (*fn)(tl_str word, const void *ctx),
+                     const void *ctx) {
+  for (uint32_t i = start; i < end;) {
+    if (!is_word_byte((unsigned char)text.ptr[i])) {
+      i++;
+      continue;
+    }
+    uint32_t w = i;
+    while (i < end && is_word_byte((unsigned char)text.ptr[i]))
+      i++;
+    bool digit = text.ptr[w] >= '0' && text.ptr[w] <= '9';
+    if (!digit && fn((tl_str){text.ptr + w, i - w}, ctx))
+      return true;
+  }
+  return false;
+}
+
+static bool starts_with_any(tl_str word, const char *const *prefixes) {
+  for (; *prefixes; prefixes++)
+    if (tl_str_starts_with(word, *prefixes))
+      return true;
+  return false;
+}
+
+static bool is_needed_word(tl_str word, const void *needs) {
+  const struct needed *n = needs;
+  if (starts_with_any(word, n->prefixes))
+    return true;
+  for (const char *const *w = n->words; *w; w++)
+    if (tl_str_eq_cstr(word, *w))
+      return true;
+  return false;
+}
+
+typedef TL_VEC(uint32_t) skip_vec; /* [start, end) pairs */
+
+/* The bodies of the items text[start, end) holds (cut by `cuts`, offsets
+ * of the text) that the analysis needs nothing from, gone into namespaces
+ * and `extern "C"` blocks as the chunker does. */
+static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
+                       uint32_t end, int depth, skip_vec *skips) {
+  for (size_t i = 0; i <= cuts->count; i++) {
+    uint32_t s = i ? cuts->items[i - 1] : start;
+    uint32_t e = i < cuts->count ? cuts->items[i] : end;
+    tl_ts_body body;
+    tl_ts_cuts members = {0};
+    char kind = tl_ts_cpp_item_body(text, s, e, &body, &members);
+    if (kind == 'n' && depth < TL_TS_MAX_NEST) {
+      find_skips(text, &members, body.open + 1, body.close, depth + 1, skips);
+    } else if (kind == 'f' && body.open + 1 < body.close &&
+               !any_word(text, s, body.open + 1, is_needed_word, &head_needs) &&
+               !any_word(text, body.open + 1, body.close, is_needed_word,
+                         &body_needs)) {
+      TL_VEC_PUSH(*skips, body.open + 1);
+      TL_VEC_PUSH(*skips, body.close);
+    }
+    TL_VEC_FREE(members);
+  }
+}
+
+static int cmp_str(const void *pa, const void *pb) {
+  const tl_str *a = pa, *b = pb;
+  size_t n = a->len < b->len ? a->len : b->len;
+  int c = memcmp(a->ptr, b->ptr, n);
+  return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static bool is_listed(tl_str word, const void *sorted) {
+  const tl_str *const *list = sorted; /* {items, end} */
+  size_t count = (size_t)(list[1] - list[0]);
+  return count && bsearch(&word, list[0], count, sizeof word, cmp_str);
+}
+
+/* Did a body left out hold a name the analysis turned out to need? A call
+ * there by a name an `extern "C"` block declares, or by the pure name of a
+ * handle comment outside any function (which binds to the next call of
+ * that name anywhere after it), would have been a call site. Compares the
+ * last `::` part of each name with the body's words; a name whose last part
+ * is no word counts as found. */
+static bool skipped_names_needed(const state *s, const skip_vec *skips) {
+  TL_VEC(tl_str) names = {0};
+  bool found = false;
+  for (size_t i = 0; i < s->decls.count + s->handles.count && !found; i++) {
+    const handle_comment *h =
+        i < s->decls.count ? NULL : &s->handles.items[i - s->decls.count];
+    if (h && h->limit < s->text.len)
+      continue; /* inside a function, which was parsed */
+    tl_str name = h ? h->pure : s->decls.items[i];
+    size_t last = name.len;
+    while (last > 0 && name.ptr[last - 1] != ':')
+      last--;
+    tl_str part = {name.ptr + last, name.len - last};
+    found = part.len == 0 || (part.ptr[0] >= '0' && part.ptr[0] <= '9');
+    for (size_t j = 0; j < part.len; j++)
+      found |= !is_word_byte((unsigned char)part.ptr[j]);
+    TL_VEC_PUSH(names, part);
+  }
+  if (!found && names.count) {
+    tl_sort(names.items, names.count, sizeof(tl_str), cmp_str);
+    const tl_str *list[2] = {names.items, names.items + names.count};
+    for (size_t i = 0; i + 1 < skips->count && !found; i += 2)
+      found = any_word(s->text, skips->items[i], skips->items[i + 1], is_listed,
+                       list);
+  }
+  TL_VEC_FREE(names);
+  return found;
+}
+
+/* Whether the wrapper analysis leaves out bodies it reads nothing from
+ * (tests turn it off to compare). */
+bool tl_cppcode_skip_bodies = true;
+
+/* The bodies of the chunker's region that the analysis may leave out,
+ * cut into items as the chunker cuts them. */
+static void skips_of(const tl_ts_chunker *ch, skip_vec *skips) {
+  uint32_t start = ch->region.start_byte, end = ch->region.end_byte;
+  if (ch->scanned) { /* a region larger than a chunk */
+    if (ch->cuts.count)
+      find_skips(ch->text, &ch->cuts, start, end, 0, skips);
+    return;
+  }
+  tl_ts_cuts cuts = {0};
+  if (start < end &&
+      tl_ts_cpp_cuts((tl_str){ch->text.ptr + start, end - start}, &cuts)) {
+    for (size_t i = 0; i < cuts.count; i++)
+      cuts.items[i] += start;
+    find_skips(ch->text, &cuts, start, end, 0, skips);
+  }
+  TL_VEC_FREE(cuts);
+}
+
+/* tl_cppcode_analyze over the bytes [start, end) of the text, leaving out
+ * the bodies find_skips gives when `skip`. False when a body left out
+ * turned out to be needed: nothing was written, parse again without. */
+static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
+                         uint32_t end, bool skip, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len >= UINT32_MAX)
     text = (tl_str){"", 0};
   state s = {.text = text};
-  tl_ts_stats_parsed(
-      start < text.len ? (end < text.len ? end : text.len) - start : 0);
   cpp_syms y = cpp_syms_get();
   /* One chunk of whole top-level definitions at a time; what follows runs
    * once over what all chunks gave. */
@@ -749,6 +915,11 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
   /* run_impl alone can be most of a wrapper: parse it a few statements at
    * a time (each chunk repeats its head and closing brace). */
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
+  skip_vec skips = {0};
+  if (skip)
+    skips_of(&ch, &skips);
+  tl_ts_chunker_skip(&ch, skips.items, skips.count / 2);
+  size_t ch_region_bytes = ch.region.end_byte - ch.region.start_byte;
   bool restart;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart) {
@@ -759,12 +930,23 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
     tl_ts_walk(ts_tree_root_node(tree), visit_wrapper_node, &walk);
     ts_tree_delete(tree);
   }
-  bool parsed = ch.chunks > 0;
+  bool parsed = ch.chunks > 0, skipped = !ch.gave_up && skips.count;
   tl_ts_chunker_end(&ch);
+  if (parsed && skipped && skipped_names_needed(&s, &skips)) {
+    TL_VEC_FREE(skips);
+    TL_VEC_FREE(comments);
+    state_free(&s);
+    return false;
+  }
+  size_t left_out = 0;
+  for (size_t i = 0; skipped && i + 1 < skips.count; i += 2)
+    left_out += skips.items[i + 1] - skips.items[i];
+  TL_VEC_FREE(skips);
+  tl_ts_stats_parsed(ch_region_bytes - left_out);
   if (!parsed) {
     TL_VEC_FREE(comments);
     write_out(&s, arena, out);
-    return;
+    return true;
   }
   if (comments.count) { /* the python query only where launchers are */
     tl_ts_query tq;
@@ -797,6 +979,14 @@ static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
 
   write_out(&s, arena, out);
   state_free(&s);
+  return true;
+}
+
+/* tl_cppcode_analyze over the bytes [start, end) of the text. */
+static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
+                          uint32_t end, tl_code_analysis *out) {
+  if (!analyze_pass(arena, text, start, end, tl_cppcode_skip_bodies, out))
+    analyze_pass(arena, text, start, end, false, out);
 }
 
 void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {

@@ -421,10 +421,80 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
   c->head_count = 2;
 }
 
+void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs) {
+  uint32_t at = c->region.start_byte;
+  TSPoint point = c->region.start_point;
+  c->skips.count = 0;
+  for (size_t i = 0; i < pairs && !c->done; i++) {
+    uint32_t start = skip[2 * i], end = skip[2 * i + 1];
+    if (start < at || start >= end || end > c->region.end_byte)
+      continue;
+    TSPoint from = advance_point(point, c->text, at, start);
+    point = advance_point(from, c->text, start, end);
+    at = end;
+    TL_VEC_PUSH(c->skips, ((TSRange){from, point, start, end}));
+  }
+}
+
+/* The index of the first skipped range that ends after byte `at`. */
+static size_t first_skip_after(const tl_ts_chunker *c, uint32_t at) {
+  size_t lo = 0, hi = c->skips.count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->skips.items[mid].end_byte <= at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Is text[start, end) a skipped range? */
+static bool is_skipped(const tl_ts_chunker *c, uint32_t start, uint32_t end) {
+  size_t k = first_skip_after(c, start);
+  return k < c->skips.count && c->skips.items[k].start_byte == start &&
+         c->skips.items[k].end_byte == end;
+}
+
+/* Parses the text over `ranges` (ascending) less the skipped bytes, unless
+ * the chunker gave up; NULL when tree-sitter refused them. Ranges all
+ * skipped (which the chunker does not make) are parsed as given. */
+static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
+                            uint32_t count) {
+  c->ranges.count = 0;
+  for (uint32_t i = 0; i < count && !c->gave_up; i++) {
+    TSRange r = ranges[i];
+    for (size_t k = first_skip_after(c, r.start_byte);
+         k < c->skips.count && c->skips.items[k].start_byte < r.end_byte; k++) {
+      const TSRange *s = &c->skips.items[k];
+      if (s->start_byte > r.start_byte)
+        TL_VEC_PUSH(c->ranges, ((TSRange){r.start_point, s->start_point,
+                                          r.start_byte, s->start_byte}));
+      if (s->end_byte >= r.end_byte) {
+        r.start_byte = r.end_byte;
+        break;
+      }
+      r.start_byte = s->end_byte;
+      r.start_point = s->end_point;
+    }
+    if (r.start_byte < r.end_byte)
+      TL_VEC_PUSH(c->ranges, r);
+  }
+  bool skipped = c->ranges.count > 0;
+  if (!ts_parser_set_included_ranges(
+          c->parser, skipped ? c->ranges.items : ranges,
+          skipped ? (uint32_t)c->ranges.count : count))
+    return NULL;
+  return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
+                                (uint32_t)c->text.len);
+}
+
 /* The whole text (or range), as tl_ts_parse. */
 static TSTree *parse_whole(tl_ts_chunker *c) {
   c->done = true;
   bool ranged = c->region.start_byte > 0 || c->region.end_byte < c->text.len;
+  if (c->skips.count && !c->gave_up)
+    return parse_ranges(c, &c->region, 1);
   if (!ts_parser_set_included_ranges(c->parser, &c->region, ranged))
     return NULL;
   return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
@@ -541,7 +611,8 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
       (!force && item_end - c->start <= c->limit))
     return false;
   tl_ts_nest *nest = &c->nests[c->depth];
-  if (!c->body_of(c->text, c->start, item_end, &nest->body, &nest->cuts))
+  if (!c->body_of(c->text, c->start, item_end, &nest->body, &nest->cuts) ||
+      is_skipped(c, nest->body.open + 1, nest->body.close))
     return false;
   const tl_ts_body *b = &nest->body;
   TSPoint head = advance_point(c->point, c->text, c->start, b->head);
@@ -714,10 +785,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     ranges[count++] = (TSRange){from, to, start, end};
     for (uint32_t i = c->depth; i-- > 0;)
       ranges[count++] = c->nests[i].tail;
-    TSTree *tree = NULL;
-    if (ts_parser_set_included_ranges(c->parser, ranges, count))
-      tree = ts_parser_parse_string(c->parser, NULL, c->text.ptr,
-                                    (uint32_t)c->text.len);
+    TSTree *tree = parse_ranges(c, ranges, count);
     c->start = end;
     c->point = to;
     c->done = c->depth == 0 && end >= c->region.end_byte;
@@ -747,6 +815,8 @@ void tl_ts_chunker_end(tl_ts_chunker *c) {
   if (c->parser)
     ts_parser_delete(c->parser);
   TL_VEC_FREE(c->cuts);
+  TL_VEC_FREE(c->skips);
+  TL_VEC_FREE(c->ranges);
   for (uint32_t i = 0; i < TL_TS_MAX_NEST; i++)
     TL_VEC_FREE(c->nests[i].cuts);
   memset(c, 0, sizeof *c);

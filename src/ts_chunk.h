@@ -142,9 +142,11 @@ typedef struct tl_ts_chunker {
   uint32_t depth; /* bodies the next chunk is inside */
   bool strict;    /* any syntax error, not only a top-level one, gives up */
   bool whole, done;
-  bool gave_up;    /* a chunk failed: the whole text's tree is final */
-  size_t chunks;   /* trees returned so far (for tests) */
-  size_t isolated; /* parses redone one member at a time (for tests) */
+  bool gave_up;           /* a chunk failed: the whole text's tree is final */
+  TL_VEC(TSRange) skips;  /* left out of every parse (tl_ts_chunker_skip) */
+  TL_VEC(TSRange) ranges; /* a parse's included ranges, less the skips */
+  size_t chunks;          /* trees returned so far (for tests) */
+  size_t isolated;        /* parses redone one member at a time (for tests) */
 } tl_ts_chunker;
 
 /* Scans `text` with `scan` (unless it fits in one chunk) and prepares the
@@ -166,6 +168,17 @@ void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
  * Call after tl_ts_chunker_begin. The chunks inside a body give up (parse
  * whole) when any statement or member of it is an ERROR or MISSING node. */
 void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of);
+/* Leaves the bytes inside some function bodies out of every parse, so that
+ * a body the caller reads nothing from costs nothing to parse (as in
+ * tl_ts_cpp_heads, each node keeps its place in the text and a
+ * function_definition still spans its body). `skip` holds `pairs` byte
+ * ranges [start, end), ascending and disjoint, each the inside of one item's
+ * body between its braces, as tl_ts_cpp_item_body gives them (open + 1,
+ * close); the chunker copies them, drops any that is not so ordered or not
+ * in the region, and never goes into a body it leaves out. A chunker that
+ * gives up (restart) parses the whole text with those bodies, as it would
+ * have without them. Call after tl_ts_chunker_begin_range. */
+void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs);
 /* Any syntax error in a chunk, not only one at its top level, gives up
  * chunking: the text is then parsed whole. For languages where an error
  * inside an item can make tree-sitter's recovery of the whole text differ

@@ -8,7 +8,9 @@
  * and of the fixtures' AOT wrappers and kernel code are run with tiny chunk
  * sizes and must dump exactly as with the text parsed whole. Heads only
  * (tl_ts_cpp_heads, what the kernel bodies' analysis parses) must find the
- * definitions the chunker finds, without reading the bodies.
+ * definitions the chunker finds, without reading the bodies. The wrapper
+ * analysis with the bodies it reads nothing from left out (the chunker's
+ * skips) must equal the one that parses every body, whole and in chunks.
  */
 #include "cuts_text.h"
 #include "dump.h"
@@ -266,6 +268,86 @@ TEST(chunker_falls_back_to_the_whole_text_on_a_top_level_error) {
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
+typedef struct call_dump {
+  const char *text;
+  tl_buf *out;
+} call_dump;
+
+/* Appends " <call>" for each call expression. */
+static bool dump_call(TSNode n, void *ctx) {
+  call_dump *d = ctx;
+  if (strcmp(ts_node_type(n), "call_expression") == 0) {
+    tl_str call = tl_ts_text(n, tl_str_from(d->text));
+    tl_buf_printf(d->out, " %.*s", (int)call.len, call.ptr);
+  }
+  return true;
+}
+
+/* A chunker over `text` at chunk size 1 that leaves out what lies between
+ * its first `{` and first `}`. */
+static void begin_skipping_first_body(tl_ts_chunker *ch, const char *text) {
+  const char *open = strchr(text, '{'), *close = strchr(text, '}');
+  uint32_t skip[] = {(uint32_t)(open - text) + 1, (uint32_t)(close - text)};
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker_begin(ch, tree_sitter_cpp(), tl_str_from(text), tl_ts_cpp_cuts);
+  tl_ts_chunker_skip(ch, skip, 1);
+}
+
+TEST(chunker_leaves_skipped_bodies_out_and_never_goes_into_them) {
+  /* f's body is left out: its tree has f spanning its braces and no call
+   * of g; h's body is gone into at chunk size 1, one statement a chunk. */
+  const char *text = "void f() {\n  g();\n}\nvoid h() {\n  k();\n  m();\n}\n";
+  tl_ts_chunker ch;
+  bool restart;
+  begin_skipping_first_body(&ch, text);
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
+  tl_buf got;
+  tl_buf_init(&got);
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    CHECK(!restart);
+    TSNode root = ts_tree_root_node(t);
+    CHECK(!ts_node_has_error(root));
+    /* Each chunk's calls, and where its first item ends. */
+    TSNode item = ts_node_named_child(root, 0);
+    tl_buf_printf(&got, "%s %u-%u:", ts_node_type(item),
+                  ts_node_start_point(item).row, ts_node_end_point(item).row);
+    call_dump calls = {text, &got};
+    tl_ts_walk(root, dump_call, &calls);
+    tl_buf_putc(&got, '\n');
+    ts_tree_delete(t);
+  }
+  CHECK_STR_EQ(got.data, "function_definition 0-2:\n"
+                         "function_definition 3-6: k()\n"
+                         "function_definition 3-6: m()\n");
+  tl_buf_free(&got);
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+}
+
+TEST(chunker_that_gives_up_parses_the_skipped_bodies_again) {
+  /* `@@ ;` is no C++ item: the whole text, g's call included. */
+  const char *text = "void f() {\n  g();\n}\n@@ ;\n";
+  tl_ts_chunker ch;
+  bool restart, restarted = false;
+  begin_skipping_first_body(&ch, text);
+  TSTree *last = NULL;
+  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
+    restarted |= restart;
+    if (last)
+      ts_tree_delete(last);
+    last = t;
+  }
+  CHECK(restarted);
+  if (last) {
+    TSNode fn = ts_node_named_child(ts_tree_root_node(last), 0);
+    TSNode body = ts_node_child_by_field_name(fn, "body", 4);
+    CHECK_INT_EQ(ts_node_named_child_count(body), 1); /* g(); */
+  }
+  ts_tree_delete(last);
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+}
+
 /* The end row of each top-level item of the trees the chunker gives for
  * `text` at chunk size `limit`, as "r,r,..."; *isolated gets how often it
  * parsed items again one at a time. */
@@ -519,27 +601,100 @@ TEST(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case) {
 
 static const size_t LIMITS[] = {1, 64, 1000, 20000};
 
-/* Both analyses whole and in chunks of each size of LIMITS; every dump must
- * equal the whole one. */
+/* Both analyses whole, every body parsed, against whole with the bodies
+ * they read nothing from left out, and in chunks of each size of LIMITS
+ * with and without those bodies; every dump must equal the first. */
 static void check_chunked_equals_whole(const char *what, tl_str wrapper,
                                        tl_str kernels, bool has_kernels) {
   tl_buf whole;
   tl_buf_init(&whole);
   tl_ts_chunk_limit = SIZE_MAX;
+  tl_cppcode_skip_bodies = false;
   analyze(wrapper, kernels, has_kernels, &whole);
-  for (size_t k = 0; k < sizeof LIMITS / sizeof *LIMITS; k++) {
+  /* Runs 0..n-1 every body at LIMITS[k]; run n bodies left out, whole;
+   * runs n+1..2n bodies left out at LIMITS[k - n - 1]. */
+  size_t n = sizeof LIMITS / sizeof *LIMITS;
+  for (size_t k = 0; k <= 2 * n; k++) {
     tl_buf part;
     tl_buf_init(&part);
-    tl_ts_chunk_limit = LIMITS[k];
+    tl_ts_chunk_limit = k < n    ? LIMITS[k]
+                        : k == n ? SIZE_MAX
+                                 : LIMITS[k - n - 1];
+    tl_cppcode_skip_bodies = k >= n;
     analyze(wrapper, kernels, has_kernels, &part);
     if (strcmp(whole.data, part.data) != 0) {
-      printf("  %s: chunks of %zu bytes differ\n  whole:\n%s\n  chunked:\n%s\n",
-             what, LIMITS[k], whole.data, part.data);
+      printf("  %s: chunks of %zu bytes (0: whole)%s differ\n  whole:\n%s\n  "
+             "chunked:\n%s\n",
+             what, tl_ts_chunk_limit == SIZE_MAX ? 0 : tl_ts_chunk_limit,
+             tl_cppcode_skip_bodies ? ", bodies left out," : "", whole.data,
+             part.data);
       check_failures_in_test++;
     }
     tl_buf_free(&part);
   }
+  tl_cppcode_skip_bodies = true;
   tl_buf_free(&whole);
+}
+
+/* The bytes tree-sitter parsed for the wrapper analysis of `text`. */
+static size_t parsed_bytes(const char *text) {
+  tl_buf out;
+  tl_buf_init(&out);
+  size_t before = tl_ts_stats_parsed_total();
+  analyze(tl_str_from(text), (tl_str){NULL, 0}, false, &out);
+  tl_buf_free(&out);
+  return tl_ts_stats_parsed_total() - before;
+}
+
+TEST(cppcode_leaves_out_the_bodies_it_reads_nothing_from) {
+  /* The container API function's body holds no word the analysis needs:
+   * only its braces are parsed. run_impl and the launcher are parsed whole
+   * (their names), and so is a body calling a cpp_ kernel. */
+  const char *api = "extern \"C\" {\n"
+                    "AOTIRuntimeError AOTInductorModelContainerRun(int h) {\n"
+                    "  CONVERT_EXCEPTION_TO_ERROR_CODE({\n"
+                    "    container->run(h);\n"
+                    "  })\n"
+                    "}\n"
+                    "}\n";
+  const char *rest = "static void helper() {\n  cpp_fused_0(buf0);\n}\n"
+                     "static void call_triton_k(int a) {\n  launch(a);\n}\n"
+                     "void AOTInductorModel::run_impl(int h) {\n"
+                     "  helper();\n  call_triton_k(1);\n}\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%s%s", api, rest);
+  const char *open = strstr(text, ") {") + 2, *close = strstr(text, "\n}\n");
+  size_t body = (size_t)(close + 1 - (open + 1));
+  CHECK_INT_EQ(parsed_bytes(text), strlen(text) - body);
+  tl_ts_chunk_limit = 1;
+  CHECK_INT_EQ(parsed_bytes(text), strlen(text) - body);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+  check_chunked_equals_whole("api, helper, launcher, run_impl",
+                             tl_str_from(text), (tl_str){NULL, 0}, false);
+}
+
+TEST(cppcode_parses_again_when_a_body_left_out_calls_a_needed_name) {
+  /* my_kernel_0 is declared extern "C" and called from a body without any
+   * word the analysis looks for; likewise my_op, named by a handle comment
+   * outside any function. Both bodies are parsed after all: every byte. */
+  static const char *const texts[] = {
+      "extern \"C\" void my_kernel_0(float* p);\n"
+      "static void helper(float* p) {\n  my_kernel_0(p);\n}\n",
+      "// [Provenance debug handles] my_op:7\n"
+      "static void helper(float* p) {\n  my_op(p);\n}\n"};
+  static const char *const want[] = {
+      "entry 0-0\ncall 3 my_kernel_0 cpp\n",
+      "entry 0-0\ncall 3 my_op unknown my_op:7\n"};
+  for (size_t i = 0; i < 2; i++) {
+    CHECK_INT_EQ(parsed_bytes(texts[i]), strlen(texts[i]));
+    tl_buf got;
+    tl_buf_init(&got);
+    analyze(tl_str_from(texts[i]), (tl_str){NULL, 0}, false, &got);
+    CHECK_STR_EQ(got.data, want[i]);
+    tl_buf_free(&got);
+    check_chunked_equals_whole(texts[i], tl_str_from(texts[i]),
+                               (tl_str){NULL, 0}, false);
+  }
 }
 
 /* The chunks the wrapper makes at size 1, going into bodies or not; 1 when
@@ -572,10 +727,12 @@ TEST(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case) {
   CHECK(each_corpus_case(check_case, NULL) >= 20);
 }
 
-/* The payload (tab lines) after the envelope line naming `artifact`. */
-static bool payload(const char *log, const char *artifact, tl_buf *out) {
+/* The payload (tab lines) after the envelope line naming `artifact` in the
+ * trace `dir`/`log`. */
+static bool payload(const char *dir, const char *log, const char *artifact,
+                    tl_buf *out) {
   char path[8192], needle[256];
-  snprintf(path, sizeof path, "%s/%s", check_fixtures_dir(), log);
+  snprintf(path, sizeof path, "%s/%s", dir, log);
   snprintf(needle, sizeof needle, "{\"name\": \"%s\"", artifact);
   size_t len = 0;
   char *text = tl_fs_read_all(path, &len);
@@ -604,8 +761,9 @@ TEST(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers) {
     tl_buf wrapper, kernels;
     tl_buf_init(&wrapper);
     tl_buf_init(&kernels);
-    bool ok = payload(logs[i], "inductor_aot_wrapper_code", &wrapper) &&
-              payload(logs[i], "inductor_aot_kernel_code", &kernels);
+    const char *dir = check_fixtures_dir();
+    bool ok = payload(dir, logs[i], "inductor_aot_wrapper_code", &wrapper) &&
+              payload(dir, logs[i], "inductor_aot_kernel_code", &kernels);
     CHECK(ok);
     check_chunked_equals_whole(logs[i], tl_buf_str(&wrapper),
                                tl_buf_str(&kernels), true);
@@ -628,6 +786,33 @@ TEST(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers) {
   }
 }
 
+TEST(cppcode_leaves_out_most_of_a_recorded_wrapper_and_equals_whole) {
+  /* The torch 2.13 recording of this repository: the bodies of the model
+   * container's C API, its constructor and input checks are more than half
+   * of its CPU wrapper (the rest: their heads, run_impl, declarations), and
+   * none of them is parsed. The generated examples must equal whole. */
+  static const char *const logs[] = {"rec-aot-cpu/trace.log",
+                                     "aot-cpu/trace.log", "aot-cuda/trace.log"};
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/examples", TL_SOURCE_DIR);
+  for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+    tl_buf wrapper, kernels;
+    tl_buf_init(&wrapper);
+    tl_buf_init(&kernels);
+    CHECK(payload(dir, logs[i], "inductor_aot_wrapper_code", &wrapper));
+    CHECK(payload(dir, logs[i], "inductor_aot_kernel_code", &kernels));
+    check_chunked_equals_whole(logs[i], tl_buf_str(&wrapper),
+                               tl_buf_str(&kernels), true);
+    size_t parsed = parsed_bytes(wrapper.data);
+    printf("  %s: %zu of %zu wrapper bytes parsed\n", logs[i], parsed,
+           wrapper.len);
+    if (i == 0)
+      CHECK(parsed * 2 < wrapper.len);
+    tl_buf_free(&wrapper);
+    tl_buf_free(&kernels);
+  }
+}
+
 int main(void) {
   RUN(cpp_scanner_cuts_after_each_top_level_definition);
   RUN(cpp_scanner_ignores_braces_in_strings_chars_and_comments);
@@ -642,11 +827,16 @@ int main(void) {
   RUN(chunker_goes_into_bodies_keeping_the_text_coordinates);
   RUN(chunker_gives_up_a_body_whose_statement_does_not_parse);
   RUN(chunker_falls_back_to_the_whole_text_on_a_top_level_error);
+  RUN(chunker_leaves_skipped_bodies_out_and_never_goes_into_them);
+  RUN(chunker_that_gives_up_parses_the_skipped_bodies_again);
   RUN(chunker_reads_an_item_alone_when_recovery_runs_past_its_end);
   RUN(chunker_keeps_an_error_that_stays_inside_one_item);
   RUN(heads_leave_out_function_bodies_at_their_text_positions);
   RUN(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case);
+  RUN(cppcode_leaves_out_the_bodies_it_reads_nothing_from);
+  RUN(cppcode_parses_again_when_a_body_left_out_calls_a_needed_name);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers);
+  RUN(cppcode_leaves_out_most_of_a_recorded_wrapper_and_equals_whole);
   return check_summary();
 }
