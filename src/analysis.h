@@ -107,8 +107,8 @@ typedef struct tl_code_analysis {
 void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
 void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out);
 /* Whether tl_cppcode_analyze and tl_cppwrapper_analyze leave out of the
- * parse the function bodies they can read nothing from (src/cppcode.c,
- * "bodies left unparsed"); true, tests set it false to compare. */
+ * parse the functions they can read nothing from (src/cppcode.c,
+ * "functions left unparsed"); true, tests set it false to compare. */
 extern bool tl_cppcode_skip_bodies;
 /* Appends the kernel-code artifact's definitions (file TL_CODE_KERNELS) to
  * an analysis already filled by tl_cppcode_analyze. */

@@ -14,7 +14,7 @@
  * Both texts are parsed a chunk of whole top-level definitions at a time
  * (tl_ts_chunker, ts_query.h): matches keep bytes and lines, never nodes.
  * The wrapper's function bodies that can hold nothing read here are left
- * out of its parse ("bodies left unparsed" below).
+ * out of its parse ("functions left unparsed" below).
  * Results are allocated in the caller's arena and point into the text.
  */
 #include "analysis.h"
@@ -731,15 +731,16 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
-/* ---- bodies left unparsed ----------------------------------------------- */
+/* ---- functions left unparsed -------------------------------------------- */
 
 /* The C++ grammar costs tree-sitter about 1,400 instructions a byte of an
  * AOT wrapper, and most of a wrapper is functions the analysis reads
  * nothing from (the model container's C API, the constructor, input
- * checks). What it reads needs these words: a function's body is left out
- * of the parse (tl_ts_chunker_skip) when its head names no launcher or
- * entry and its body holds none of them. Words are read over all bytes,
- * comments and literals too, so a body that might hold one is parsed. */
+ * checks). What it reads needs these words: a function is left out of the
+ * parse (tl_ts_chunker_skip) when its head names no launcher or entry and
+ * its body holds none of them; only its body when a comment before its head
+ * may be a handle comment. Words are read over all bytes, comments and
+ * literals too, so a function that might hold one is parsed. */
 static const char *const entry_words[] = {"run_impl", "_const_run_impl",
                                           "inductor_entry_impl", NULL};
 static const char *const body_words[] = {
@@ -747,17 +748,23 @@ static const char *const body_words[] = {
     "extern",     /* linkage: declared CPU kernels */
     "Provenance", /* `// [Provenance debug handles]` */
     NULL};
-/* What a function's head needs to be parsed whole: a launcher's or an
- * entry's name. Its body: a call of a launcher or CPU kernel, a nested
- * entry, a linkage declaration, a handle comment. */
+/* Words that keep a function in the parse: before its first `(`, a
+ * launcher's or an entry's name (a handle comment there keeps its head
+ * only); from there on, a call of a launcher or CPU kernel, a nested entry,
+ * a linkage declaration, a handle comment. A CPU kernel's own name before
+ * its `(` is no call. */
 static const struct needed {
   const char *const *prefixes, *const *words;
 } head_needs = {(const char *const[]){"call_", NULL}, entry_words},
-  body_needs = {(const char *const[]){"call_", "cpp_", NULL}, body_words};
+  body_needs = {(const char *const[]){"call_", "cpp_", NULL}, body_words},
+  comment_needs = {(const char *const[]){NULL},
+                   (const char *const[]){"Provenance", NULL}};
 
+/* Bytes of 0x80 and up end a word: tree-sitter may read `\xc2\xa0call_x(a)`
+ * as an error and then the call, so `call_x` must be a word of its own. */
 static bool is_word_byte(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+         (c >= '0' && c <= '9') || c == '_';
 }
 
 /* Calls `fn` on each word (a run of identifier bytes not starting with a
@@ -800,25 +807,49 @@ static bool is_needed_word(tl_str word, const void *needs) {
 
 typedef TL_VEC(uint32_t) skip_vec; /* [start, end) pairs */
 
-/* The bodies of the items text[start, end) holds (cut by `cuts`, offsets
- * of the text) that the analysis needs nothing from, gone into namespaces
- * and `extern "C"` blocks as the chunker does. */
+/* What the wrapper's parse leaves out, and where in it a call could be
+ * (a function's own name, before its first `(`, is none). */
+typedef struct skip_plan {
+  skip_vec parse, calls;
+} skip_plan;
+
+static void push_pair(skip_vec *v, uint32_t start, uint32_t end) {
+  TL_VEC_PUSH(*v, start);
+  TL_VEC_PUSH(*v, end);
+}
+
+/* The functions (or their bodies) among the items text[start, end) holds
+ * (cut by `cuts`, offsets of the text) that the analysis needs nothing
+ * from, gone into namespaces and `extern "C"` blocks as the chunker does.
+ * The words before a function's first `(` (its comments, return type and
+ * name) are read for a launcher's or entry's name and a handle comment,
+ * from there on (parameters, initializers, body) for all needed words. */
 static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
-                       uint32_t end, int depth, skip_vec *skips) {
+                       uint32_t end, int depth, skip_plan *out) {
   for (size_t i = 0; i <= cuts->count; i++) {
     uint32_t s = i ? cuts->items[i - 1] : start;
     uint32_t e = i < cuts->count ? cuts->items[i] : end;
     tl_ts_body body;
     tl_ts_cuts members = {0};
     char kind = tl_ts_cpp_item_body(text, s, e, &body, &members);
+    uint32_t head_end = body.open + 1, paren = s;
+    while (kind == 'f' && paren < body.open && text.ptr[paren] != '(')
+      paren++;
     if (kind == 'n' && depth < TL_TS_MAX_NEST) {
-      find_skips(text, &members, body.open + 1, body.close, depth + 1, skips);
-    } else if (kind == 'f' && body.open + 1 < body.close &&
-               !any_word(text, s, body.open + 1, is_needed_word, &head_needs) &&
-               !any_word(text, body.open + 1, body.close, is_needed_word,
+      find_skips(text, &members, body.open + 1, body.close, depth + 1, out);
+    } else if (kind == 'f' &&
+               !any_word(text, s, head_end, is_needed_word, &head_needs) &&
+               !any_word(text, paren, body.close, is_needed_word,
                          &body_needs)) {
-      TL_VEC_PUSH(*skips, body.open + 1);
-      TL_VEC_PUSH(*skips, body.close);
+      /* A comment before the head may be a handle comment: keep the head
+       * then (its comments are parsed), else leave out the whole item. */
+      if (!any_word(text, s, paren, is_needed_word, &comment_needs)) {
+        push_pair(&out->parse, s, e);
+        push_pair(&out->calls, paren, e);
+      } else if (head_end < body.close) {
+        push_pair(&out->parse, head_end, body.close);
+        push_pair(&out->calls, head_end, body.close);
+      }
     }
     TL_VEC_FREE(members);
   }
@@ -837,20 +868,34 @@ static bool is_listed(tl_str word, const void *sorted) {
   return count && bsearch(&word, list[0], count, sizeof word, cmp_str);
 }
 
-/* Did a body left out hold a name the analysis turned out to need? A call
- * there by a name an `extern "C"` block declares, or by the pure name of a
- * handle comment outside any function (which binds to the next call of
- * that name anywhere after it), would have been a call site. Compares the
- * last `::` part of each name with the body's words; a name whose last part
- * is no word counts as found. */
-static bool skipped_names_needed(const state *s, const skip_vec *skips) {
+/* Does a range of `v` overlap text[start, end)? */
+static bool overlaps(const skip_vec *v, uint32_t start, uint32_t end) {
+  for (size_t i = 0; i + 1 < v->count; i += 2)
+    if (v->items[i] < end && v->items[i + 1] > start)
+      return true;
+  return false;
+}
+
+/* Did a function left out hold something the analysis turned out to need?
+ * Tree-sitter may see a function where the scanner saw two (a `#define`
+ * that does not start its line hides a `}` from tree-sitter only; a
+ * function-try-block's handler is an item of its own to the scanner): an
+ * entry that holds a range left out needs it. A call there by a name an
+ * `extern "C"` block declares, or by the pure name of a handle comment
+ * whose reach (the rest of its function, or of the text outside any)
+ * holds a range left out, would have been a call site. Compares the last
+ * `::` part of each name with the words where a call could be; a name
+ * whose last part is no word counts as found. */
+static bool skipped_names_needed(const state *s, const skip_vec *calls) {
   TL_VEC(tl_str) names = {0};
   bool found = false;
+  for (size_t i = 0; i < s->entries.count && !found; i++)
+    found = overlaps(calls, s->entries.items[i].start, s->entries.items[i].end);
   for (size_t i = 0; i < s->decls.count + s->handles.count && !found; i++) {
     const handle_comment *h =
         i < s->decls.count ? NULL : &s->handles.items[i - s->decls.count];
-    if (h && h->limit < s->text.len)
-      continue; /* inside a function, which was parsed */
+    if (h && !overlaps(calls, h->end, h->limit))
+      continue; /* binds only to calls that were parsed */
     tl_str name = h ? h->pure : s->decls.items[i];
     size_t last = name.len;
     while (last > 0 && name.ptr[last - 1] != ':')
@@ -864,8 +909,8 @@ static bool skipped_names_needed(const state *s, const skip_vec *skips) {
   if (!found && names.count) {
     tl_sort(names.items, names.count, sizeof(tl_str), cmp_str);
     const tl_str *list[2] = {names.items, names.items + names.count};
-    for (size_t i = 0; i + 1 < skips->count && !found; i += 2)
-      found = any_word(s->text, skips->items[i], skips->items[i + 1], is_listed,
+    for (size_t i = 0; i + 1 < calls->count && !found; i += 2)
+      found = any_word(s->text, calls->items[i], calls->items[i + 1], is_listed,
                        list);
   }
   TL_VEC_FREE(names);
@@ -876,13 +921,12 @@ static bool skipped_names_needed(const state *s, const skip_vec *skips) {
  * (tests turn it off to compare). */
 bool tl_cppcode_skip_bodies = true;
 
-/* The bodies of the chunker's region that the analysis may leave out,
- * cut into items as the chunker cuts them. */
-static void skips_of(const tl_ts_chunker *ch, skip_vec *skips) {
+/* What of the chunker's region the analysis may leave out, cut into items
+ * as the chunker cuts them. */
+static void skips_of(const tl_ts_chunker *ch, skip_plan *skips) {
   uint32_t start = ch->region.start_byte, end = ch->region.end_byte;
-  if (ch->scanned) { /* a region larger than a chunk */
-    if (ch->cuts.count)
-      find_skips(ch->text, &ch->cuts, start, end, 0, skips);
+  if (ch->scanned && ch->cuts.count) { /* a region larger than a chunk */
+    find_skips(ch->text, &ch->cuts, start, end, 0, skips);
     return;
   }
   tl_ts_cuts cuts = {0};
@@ -896,8 +940,8 @@ static void skips_of(const tl_ts_chunker *ch, skip_vec *skips) {
 }
 
 /* tl_cppcode_analyze over the bytes [start, end) of the text, leaving out
- * the bodies find_skips gives when `skip`. False when a body left out
- * turned out to be needed: nothing was written, parse again without. */
+ * what find_skips gives when `skip`. False when a function left out turned
+ * out to be needed: `out` is to be filled again, parsing every function. */
 static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
                          uint32_t end, bool skip, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
@@ -915,10 +959,10 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   /* run_impl alone can be most of a wrapper: parse it a few statements at
    * a time (each chunk repeats its head and closing brace). */
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
-  skip_vec skips = {0};
+  skip_plan skips = {{0}, {0}};
   if (skip)
     skips_of(&ch, &skips);
-  tl_ts_chunker_skip(&ch, skips.items, skips.count / 2);
+  tl_ts_chunker_skip(&ch, skips.parse.items, skips.parse.count / 2);
   size_t ch_region_bytes = ch.region.end_byte - ch.region.start_byte;
   bool restart;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
@@ -930,19 +974,20 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     tl_ts_walk(ts_tree_root_node(tree), visit_wrapper_node, &walk);
     ts_tree_delete(tree);
   }
-  bool parsed = ch.chunks > 0, skipped = !ch.gave_up && skips.count;
+  bool parsed = ch.chunks > 0, skipped = !ch.gave_up && skips.parse.count;
   tl_ts_chunker_end(&ch);
-  if (parsed && skipped && skipped_names_needed(&s, &skips)) {
-    TL_VEC_FREE(skips);
+  size_t left_out = 0;
+  for (size_t i = 0; skipped && i + 1 < skips.parse.count; i += 2)
+    left_out += skips.parse.items[i + 1] - skips.parse.items[i];
+  bool again = parsed && skipped && skipped_names_needed(&s, &skips.calls);
+  TL_VEC_FREE(skips.parse);
+  TL_VEC_FREE(skips.calls);
+  tl_ts_stats_parsed(ch_region_bytes - left_out);
+  if (again) {
     TL_VEC_FREE(comments);
     state_free(&s);
     return false;
   }
-  size_t left_out = 0;
-  for (size_t i = 0; skipped && i + 1 < skips.count; i += 2)
-    left_out += skips.items[i + 1] - skips.items[i];
-  TL_VEC_FREE(skips);
-  tl_ts_stats_parsed(ch_region_bytes - left_out);
   if (!parsed) {
     TL_VEC_FREE(comments);
     write_out(&s, arena, out);

@@ -449,16 +449,15 @@ static size_t first_skip_after(const tl_ts_chunker *c, uint32_t at) {
   return lo;
 }
 
-/* Is text[start, end) a skipped range? */
+/* Does one skipped range hold all of text[start, end)? */
 static bool is_skipped(const tl_ts_chunker *c, uint32_t start, uint32_t end) {
   size_t k = first_skip_after(c, start);
-  return k < c->skips.count && c->skips.items[k].start_byte == start &&
-         c->skips.items[k].end_byte == end;
+  return k < c->skips.count && c->skips.items[k].start_byte <= start &&
+         c->skips.items[k].end_byte >= end;
 }
 
 /* Parses the text over `ranges` (ascending) less the skipped bytes, unless
- * the chunker gave up; NULL when tree-sitter refused them. Ranges all
- * skipped (which the chunker does not make) are parsed as given. */
+ * the chunker gave up; NULL when tree-sitter refused them. */
 static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
                             uint32_t count) {
   c->ranges.count = 0;
@@ -480,6 +479,12 @@ static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
     if (r.start_byte < r.end_byte)
       TL_VEC_PUSH(c->ranges, r);
   }
+  /* A chunk of items all left out is parsed as an empty range at its
+   * start: a tree with nothing in it. */
+  if (!c->gave_up && c->skips.count && c->ranges.count == 0 && count)
+    TL_VEC_PUSH(c->ranges,
+                ((TSRange){ranges[0].start_point, ranges[0].start_point,
+                           ranges[0].start_byte, ranges[0].start_byte}));
   bool skipped = c->ranges.count > 0;
   if (!ts_parser_set_included_ranges(
           c->parser, skipped ? c->ranges.items : ranges,

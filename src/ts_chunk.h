@@ -168,16 +168,18 @@ void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
  * Call after tl_ts_chunker_begin. The chunks inside a body give up (parse
  * whole) when any statement or member of it is an ERROR or MISSING node. */
 void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of);
-/* Leaves the bytes inside some function bodies out of every parse, so that
- * a body the caller reads nothing from costs nothing to parse (as in
+/* Leaves some function bodies, or whole items, out of every parse, so that
+ * what the caller reads nothing from costs nothing to parse (as in
  * tl_ts_cpp_heads, each node keeps its place in the text and a
  * function_definition still spans its body). `skip` holds `pairs` byte
- * ranges [start, end), ascending and disjoint, each the inside of one item's
- * body between its braces, as tl_ts_cpp_item_body gives them (open + 1,
- * close); the chunker copies them, drops any that is not so ordered or not
- * in the region, and never goes into a body it leaves out. A chunker that
- * gives up (restart) parses the whole text with those bodies, as it would
- * have without them. Call after tl_ts_chunker_begin_range. */
+ * ranges [start, end), ascending and disjoint, each the inside of one
+ * item's body between its braces, as tl_ts_cpp_item_body gives them
+ * (open + 1, close), or whole items as the scanner cuts them; the chunker
+ * copies them, drops any that is not so ordered or not in the region, and
+ * never goes into a body it leaves out. A chunk of items all left out gives
+ * a tree with nothing in it. A chunker that gives up (restart) parses the
+ * whole text with all of them, as it would have without them. Call after
+ * tl_ts_chunker_begin_range. */
 void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs);
 /* Any syntax error in a chunk, not only one at its top level, gives up
  * chunking: the text is then parsed whole. For languages where an error

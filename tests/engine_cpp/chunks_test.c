@@ -293,32 +293,60 @@ static void begin_skipping_first_body(tl_ts_chunker *ch, const char *text) {
   tl_ts_chunker_skip(ch, skip, 1);
 }
 
+/* Each chunk's tree as "N items, <first item's type> <rows>: <calls>"; no
+ * chunk may restart or hold an error. */
+static void dump_chunks(tl_ts_chunker *ch, const char *text, tl_buf *got) {
+  bool restart;
+  for (TSTree *t; (t = tl_ts_chunker_next(ch, &restart));) {
+    CHECK(!restart);
+    TSNode root = ts_tree_root_node(t);
+    CHECK(!ts_node_has_error(root));
+    uint32_t items = ts_node_named_child_count(root);
+    tl_buf_printf(got, "%u items", items);
+    if (items) {
+      TSNode item = ts_node_named_child(root, 0);
+      tl_buf_printf(got, ", %s %u-%u", ts_node_type(item),
+                    ts_node_start_point(item).row, ts_node_end_point(item).row);
+    }
+    tl_buf_putc(got, ':');
+    call_dump calls = {text, got};
+    tl_ts_walk(root, dump_call, &calls);
+    tl_buf_putc(got, '\n');
+    ts_tree_delete(t);
+  }
+}
+
 TEST(chunker_leaves_skipped_bodies_out_and_never_goes_into_them) {
   /* f's body is left out: its tree has f spanning its braces and no call
    * of g; h's body is gone into at chunk size 1, one statement a chunk. */
   const char *text = "void f() {\n  g();\n}\nvoid h() {\n  k();\n  m();\n}\n";
   tl_ts_chunker ch;
-  bool restart;
   begin_skipping_first_body(&ch, text);
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
   tl_buf got;
   tl_buf_init(&got);
-  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
-    CHECK(!restart);
-    TSNode root = ts_tree_root_node(t);
-    CHECK(!ts_node_has_error(root));
-    /* Each chunk's calls, and where its first item ends. */
-    TSNode item = ts_node_named_child(root, 0);
-    tl_buf_printf(&got, "%s %u-%u:", ts_node_type(item),
-                  ts_node_start_point(item).row, ts_node_end_point(item).row);
-    call_dump calls = {text, &got};
-    tl_ts_walk(root, dump_call, &calls);
-    tl_buf_putc(&got, '\n');
-    ts_tree_delete(t);
-  }
-  CHECK_STR_EQ(got.data, "function_definition 0-2:\n"
-                         "function_definition 3-6: k()\n"
-                         "function_definition 3-6: m()\n");
+  dump_chunks(&ch, text, &got);
+  CHECK_STR_EQ(got.data, "1 items, function_definition 0-2:\n"
+                         "1 items, function_definition 3-6: k()\n"
+                         "1 items, function_definition 3-6: m()\n");
+  tl_buf_free(&got);
+  tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+}
+
+TEST(chunker_gives_an_empty_tree_for_a_chunk_all_left_out) {
+  /* f left out whole: its chunk is a tree with nothing in it, then h. */
+  const char *text = "void f() {\n  g();\n}\nvoid h() {\n  k();\n}\n";
+  uint32_t skip[] = {0, (uint32_t)(strstr(text, "}\n") - text) + 1};
+  tl_ts_chunk_limit = 1;
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin(&ch, tree_sitter_cpp(), tl_str_from(text),
+                      tl_ts_cpp_cuts);
+  tl_ts_chunker_skip(&ch, skip, 1);
+  tl_buf got;
+  tl_buf_init(&got);
+  dump_chunks(&ch, text, &got);
+  CHECK_STR_EQ(got.data, "0 items:\n1 items, function_definition 3-5: k()\n");
   tl_buf_free(&got);
   tl_ts_chunker_end(&ch);
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
@@ -646,54 +674,91 @@ static size_t parsed_bytes(const char *text) {
   return tl_ts_stats_parsed_total() - before;
 }
 
-TEST(cppcode_leaves_out_the_bodies_it_reads_nothing_from) {
-  /* The container API function's body holds no word the analysis needs:
-   * only its braces are parsed. run_impl and the launcher are parsed whole
-   * (their names), and so is a body calling a cpp_ kernel. */
-  const char *api = "extern \"C\" {\n"
-                    "AOTIRuntimeError AOTInductorModelContainerRun(int h) {\n"
-                    "  CONVERT_EXCEPTION_TO_ERROR_CODE({\n"
-                    "    container->run(h);\n"
-                    "  })\n"
-                    "}\n"
-                    "}\n";
+TEST(cppcode_leaves_out_the_functions_it_reads_nothing_from) {
+  /* The container API function holds no word the analysis needs: it is
+   * not parsed at all (the block's member, from after its `{` to before its
+   * `}`), or only its head and braces when a comment before it may be a
+   * handle comment. run_impl and the launcher are parsed whole (their
+   * names), and so is a body calling a cpp_ kernel. */
+  static const char *const comments[] = {"",
+                                         "// [Provenance debug handles] x:1\n"};
   const char *rest = "static void helper() {\n  cpp_fused_0(buf0);\n}\n"
                      "static void call_triton_k(int a) {\n  launch(a);\n}\n"
                      "void AOTInductorModel::run_impl(int h) {\n"
                      "  helper();\n  call_triton_k(1);\n}\n";
-  char text[1024];
-  snprintf(text, sizeof text, "%s%s", api, rest);
-  const char *open = strstr(text, ") {") + 2, *close = strstr(text, "\n}\n");
-  size_t body = (size_t)(close + 1 - (open + 1));
-  CHECK_INT_EQ(parsed_bytes(text), strlen(text) - body);
-  tl_ts_chunk_limit = 1;
-  CHECK_INT_EQ(parsed_bytes(text), strlen(text) - body);
-  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
-  check_chunked_equals_whole("api, helper, launcher, run_impl",
-                             tl_str_from(text), (tl_str){NULL, 0}, false);
+  for (size_t i = 0; i < 2; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "extern \"C\" {\n%s"
+             "AOTIRuntimeError AOTInductorModelContainerRun(int h) {\n"
+             "  CONVERT_EXCEPTION_TO_ERROR_CODE({\n"
+             "    container->run(h);\n"
+             "  })\n"
+             "}\n"
+             "}\n%s",
+             comments[i], rest);
+    const char *from = i ? strstr(text, ") {") + 3 : strchr(text, '{') + 1;
+    const char *to = i ? strstr(text, "\n}\n") + 1 : strstr(text, "\n}\n") + 2;
+    size_t left_out = (size_t)(to - from);
+    CHECK_INT_EQ(parsed_bytes(text), strlen(text) - left_out);
+    tl_ts_chunk_limit = 1;
+    CHECK_INT_EQ(parsed_bytes(text), strlen(text) - left_out);
+    tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+    check_chunked_equals_whole(text, tl_str_from(text), (tl_str){NULL, 0},
+                               false);
+  }
 }
 
-TEST(cppcode_parses_again_when_a_body_left_out_calls_a_needed_name) {
-  /* my_kernel_0 is declared extern "C" and called from a body without any
-   * word the analysis looks for; likewise my_op, named by a handle comment
-   * outside any function. Both bodies are parsed after all: every byte. */
-  static const char *const texts[] = {
-      "extern \"C\" void my_kernel_0(float* p);\n"
-      "static void helper(float* p) {\n  my_kernel_0(p);\n}\n",
-      "// [Provenance debug handles] my_op:7\n"
-      "static void helper(float* p) {\n  my_op(p);\n}\n"};
-  static const char *const want[] = {
-      "entry 0-0\ncall 3 my_kernel_0 cpp\n",
-      "entry 0-0\ncall 3 my_op unknown my_op:7\n"};
-  for (size_t i = 0; i < 2; i++) {
-    CHECK_INT_EQ(parsed_bytes(texts[i]), strlen(texts[i]));
+TEST(cppcode_parses_again_when_a_function_left_out_is_needed) {
+  /* Each function left out holds what the rest made needed: a call of a
+   * name declared extern "C"; of a name a handle comment outside any
+   * function names; of the name a handle comment in its head names; of the
+   * name a handle comment in a function-try-block names (the scanner cuts
+   * the handler off as an item of its own); an entry's calls, the entry
+   * going on past a `}` that a #define hides from tree-sitter only; a call
+   * after a non-ASCII byte (tree-sitter reads an error, then the call).
+   * The analysis keeps the function (the third and the last: a handle
+   * comment after the `(`, a word ended by the byte), or parses again with
+   * every function (the first pass's bytes, then all), and finds each call. */
+  static const struct {
+    const char *text, *want;
+  } cases[] = {
+      {"extern \"C\" void my_kernel_0(float* p);\n"
+       "static void helper(float* p) {\n  my_kernel_0(p);\n}\n",
+       "entry 0-0\ncall 3 my_kernel_0 cpp\n"},
+      {"// [Provenance debug handles] my_op:7\n"
+       "static void helper(float* p) {\n  my_op(p);\n}\n",
+       "entry 0-0\ncall 3 my_op unknown my_op:7\n"},
+      {"void f(int x) // [Provenance debug handles] foo:1\n{\n  foo(x);\n}\n"
+       "int y;\n",
+       "entry 0-0\ncall 3 foo unknown foo:1\n"},
+      {"void f() try {\n  // [Provenance debug handles] foo:1\n  g();\n"
+       "} catch (...) {\n  foo();\n}\nint y;\n",
+       "entry 0-0\ncall 5 foo unknown foo:1\n"},
+      {"void M::run_impl() {\n  int q; #define Y }\nvoid f() {\n"
+       "  AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_x(a));\n"
+       "  launchKernel(kernels.triton_k, 1);\n}\nint r; #define Z {\n}\n",
+       "entry 1-8\ncall 4 aoti_torch_x shim\ncall 5 triton_k triton\n"},
+      {"void f() {\n  int a = 1;\xc2\xa0"
+       "call_triton_k(a);\n}\nvoid g() {\n  x();\xe3\x80\x80"
+       "cpp_fused_k(a);\n}\n",
+       "entry 0-0\ncall 2 triton_k triton\ncall 5 cpp_fused_k cpp\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *text = cases[i].text;
+    tl_cppcode_skip_bodies = false;
+    size_t all = parsed_bytes(text);
+    tl_cppcode_skip_bodies = true;
+    size_t both = parsed_bytes(text);
+    CHECK_INT_EQ(all, strlen(text));
+    CHECK(i == 2 || i == 5 ? both == all : both > all);
     tl_buf got;
     tl_buf_init(&got);
-    analyze(tl_str_from(texts[i]), (tl_str){NULL, 0}, false, &got);
-    CHECK_STR_EQ(got.data, want[i]);
+    analyze(tl_str_from(text), (tl_str){NULL, 0}, false, &got);
+    CHECK_STR_EQ(got.data, cases[i].want);
     tl_buf_free(&got);
-    check_chunked_equals_whole(texts[i], tl_str_from(texts[i]),
-                               (tl_str){NULL, 0}, false);
+    check_chunked_equals_whole(text, tl_str_from(text), (tl_str){NULL, 0},
+                               false);
   }
 }
 
@@ -828,13 +893,14 @@ int main(void) {
   RUN(chunker_gives_up_a_body_whose_statement_does_not_parse);
   RUN(chunker_falls_back_to_the_whole_text_on_a_top_level_error);
   RUN(chunker_leaves_skipped_bodies_out_and_never_goes_into_them);
+  RUN(chunker_gives_an_empty_tree_for_a_chunk_all_left_out);
   RUN(chunker_that_gives_up_parses_the_skipped_bodies_again);
   RUN(chunker_reads_an_item_alone_when_recovery_runs_past_its_end);
   RUN(chunker_keeps_an_error_that_stays_inside_one_item);
   RUN(heads_leave_out_function_bodies_at_their_text_positions);
   RUN(heads_find_the_definitions_of_the_chunked_parse_on_every_corpus_case);
-  RUN(cppcode_leaves_out_the_bodies_it_reads_nothing_from);
-  RUN(cppcode_parses_again_when_a_body_left_out_calls_a_needed_name);
+  RUN(cppcode_leaves_out_the_functions_it_reads_nothing_from);
+  RUN(cppcode_parses_again_when_a_function_left_out_is_needed);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers);
   RUN(cppcode_leaves_out_most_of_a_recorded_wrapper_and_equals_whole);
