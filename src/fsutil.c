@@ -127,6 +127,30 @@ bool tl_fs_write_file(const char *path, const void *data, size_t len,
   return tl_fs_writer_close(&w, error, error_size);
 }
 
+bool tl_fs_reader_open(tl_fs_reader *r, const char *path, char *error,
+                       size_t error_size) {
+  struct stat st;
+  r->file = fopen(path, "rb");
+  if (r->file && fstat(fileno(r->file), &st) == 0) {
+    r->size = (size_t)st.st_size;
+    return true;
+  }
+  snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+  tl_fs_reader_close(r);
+  return false;
+}
+
+size_t tl_fs_reader_read(tl_fs_reader *r, char *buf, size_t cap) {
+  return r->file ? fread(buf, 1, cap, r->file) : 0;
+}
+
+void tl_fs_reader_close(tl_fs_reader *r) {
+  if (r->file)
+    fclose(r->file);
+  r->file = NULL;
+  r->size = 0;
+}
+
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
                      size_t error_size) {
   FILE *f = fopen(path, "rb");

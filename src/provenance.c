@@ -35,6 +35,10 @@ typedef struct kernel {
   long long handle; /* -1: none */
   name_vec posts;   /* post node names (line unused) */
   TL_VEC(int) calls;
+  /* Resolved once the joins are done, while the texts the code analysis
+   * points into are still there (resolve_kernels). */
+  const tl_kernel_def *def;
+  tl_kernel_kind kind;
 } kernel;
 
 /* Key -> kernel index, open addressing; grows at half load. */
@@ -131,7 +135,7 @@ static void add_str(cJSON *obj, const char *key, tl_str s) {
   cJSON_AddItemToObject(obj, key, str_json(s));
 }
 
-/* {"from": [to, ...]} from pairs: sorted, duplicates dropped. */
+/* {"from": [to, ...]} from pairs: sorted, duplicates dropped; frees them. */
 static cJSON *line_map_json(pair_vec *v) {
   cJSON *obj = cJSON_CreateObject();
   if (v->count)
@@ -148,6 +152,7 @@ static cJSON *line_map_json(pair_vec *v) {
     }
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(p.to));
   }
+  TL_VEC_FREE(*v); /* read once: gone before the next map is built */
   return obj;
 }
 
@@ -456,7 +461,17 @@ static cJSON *posts_json(kernel *k) {
   return arr;
 }
 
-static cJSON *kernel_json(const view *v, kernel *k, const cJSON *traces) {
+/* Each kernel's definition and kind: the last reads of the code analysis's
+ * names, which point into the texts. */
+static void resolve_kernels(view *v) {
+  for (size_t i = 0; i < v->kernels.items.count; i++) {
+    kernel *k = &v->kernels.items.items[i];
+    k->def = definition_of(v, k->name);
+    k->kind = kind_of(v, k);
+  }
+}
+
+static cJSON *kernel_json(kernel *k, const cJSON *traces) {
   cJSON *o = cJSON_CreateObject();
   add_str(o, "key", k->key);
   add_str(o, "name", k->name);
@@ -464,12 +479,12 @@ static cJSON *kernel_json(const view *v, kernel *k, const cJSON *traces) {
     cJSON_AddNumberToObject(o, "handle", (double)k->handle);
   else
     cJSON_AddNullToObject(o, "handle");
-  cJSON_AddStringToObject(o, "kind", tl_kernel_kind_name(kind_of(v, k)));
+  cJSON_AddStringToObject(o, "kind", tl_kernel_kind_name(k->kind));
   cJSON *calls = cJSON_AddArrayToObject(o, "calls");
   for (size_t i = 0; i < k->calls.count; i++)
     if (!i || k->calls.items[i] != k->calls.items[i - 1])
       cJSON_AddItemToArray(calls, cJSON_CreateNumber(k->calls.items[i]));
-  const tl_kernel_def *d = definition_of(v, k->name);
+  const tl_kernel_def *d = k->def;
   if (d) {
     cJSON *def = cJSON_AddObjectToObject(o, "definition");
     cJSON_AddStringToObject(def, "file", tl_code_file_name(d->file));
@@ -547,7 +562,7 @@ static void emit(view *v, cJSON *root, const cJSON *traces) {
   size_t nm = 0;
   for (size_t i = 0; i < nk; i++) {
     kernel *k = &v->kernels.items.items[i];
-    cJSON_AddItemToArray(kernels, kernel_json(v, k, traces));
+    cJSON_AddItemToArray(kernels, kernel_json(k, traces));
     if (!k->calls.count)
       missing[nm++] = k->key;
   }
@@ -720,6 +735,15 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
     const cJSON *t;
     cJSON_ArrayForEach(t, traces) kernel_of(&v, tl_str_from(t->string));
   }
+  /* The graphs' node tables are read by the joins only (node names come
+   * from the mapping), the texts last by resolve_kernels: both are gone
+   * before the view's JSON is built. */
+  resolve_kernels(&v);
+  tl_arena_free(&v.graph_arena);
+  memset(&v.pre, 0, sizeof v.pre);
+  memset(&v.post, 0, sizeof v.post);
+  if (in->texts_read)
+    in->texts_read(in->texts_ctx);
   emit(&v, root, cJSON_IsObject(traces) ? traces : NULL);
 
   for (size_t i = 0; i < v.kernels.items.count; i++) {
@@ -739,6 +763,5 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   cJSON_Delete(traces);
   cJSON_Delete(mapping);
   tl_arena_free(&v.arena);
-  tl_arena_free(&v.graph_arena);
   return root;
 }

@@ -26,6 +26,11 @@ typedef struct tl_prov_inputs {
    * text, or NULL when absent. */
   const char *pre_path, *post_path, *code_path, *kernel_code_path;
   const char *mappings_path, *stack_traces_path;
+  /* Called, when set, once the texts above are read for the last time
+   * (before the view's JSON is built), so that the caller may release
+   * them: a huge compile's texts and JSON need not be in memory at once. */
+  void (*texts_read)(void *ctx);
+  void *texts_ctx;
 } tl_prov_inputs;
 
 /* Returns the view's JSON object (caller frees with cJSON_Delete). Never

@@ -109,20 +109,42 @@ static void deflate_feed(deflated *d, const char *data, size_t len,
   }
 }
 
-/* `text` deflated and base64-encoded into `out`, each NUL byte as U+FFFD
- * (as in the JSON strings). */
-static void put_deflated(tl_buf *out, tl_str text) {
-  deflated *d = tl_xcalloc(1, sizeof *d);
-  if (deflateInit2(&d->z, Z_BEST_SPEED, Z_DEFLATED, -15, 8,
-                   Z_DEFAULT_STRATEGY) != Z_OK)
-    abort(); /* only out of memory */
-  const char *p = text.ptr, *end = text.ptr + text.len;
+/* Feeds a piece of text, each NUL byte as U+FFFD (as in the JSON
+ * strings). */
+static void deflate_text(deflated *d, const char *p, size_t len, tl_buf *out) {
+  const char *end = p + len;
   for (const char *nul; p < end && (nul = memchr(p, '\0', (size_t)(end - p)));
        p = nul + 1) {
     deflate_feed(d, p, (size_t)(nul - p), out);
     deflate_feed(d, "\xEF\xBF\xBD", 3, out);
   }
   deflate_feed(d, p, (size_t)(end - p), out);
+}
+
+/* One text to embed: in memory, or read by `reader`. */
+typedef struct text_in {
+  const tl_provpage_text_reader *reader;
+  tl_str text; /* ptr NULL: absent, or to be read */
+  size_t size;
+  bool present;
+} text_in;
+
+/* The text deflated and base64-encoded into `out`, read a piece at a time
+ * when it is not in memory. */
+static void put_deflated(tl_buf *out, const text_in *in) {
+  deflated *d = tl_xcalloc(1, sizeof *d);
+  if (deflateInit2(&d->z, Z_BEST_SPEED, Z_DEFLATED, -15, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    abort(); /* only out of memory */
+  if (in->text.ptr) {
+    deflate_text(d, in->text.ptr, in->text.len, out);
+  } else {
+    enum { PIECE = 1 << 20 };
+    char *piece = tl_xmalloc(PIECE);
+    for (size_t n; (n = in->reader->read(in->reader->ctx, piece, PIECE));)
+      deflate_text(d, piece, n, out);
+    free(piece);
+  }
   d->z.avail_in = 0;
   deflate_into(d, Z_FINISH, out);
   deflateEnd(&d->z);
@@ -133,22 +155,36 @@ static void put_deflated(tl_buf *out, tl_str text) {
  * escaped in one pass (a draining `out` takes a text of any size without a
  * copy), or deflated from tl_provpage_deflate_at bytes on. NUL bytes become
  * U+FFFD; lines are unchanged. */
-static void put_text(tl_buf *out, const char *panel, tl_str text) {
-  if (text.ptr && text.len >= tl_provpage_deflate_at) {
+static void put_text(tl_buf *out, const char *panel,
+                     const tl_provpage_text_reader *reader, tl_str text) {
+  text_in in = {reader, text, text.len, text.ptr != NULL};
+  if (reader)
+    in.present = reader->open(reader->ctx, panel, &in.size);
+  if (in.present && in.size >= tl_provpage_deflate_at) {
     tl_buf_printf(out,
                   "<script type=\"application/octet-stream\" "
                   "id=\"tlprov-text-%s\" data-deflate=\"raw\">",
                   panel);
-    put_deflated(out, text);
+    put_deflated(out, &in);
     tl_buf_puts(out, "</script>\n");
     return;
   }
   tl_buf_printf(out, "<script type=\"application/json\" id=\"tlprov-text-%s\">",
                 panel);
-  if (!text.ptr)
+  tl_buf whole; /* a text below the threshold, read */
+  tl_buf_init(&whole);
+  if (in.present && !in.text.ptr) {
+    tl_buf_reserve_exact(&whole, in.size);
+    char piece[1 << 14];
+    for (size_t n; (n = reader->read(reader->ctx, piece, sizeof piece));)
+      tl_buf_append(&whole, piece, n);
+    in.text = tl_buf_str(&whole);
+  }
+  if (!in.present)
     tl_buf_puts(out, "null");
   else
-    tl_html_script_json_string(out, text);
+    tl_html_script_json_string(out, in.text);
+  tl_buf_free(&whole);
   tl_buf_puts(out, "</script>\n");
 }
 
@@ -273,9 +309,11 @@ static void put_header(tl_buf *out, const char *compile_id,
   tl_buf_puts(out, "</header>\n");
 }
 
-void tl_provpage_render(tl_buf *out, const cJSON *view,
-                        const tl_provpage_texts *texts, const char *index_href,
-                        const char *help_href) {
+/* The page, its texts from `texts` or else from `reader`. */
+static void render(tl_buf *out, const cJSON *view,
+                   const tl_provpage_texts *texts,
+                   const tl_provpage_text_reader *reader,
+                   const char *index_href, const char *help_href) {
   const char *compile_id = view_string(view, "compile_id");
   const char *compile_dir = view_string(view, "compile_dir");
   pthread_once(&loader_once, make_loader_csp);
@@ -292,14 +330,26 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
   tl_provpage_texts none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
   if (!texts)
     texts = &none;
-  put_text(out, "pre", texts->pre);
-  put_text(out, "post", texts->post);
-  put_text(out, "code", texts->code);
-  put_text(out, "kernel", texts->kernel_code);
+  put_text(out, "pre", reader, texts->pre);
+  put_text(out, "post", reader, texts->post);
+  put_text(out, "code", reader, texts->code);
+  put_text(out, "kernel", reader, texts->kernel_code);
 
   tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\">");
   tl_buf_puts(out, LOADER);
   tl_buf_puts(out, "</script>\n</body>\n</html>\n");
+}
+
+void tl_provpage_render(tl_buf *out, const cJSON *view,
+                        const tl_provpage_texts *texts, const char *index_href,
+                        const char *help_href) {
+  render(out, view, texts, NULL, index_href, help_href);
+}
+
+void tl_provpage_render_read(tl_buf *out, const cJSON *view,
+                             const tl_provpage_text_reader *reader,
+                             const char *index_href, const char *help_href) {
+  render(out, view, NULL, reader, index_href, help_href);
 }
 
 void tl_provpage_render_empty(tl_buf *out, const cJSON *view,

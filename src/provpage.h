@@ -24,6 +24,18 @@ typedef struct tl_provpage_texts {
   tl_str pre, post, code, kernel_code;
 } tl_provpage_texts;
 
+/* Or texts the page reads itself, one after another and a piece at a time,
+ * so that a huge compile's texts need not stay in memory: `open` starts
+ * panel `which` ("pre", "post", "code", "kernel"), sets its size and
+ * returns true, or false when it is absent; `read` gives its next bytes, up
+ * to `cap`, and 0 at its end (a text that ends early is embedded as far as
+ * it was read). */
+typedef struct tl_provpage_text_reader {
+  bool (*open)(void *ctx, const char *which, size_t *size);
+  size_t (*read)(void *ctx, char *buf, size_t cap);
+  void *ctx;
+} tl_provpage_text_reader;
+
 /* Artifact texts of this many bytes or more are embedded deflated (raw
  * deflate at zlib's fastest level, base64-encoded) in an element
  *   <script type="application/octet-stream" id="tlprov-text-code"
@@ -58,6 +70,12 @@ void tl_provpage_static(tl_buf *css, tl_str *js);
 void tl_provpage_render(tl_buf *out, const cJSON *view,
                         const tl_provpage_texts *texts, const char *index_href,
                         const char *help_href);
+
+/* As tl_provpage_render, with the texts read by `reader` (NULL: all
+ * absent). The page is the same byte for byte. */
+void tl_provpage_render_read(tl_buf *out, const cJSON *view,
+                             const tl_provpage_text_reader *reader,
+                             const char *index_href, const char *help_href);
 
 /* The page of a view with no artifact at all (a compile folder that logged
  * no graph, code, node mappings or kernel stack traces): a short page that

@@ -242,7 +242,7 @@ static void read_deflate_at(void) {
 /* Renders the view's page straight into its file, a megabyte at a time, so
  * that a page of a huge compile is never held whole. */
 static void write_page(view_job *job, const cJSON *json,
-                       const tl_provpage_texts *texts) {
+                       const tl_provpage_text_reader *texts) {
   const tl_view *v = job->view;
   tl_buf path;
   tl_buf_init(&path);
@@ -258,8 +258,8 @@ static void write_page(view_job *job, const cJSON *json,
       tl_provpage_render_empty(&page, json, "index.html",
                                "help.html#highlighter");
     else
-      tl_provpage_render(&page, json, texts, "index.html",
-                         "help.html#highlighter");
+      tl_provpage_render_read(&page, json, texts, "index.html",
+                              "help.html#highlighter");
     tl_buf_drain(&page);
     tl_buf_free(&page);
     if (tl_fs_writer_close(&file, error, sizeof error))
@@ -271,36 +271,93 @@ static void write_page(view_job *job, const cJSON *json,
 }
 #endif
 
+/* The texts a view's analysis reads, released once it is done with them
+ * (tl_prov_inputs.texts_read): the page reads them again from their files. */
+typedef struct view_texts {
+  tl_buf pre, post, code, kernels, mappings, stacks;
+} view_texts;
+
+static void release_texts(void *ctx) {
+  view_texts *t = ctx;
+  tl_buf_free(&t->pre);
+  tl_buf_free(&t->post);
+  tl_buf_free(&t->code);
+  tl_buf_free(&t->kernels);
+  tl_buf_free(&t->mappings);
+  tl_buf_free(&t->stacks);
+}
+
+#ifdef HAVE_tl_page
+/* The page's reader of a view's texts (tl_provpage_text_reader): each
+ * artifact's file, a piece at a time. */
+typedef struct text_files {
+  view_job *job;
+  tl_fs_reader file;
+} text_files;
+
+static bool open_text_file(void *ctx, const char *which, size_t *size) {
+  text_files *t = ctx;
+  const tl_view *v = t->job->view;
+  const tl_artifact *a = strcmp(which, "pre") == 0      ? v->pre
+                         : strcmp(which, "post") == 0   ? v->post
+                         : strcmp(which, "code") == 0   ? v->code
+                         : strcmp(which, "kernel") == 0 ? v->kernel_code
+                                                        : NULL;
+  tl_fs_reader_close(&t->file);
+  if (!a || !a->text_path)
+    return false;
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", t->job->out_dir, a->text_path);
+  char error[512];
+  bool ok = tl_fs_reader_open(&t->file, path.data, error, sizeof error);
+  if (!ok && !t->job->error[0])
+    snprintf(t->job->error, sizeof t->job->error, "%s", error);
+  *size = t->file.size;
+  tl_buf_free(&path);
+  return ok;
+}
+
+static size_t read_text_file(void *ctx, char *buf, size_t cap) {
+  text_files *t = ctx;
+  return tl_fs_reader_read(&t->file, buf, cap);
+}
+#endif
+
 /* Analyzes (or copies) one view, renders its page and writes both files;
  * touches no shared state but its own job and, read-only, its original's
  * JSON. */
 static void run_view_job(view_job *job, view_job *jobs) {
   tl_view *v = job->view;
-  tl_buf pre, post, code, kernels, mappings, stacks;
-  tl_buf_init(&pre);
-  tl_buf_init(&post);
-  tl_buf_init(&code);
-  tl_buf_init(&kernels);
-  tl_buf_init(&mappings);
-  tl_buf_init(&stacks);
+  view_texts t;
+  tl_buf_init(&t.pre);
+  tl_buf_init(&t.post);
+  tl_buf_init(&t.code);
+  tl_buf_init(&t.kernels);
+  tl_buf_init(&t.mappings);
+  tl_buf_init(&t.stacks);
   char *err = job->error;
   size_t es = sizeof job->error;
   tl_prov_inputs in = {0};
   in.compile_dir = v->dir->dir_name;
   in.compile_id = v->dir->display;
   in.aot = job->aot;
-  in.pre_graph = read_text(job->out_dir, v->pre, &pre, err, es);
-  in.post_graph = read_text(job->out_dir, v->post, &post, err, es);
-  in.code = read_text(job->out_dir, v->code, &code, err, es);
-  in.kernel_code = read_text(job->out_dir, v->kernel_code, &kernels, err, es);
   bool copy = job->original != (size_t)(job - jobs);
   cJSON *json;
   if (copy) {
     json = copy_view_json(jobs[job->original].json, v);
   } else {
-    in.node_mappings = read_text(job->out_dir, v->mappings, &mappings, err, es);
+    in.pre_graph = read_text(job->out_dir, v->pre, &t.pre, err, es);
+    in.post_graph = read_text(job->out_dir, v->post, &t.post, err, es);
+    in.code = read_text(job->out_dir, v->code, &t.code, err, es);
+    in.kernel_code =
+        read_text(job->out_dir, v->kernel_code, &t.kernels, err, es);
+    in.node_mappings =
+        read_text(job->out_dir, v->mappings, &t.mappings, err, es);
     in.stack_traces =
-        read_text(job->out_dir, v->stack_traces, &stacks, err, es);
+        read_text(job->out_dir, v->stack_traces, &t.stacks, err, es);
+    in.texts_read = release_texts;
+    in.texts_ctx = &t;
     in.pre_path = path_of(v->pre);
     in.post_path = path_of(v->post);
     in.code_path = path_of(v->code);
@@ -317,7 +374,10 @@ static void run_view_job(view_job *job, view_job *jobs) {
   }
 #endif
   char *text = cJSON_Print(json);
-  if (text) {
+  size_t len = text ? strlen(text) : 0;
+  if (text && tl_utf8_valid_prefix((tl_str){text, len}) == len) {
+    write_output(job, ".json", text, len); /* no copy of a large view */
+  } else if (text) {
     /* Names from the trace may hold any bytes; the file stays UTF-8. */
     tl_buf valid;
     tl_buf_init(&valid);
@@ -326,10 +386,12 @@ static void run_view_job(view_job *job, view_job *jobs) {
     tl_buf_free(&valid);
   }
   free(text);
+  release_texts(&t); /* a copy read none; the page reads the files */
 #ifdef HAVE_tl_page
-  tl_provpage_texts texts = {in.pre_graph, in.post_graph, in.code,
-                             in.kernel_code};
+  text_files files = {job, {NULL, 0}};
+  tl_provpage_text_reader texts = {open_text_file, read_text_file, &files};
   write_page(job, json, &texts);
+  tl_fs_reader_close(&files.file);
 #endif
 #ifdef HAVE_tl_profile
   if (job->profile) { /* written: the index takes the profile over */
@@ -345,12 +407,6 @@ static void run_view_job(view_job *job, view_job *jobs) {
     job->json = json;
   else
     cJSON_Delete(json);
-  tl_buf_free(&pre);
-  tl_buf_free(&post);
-  tl_buf_free(&code);
-  tl_buf_free(&kernels);
-  tl_buf_free(&mappings);
-  tl_buf_free(&stacks);
 }
 
 typedef struct job_queue {

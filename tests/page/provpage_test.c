@@ -208,6 +208,70 @@ TEST(large_texts_are_embedded_deflated_and_inflate_to_the_text) {
   tl_buf_free(&text);
 }
 
+/* A reader over texts in memory that gives at most `piece` bytes a read. */
+typedef struct piece_reader {
+  const tl_provpage_texts *texts;
+  tl_str open; /* the text being read, from its next byte */
+  size_t piece;
+  int opened;
+} piece_reader;
+
+static bool open_piece(void *ctx, const char *which, size_t *size) {
+  piece_reader *r = ctx;
+  const tl_provpage_texts *t = r->texts;
+  r->opened++;
+  r->open = strcmp(which, "pre") == 0    ? t->pre
+            : strcmp(which, "post") == 0 ? t->post
+            : strcmp(which, "code") == 0 ? t->code
+                                         : t->kernel_code;
+  *size = r->open.len;
+  return r->open.ptr != NULL;
+}
+
+static size_t read_piece(void *ctx, char *buf, size_t cap) {
+  piece_reader *r = ctx;
+  size_t n = r->open.len < r->piece ? r->open.len : r->piece;
+  n = n < cap ? n : cap;
+  memcpy(buf, r->open.ptr, n);
+  r->open.ptr += n;
+  r->open.len -= n;
+  return n;
+}
+
+TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
+  /* Texts read a few bytes at a time (NUL bytes and multi-byte characters
+   * split across pieces), deflated or not, one absent: the page is the one
+   * written from the texts in memory, byte for byte. */
+  tl_buf big;
+  tl_buf_init(&big);
+  while (big.len < 5000)
+    tl_buf_append(&big, "x = f(\0y) # \xE2\x80\xA8 </script>\n", 30);
+  tl_provpage_texts texts = {TL_STR_LIT("pre \xF0\x9F\x98\x80\n"),
+                             {NULL, 0},
+                             tl_buf_str(&big),
+                             TL_STR_LIT("k\0\n")};
+  static const size_t thresholds[] = {0, 100, SIZE_MAX};
+  static const size_t pieces[] = {1, 7, 4096};
+  for (size_t i = 0; i < 3; i++)
+    for (size_t j = 0; j < 3; j++) {
+      tl_provpage_deflate_at = thresholds[i];
+      cJSON *view = hostile_view();
+      char *want = render(view, &texts, "index.html", NULL);
+      piece_reader r = {&texts, {NULL, 0}, pieces[j], 0};
+      tl_provpage_text_reader reader = {open_piece, read_piece, &r};
+      tl_buf got;
+      tl_buf_init(&got);
+      tl_provpage_render_read(&got, view, &reader, "index.html", NULL);
+      cJSON_Delete(view);
+      CHECK_INT_EQ(r.opened, 4);
+      CHECK(strcmp(got.data, want) == 0);
+      tl_buf_free(&got);
+      free(want);
+    }
+  tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
+  tl_buf_free(&big);
+}
+
 TEST(page_without_view_or_texts_embeds_nulls) {
   char *page = render(NULL, NULL, NULL, NULL);
   char *view = script_data(page, "tlprov-view");
@@ -302,5 +366,6 @@ int main(void) {
   RUN(page_csp_allows_only_the_hashed_loader_and_no_network);
   RUN(page_costs_its_data_plus_a_small_shell);
   RUN(large_texts_are_embedded_deflated_and_inflate_to_the_text);
+  RUN(page_reading_its_texts_in_pieces_is_the_same_page);
   return check_summary();
 }
