@@ -35,8 +35,7 @@ typedef struct kernel {
   long long handle; /* -1: none */
   name_vec posts;   /* post node names (line unused) */
   TL_VEC(int) calls;
-  /* Resolved once the joins are done, while the texts the code analysis
-   * points into are still there (resolve_kernels). */
+  /* Resolved once the joins are done (resolve_kernels). */
   const tl_kernel_def *def;
   tl_kernel_kind kind;
 } kernel;
@@ -461,8 +460,7 @@ static cJSON *posts_json(kernel *k) {
   return arr;
 }
 
-/* Each kernel's definition and kind: the last reads of the code analysis's
- * names, which point into the texts. */
+/* Each kernel's definition and kind, once every kernel is known. */
 static void resolve_kernels(view *v) {
   for (size_t i = 0; i < v->kernels.items.count; i++) {
     kernel *k = &v->kernels.items.items[i];
@@ -616,6 +614,61 @@ static const cJSON *mapping_section(view *v, const cJSON *mapping,
   return cJSON_IsObject(o) ? o : NULL;
 }
 
+/* Text `t` of the view: loaded now when the caller loads them, else the
+ * one it gave. */
+static tl_str text_of(const tl_prov_inputs *in, tl_prov_text t) {
+  if (in->load)
+    return in->load(in->texts_ctx, t);
+  switch (t) {
+  case TL_PROV_PRE:
+    return in->pre_graph;
+  case TL_PROV_POST:
+    return in->post_graph;
+  case TL_PROV_CODE:
+    return in->code;
+  case TL_PROV_KERNEL_CODE:
+    return in->kernel_code;
+  case TL_PROV_MAPPINGS:
+    return in->node_mappings;
+  case TL_PROV_STACK_TRACES:
+    return in->stack_traces;
+  }
+  return (tl_str){NULL, 0};
+}
+
+/* Done with text `t` (loaded by text_of). */
+static void done_with(const tl_prov_inputs *in, tl_prov_text t) {
+  if (in->load && in->release)
+    in->release(in->texts_ctx, t);
+}
+
+/* The analyses' results point into the texts; these copies let each text
+ * go as soon as it is analyzed. */
+static void own_fx_names(tl_arena *a, tl_fx_graph *g) {
+  for (size_t i = 0; i < g->node_count; i++)
+    g->nodes[i].name = tl_arena_str(a, g->nodes[i].name);
+}
+
+static void own_code_names(tl_arena *a, tl_code_analysis *c, size_t defs_from,
+                           size_t calls_from) {
+  for (size_t i = defs_from; i < c->def_count; i++)
+    c->defs[i].name = tl_arena_str(a, c->defs[i].name);
+  for (size_t i = calls_from; i < c->call_count; i++) {
+    c->calls[i].name = tl_arena_str(a, c->calls[i].name);
+    if (c->calls[i].handle_key.len)
+      c->calls[i].handle_key = tl_arena_str(a, c->calls[i].handle_key);
+  }
+}
+
+/* Parses a JSON text of the view and lets the text go. */
+static cJSON *parse_text(const tl_prov_inputs *in, tl_prov_text t) {
+  tl_str s = text_of(in, t);
+  cJSON *j = s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
+  if (s.ptr)
+    done_with(in, t);
+  return j;
+}
+
 /* The two FX graphs, analyzed into their own arena (possibly on another
  * thread while the code is analyzed). */
 typedef struct graph_job {
@@ -623,12 +676,19 @@ typedef struct graph_job {
   view *v;
 } graph_job;
 
+static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
+  tl_str text = text_of(job->in, t);
+  if (!text.ptr)
+    return;
+  tl_fx_analyze(&job->v->graph_arena, text, out);
+  own_fx_names(&job->v->graph_arena, out);
+  done_with(job->in, t);
+}
+
 static void *analyze_graphs(void *arg) {
   graph_job *job = arg;
-  if (job->in->pre_graph.ptr)
-    tl_fx_analyze(&job->v->graph_arena, job->in->pre_graph, &job->v->pre);
-  if (job->in->post_graph.ptr)
-    tl_fx_analyze(&job->v->graph_arena, job->in->post_graph, &job->v->post);
+  analyze_graph(job, TL_PROV_PRE, &job->v->pre);
+  analyze_graph(job, TL_PROV_POST, &job->v->post);
   return NULL;
 }
 
@@ -639,19 +699,30 @@ enum { PARALLEL_GRAPHS_MIN_CODE = 1 << 20 };
 static void analyze(view *v, const tl_prov_inputs *in) {
   graph_job job = {in, v};
   pthread_t graphs;
-  bool has_graphs = in->pre_graph.ptr || in->post_graph.ptr;
-  bool worth_a_thread = in->code.len >= PARALLEL_GRAPHS_MIN_CODE;
-  bool threaded = has_graphs && worth_a_thread &&
+  tl_str code = text_of(in, TL_PROV_CODE);
+  bool worth_a_thread = code.len >= PARALLEL_GRAPHS_MIN_CODE;
+  bool threaded = worth_a_thread &&
                   pthread_create(&graphs, NULL, analyze_graphs, &job) == 0;
   if (!threaded)
     analyze_graphs(&job);
-  if (!in->aot && in->code.ptr)
-    tl_pycode_analyze(&v->arena, in->code, &v->code);
+  if (!in->aot && code.ptr)
+    tl_pycode_analyze(&v->arena, code, &v->code);
 #ifdef HAVE_CPPCODE
-  if (in->aot && in->code.ptr)
-    tl_cppcode_analyze(&v->arena, in->code, &v->code);
-  if (in->aot && in->kernel_code.ptr)
-    tl_cppkernels_analyze(&v->arena, in->kernel_code, &v->code);
+  if (in->aot && code.ptr)
+    tl_cppcode_analyze(&v->arena, code, &v->code);
+#endif
+  own_code_names(&v->arena, &v->code, 0, 0);
+  if (code.ptr)
+    done_with(in, TL_PROV_CODE);
+#ifdef HAVE_CPPCODE
+  tl_str kernels = in->aot ? text_of(in, TL_PROV_KERNEL_CODE) : (tl_str){0};
+  if (kernels.ptr) {
+    /* Its bodies are added, or replace a wrapper's declaration: every
+     * definition's name is copied again (they are few). */
+    tl_cppkernels_analyze(&v->arena, kernels, &v->code);
+    own_code_names(&v->arena, &v->code, 0, v->code.call_count);
+    done_with(in, TL_PROV_KERNEL_CODE);
+  }
 #endif
   if (threaded)
     pthread_join(graphs, NULL);
@@ -677,10 +748,6 @@ static void mark_cpp_wrapper(const view *v, cJSON *root, const char *reason) {
 #endif
 }
 
-static cJSON *parse_json(tl_str s) {
-  return s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
-}
-
 cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   view v;
   memset(&v, 0, sizeof v);
@@ -692,9 +759,14 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   add_path(root, "compile_id", in->compile_id);
   cJSON_AddStringToObject(root, "mode", in->aot ? "aot" : "jit");
 
-  cJSON *mapping = parse_json(in->node_mappings);
+  tl_str mapping_text = text_of(in, TL_PROV_MAPPINGS);
+  cJSON *mapping = mapping_text.ptr ? cJSON_ParseWithLength(mapping_text.ptr,
+                                                            mapping_text.len)
+                                    : NULL;
+  if (mapping_text.ptr)
+    done_with(in, TL_PROV_MAPPINGS);
   const char *reason = NULL;
-  if (!in->node_mappings.ptr)
+  if (!mapping_text.ptr)
     reason = "no node mappings in this compilation (record them with "
              "INDUCTOR_PROVENANCE=1 or TORCH_COMPILE_DEBUG=1)";
   else if (!cJSON_IsObject(mapping))
@@ -726,7 +798,7 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
 
   analyze(&v, in);
   mark_cpp_wrapper(&v, root, reason);
-  cJSON *traces = parse_json(in->stack_traces);
+  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES);
   join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
   join_graphs(&v, mapping_section(&v, mapping, "postToPre"), false);
   join_kernels(&v, mapping_section(&v, mapping, "cppCodeToPost"),
@@ -736,14 +808,11 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
     cJSON_ArrayForEach(t, traces) kernel_of(&v, tl_str_from(t->string));
   }
   /* The graphs' node tables are read by the joins only (node names come
-   * from the mapping), the texts last by resolve_kernels: both are gone
-   * before the view's JSON is built. */
+   * from the mapping): gone before the view's JSON is built. */
   resolve_kernels(&v);
   tl_arena_free(&v.graph_arena);
   memset(&v.pre, 0, sizeof v.pre);
   memset(&v.post, 0, sizeof v.post);
-  if (in->texts_read)
-    in->texts_read(in->texts_ctx);
   emit(&v, root, cJSON_IsObject(traces) ? traces : NULL);
 
   for (size_t i = 0; i < v.kernels.items.count; i++) {

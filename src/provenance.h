@@ -15,6 +15,16 @@
 
 #include "buf.h"
 
+/* The texts of a view, for tl_prov_inputs.load and release. */
+typedef enum tl_prov_text {
+  TL_PROV_PRE,
+  TL_PROV_POST,
+  TL_PROV_CODE,
+  TL_PROV_KERNEL_CODE,
+  TL_PROV_MAPPINGS,
+  TL_PROV_STACK_TRACES
+} tl_prov_text;
+
 typedef struct tl_prov_inputs {
   const char *compile_dir; /* "-_0_0_0" */
   const char *compile_id;  /* "[0/0]" */
@@ -26,10 +36,17 @@ typedef struct tl_prov_inputs {
    * text, or NULL when absent. */
   const char *pre_path, *post_path, *code_path, *kernel_code_path;
   const char *mappings_path, *stack_traces_path;
-  /* Called, when set, once the texts above are read for the last time
-   * (before the view's JSON is built), so that the caller may release
-   * them: a huge compile's texts and JSON need not be in memory at once. */
-  void (*texts_read)(void *ctx);
+  /* Or, when `load` is set, texts read only when needed and let go as soon
+   * as they are used (the tl_str fields above are then ignored), so that a
+   * huge compile's texts are never in memory all at once, nor with the
+   * view's JSON: load(ctx, t) gives text t (ptr NULL: absent), valid until
+   * release(ctx, t), which the build calls once for each text it loaded,
+   * right after its analysis (the analyses' results keep copies of the
+   * names they need). The FX graphs are loaded and released on a thread of
+   * their own while the code is analyzed (a code of 1 MiB or more): the
+   * callbacks must allow that. */
+  tl_str (*load)(void *ctx, tl_prov_text t);
+  void (*release)(void *ctx, tl_prov_text t);
   void *texts_ctx;
 } tl_prov_inputs;
 

@@ -271,20 +271,37 @@ static void write_page(view_job *job, const cJSON *json,
 }
 #endif
 
-/* The texts a view's analysis reads, released once it is done with them
- * (tl_prov_inputs.texts_read): the page reads them again from their files. */
+/* The texts a view's analysis reads, each read from its file when the
+ * build asks for it and freed when the build lets it go
+ * (tl_prov_inputs.load/release; the FX graphs from a second thread). The
+ * page reads them again from their files. */
 typedef struct view_texts {
-  tl_buf pre, post, code, kernels, mappings, stacks;
+  view_job *job;
+  const tl_artifact *artifacts[TL_PROV_STACK_TRACES + 1];
+  tl_buf texts[TL_PROV_STACK_TRACES + 1];
+  pthread_mutex_t error_lock; /* job->error, from either thread */
 } view_texts;
 
-static void release_texts(void *ctx) {
-  view_texts *t = ctx;
-  tl_buf_free(&t->pre);
-  tl_buf_free(&t->post);
-  tl_buf_free(&t->code);
-  tl_buf_free(&t->kernels);
-  tl_buf_free(&t->mappings);
-  tl_buf_free(&t->stacks);
+static tl_str load_text(void *ctx, tl_prov_text t) {
+  view_texts *vt = ctx;
+  char error[512] = "";
+  tl_buf_init(&vt->texts[t]);
+  tl_str text = read_text(vt->job->out_dir, vt->artifacts[t], &vt->texts[t],
+                          error, sizeof error);
+  if (error[0]) {
+    pthread_mutex_lock(&vt->error_lock);
+    if (!vt->job->error[0])
+      snprintf(vt->job->error, sizeof vt->job->error, "%s", error);
+    pthread_mutex_unlock(&vt->error_lock);
+  }
+  if (!text.ptr)
+    tl_buf_free(&vt->texts[t]);
+  return text;
+}
+
+static void release_text(void *ctx, tl_prov_text t) {
+  view_texts *vt = ctx;
+  tl_buf_free(&vt->texts[t]);
 }
 
 #ifdef HAVE_tl_page
@@ -329,15 +346,6 @@ static size_t read_text_file(void *ctx, char *buf, size_t cap) {
  * JSON. */
 static void run_view_job(view_job *job, view_job *jobs) {
   tl_view *v = job->view;
-  view_texts t;
-  tl_buf_init(&t.pre);
-  tl_buf_init(&t.post);
-  tl_buf_init(&t.code);
-  tl_buf_init(&t.kernels);
-  tl_buf_init(&t.mappings);
-  tl_buf_init(&t.stacks);
-  char *err = job->error;
-  size_t es = sizeof job->error;
   tl_prov_inputs in = {0};
   in.compile_dir = v->dir->dir_name;
   in.compile_id = v->dir->display;
@@ -347,24 +355,24 @@ static void run_view_job(view_job *job, view_job *jobs) {
   if (copy) {
     json = copy_view_json(jobs[job->original].json, v);
   } else {
-    in.pre_graph = read_text(job->out_dir, v->pre, &t.pre, err, es);
-    in.post_graph = read_text(job->out_dir, v->post, &t.post, err, es);
-    in.code = read_text(job->out_dir, v->code, &t.code, err, es);
-    in.kernel_code =
-        read_text(job->out_dir, v->kernel_code, &t.kernels, err, es);
-    in.node_mappings =
-        read_text(job->out_dir, v->mappings, &t.mappings, err, es);
-    in.stack_traces =
-        read_text(job->out_dir, v->stack_traces, &t.stacks, err, es);
-    in.texts_read = release_texts;
-    in.texts_ctx = &t;
+    view_texts texts = {job,
+                        {v->pre, v->post, v->code, v->kernel_code, v->mappings,
+                         v->stack_traces},
+                        {{0}},
+                        PTHREAD_MUTEX_INITIALIZER};
     in.pre_path = path_of(v->pre);
     in.post_path = path_of(v->post);
     in.code_path = path_of(v->code);
     in.kernel_code_path = path_of(v->kernel_code);
     in.mappings_path = path_of(v->mappings);
     in.stack_traces_path = path_of(v->stack_traces);
+    in.load = load_text;
+    in.release = release_text;
+    in.texts_ctx = &texts;
     json = tl_provenance_build(&in);
+    for (int t = 0; t <= TL_PROV_STACK_TRACES; t++)
+      tl_buf_free(&texts.texts[t]); /* any the build did not let go */
+    pthread_mutex_destroy(&texts.error_lock);
     note_malformed(job, json);
   }
 #ifdef HAVE_tl_profile
@@ -386,7 +394,6 @@ static void run_view_job(view_job *job, view_job *jobs) {
     tl_buf_free(&valid);
   }
   free(text);
-  release_texts(&t); /* a copy read none; the page reads the files */
 #ifdef HAVE_tl_page
   text_files files = {job, {NULL, 0}};
   tl_provpage_text_reader texts = {open_text_file, read_text_file, &files};

@@ -60,49 +60,61 @@ static const char *const CODE =
     "    k_1.run(buf1, 8, stream=stream0)\n"                 /* 18 */
     "    return (buf1,)\n";                                  /* 19 */
 
-/* The texts of a build, overwritten with 'X' when the build says it reads
- * them no more (tl_prov_inputs.texts_read): any later read would give
- * names that match nothing, and every test below would fail. */
+/* The texts of a build, given by tl_prov_inputs.load and overwritten with
+ * 'X' when the build lets them go: any later read would give names that
+ * match nothing, and every test below would fail. */
 typedef struct scribbled {
   char *texts[6];
-  int calls;
+  int loads[6], releases[6];
 } scribbled;
 
-static void scribble(void *ctx) {
+static tl_str load_copy(void *ctx, tl_prov_text t) {
   scribbled *s = ctx;
-  s->calls++;
-  for (int i = 0; i < 6; i++)
-    if (s->texts[i])
-      memset(s->texts[i], 'X', strlen(s->texts[i]));
+  s->loads[t]++;
+  return s->texts[t] ? tl_str_from(s->texts[t]) : (tl_str){NULL, 0};
+}
+
+static void scribble(void *ctx, tl_prov_text t) {
+  scribbled *s = ctx;
+  s->releases[t]++;
+  if (s->texts[t])
+    memset(s->texts[t], 'X', strlen(s->texts[t]));
 }
 
 /* A copy to scribble on (NULL stays NULL). */
-static tl_str copied(scribbled *s, int i, const char *text) {
-  s->texts[i] = NULL;
-  if (text) {
-    size_t len = strlen(text);
-    s->texts[i] = malloc(len + 1);
-    memcpy(s->texts[i], text, len + 1);
-  }
-  return text ? tl_str_from(s->texts[i]) : (tl_str){NULL, 0};
+static char *copied(tl_str text) {
+  if (!text.ptr)
+    return NULL;
+  char *copy = malloc(text.len + 1);
+  memcpy(copy, text.ptr, text.len);
+  copy[text.len] = '\0';
+  return copy;
 }
 
-/* tl_provenance_build, the texts scribbled once it reads them no more; it
- * must say so exactly once. */
+/* tl_provenance_build with its texts loaded on demand and scribbled on once
+ * let go: each present text must be loaded once and let go once, each
+ * absent one never let go. */
 static cJSON *build_scribbled(tl_prov_inputs *in) {
-  scribbled s = {{NULL}, 0};
-  in->pre_graph = copied(&s, 0, in->pre_graph.ptr);
-  in->post_graph = copied(&s, 1, in->post_graph.ptr);
-  in->code = copied(&s, 2, in->code.ptr);
-  in->kernel_code = copied(&s, 3, in->kernel_code.ptr);
-  in->node_mappings = copied(&s, 4, in->node_mappings.ptr);
-  in->stack_traces = copied(&s, 5, in->stack_traces.ptr);
-  in->texts_read = scribble;
+  scribbled s = {{copied(in->pre_graph), copied(in->post_graph),
+                  copied(in->code), copied(in->kernel_code),
+                  copied(in->node_mappings), copied(in->stack_traces)},
+                 {0},
+                 {0}};
+  in->load = load_copy;
+  in->release = scribble;
   in->texts_ctx = &s;
   cJSON *j = tl_provenance_build(in);
-  CHECK_INT_EQ(s.calls, 1);
-  for (int i = 0; i < 6; i++)
+#ifdef HAVE_CPPCODE
+  bool kernel_code_read = in->aot;
+#else
+  bool kernel_code_read = false; /* no C++ analyzer */
+#endif
+  for (int i = 0; i < 6; i++) {
+    bool kernel_code = i == TL_PROV_KERNEL_CODE && !kernel_code_read;
+    CHECK_INT_EQ(s.loads[i], kernel_code ? 0 : 1);
+    CHECK_INT_EQ(s.releases[i], s.texts[i] && !kernel_code ? 1 : 0);
     free(s.texts[i]);
+  }
   return j;
 }
 
