@@ -354,7 +354,11 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
     tl_diag_add(st->diag, TL_DIAG_TRUNCATED, line,
                 "file ends inside the \"%s\" entry's payload (kept as read)",
                 kind->string);
+  if (rec.payload.ptr)
+    rec.payload_buf = payload;
   st->on_record(st->ctx, &rec);
+  if (!payload->data) /* taken by the callback */
+    tl_buf_init(payload);
 }
 
 /* Blank lines after a payload's last line are the payload's own last lines

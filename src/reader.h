@@ -55,9 +55,13 @@ typedef struct tl_record {
   bool other_rank;
   bool has_payload; /* has_payload was present */
   tl_str payload;   /* tab-stripped lines joined by \n; valid in callback */
-  const char *md5;  /* has_payload's value, or NULL */
-  bool md5_ok;      /* md5 matched (false when no payload or deferred) */
-  char digest[33];  /* md5 of the payload as read (hex), "" when none */
+  /* The reader's buffer that `payload` is (NULL when none): the callback
+   * may take its memory (tl_buf_detach; `payload` then stays valid as long
+   * as the taker keeps it), and the reader starts a new buffer. */
+  tl_buf *payload_buf;
+  const char *md5; /* has_payload's value, or NULL */
+  bool md5_ok;     /* md5 matched (false when no payload or deferred) */
+  char digest[33]; /* md5 of the payload as read (hex), "" when none */
   /* With tl_reader_options.defer_md5: a payload's md5 mismatch is not
    * counted, and md5_ok and digest are set only in a record the file ends
    * in; the callback checks with tl_reader_check_md5. */

@@ -32,8 +32,11 @@ typedef struct step {
   struct step *next;
   step_kind kind;
   char *path;
-  /* RECORD: the envelope text, then the payload; else the bytes to write. */
+  /* RECORD: the envelope text, then (unless taken whole: payload_owned) the
+   * payload; else the bytes to write. */
   char *data;
+  char *payload; /* RECORD: in `data`, or a buffer of its own */
+  bool payload_owned;
   size_t envelope_len, len;
   bool has_payload;
   size_t line;
@@ -76,6 +79,8 @@ static void step_free(step *s) {
     return;
   free(s->path);
   free(s->data);
+  if (s->payload_owned)
+    free(s->payload);
   free(s->kind_name);
   free(s->expected_md5);
   free(s);
@@ -140,8 +145,8 @@ static step *run_step(tl_sink *sink, step *s) {
     if (s->check_md5) {
       digest_text digest;
       tl_reader_check_md5(sink->diag, s->line, s->kind_name,
-                          (tl_str){s->data + s->envelope_len, s->len},
-                          s->expected_md5, digest.hex);
+                          (tl_str){s->payload, s->len}, s->expected_md5,
+                          digest.hex);
       TL_VEC_PUSH(sink->digests, digest);
     }
     return s;
@@ -151,9 +156,7 @@ static step *run_step(tl_sink *sink, step *s) {
     break;
   case STEP_WRITE_PAYLOAD:
     if (sink->current)
-      write_file(sink, s->path,
-                 sink->current->data + sink->current->envelope_len,
-                 sink->current->len);
+      write_file(sink, s->path, sink->current->payload, sink->current->len);
     break;
   case STEP_WRITE:
     write_file(sink, s->path, s->data, s->len);
@@ -271,16 +274,27 @@ static step *new_step(step_kind kind, const char *relative_path) {
 size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
                       tl_str payload, const char *kind,
                       const char *expected_md5, bool check_md5) {
+  return tl_sink_record_taking(sink, line, envelope_text, payload, NULL, kind,
+                               expected_md5, check_md5);
+}
+
+size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
+                             tl_str payload, tl_buf *owner, const char *kind,
+                             const char *expected_md5, bool check_md5) {
   step *s = new_step(STEP_RECORD, NULL);
   s->line = line;
   s->envelope_len = envelope_text.len;
   s->has_payload = payload.ptr != NULL;
   s->len = s->has_payload ? payload.len : 0;
-  s->data = tl_xmalloc(s->envelope_len + s->len + 1);
+  s->payload_owned = owner && owner->data && s->len >= TL_SINK_TAKE_AT &&
+                     payload.ptr == owner->data && payload.len == owner->len;
+  s->data = tl_xmalloc(s->envelope_len + (s->payload_owned ? 0 : s->len) + 1);
   if (s->envelope_len)
     memcpy(s->data, envelope_text.ptr, s->envelope_len);
-  if (s->len)
-    memcpy(s->data + s->envelope_len, payload.ptr, s->len);
+  s->payload =
+      s->payload_owned ? tl_buf_detach(owner) : s->data + s->envelope_len;
+  if (s->len && !s->payload_owned)
+    memcpy(s->payload, payload.ptr, s->len);
   size_t ticket = TL_SINK_NO_TICKET;
   if (check_md5) {
     s->check_md5 = true;

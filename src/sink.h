@@ -41,6 +41,14 @@ tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
 size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
                       tl_str payload, const char *kind,
                       const char *expected_md5, bool check_md5);
+/* As tl_sink_record, but a payload of TL_SINK_TAKE_AT bytes or more that is
+ * the whole of `owner`'s text is taken from it (tl_buf_detach) instead of
+ * copied: a huge payload is never held twice. `payload` stays valid until
+ * the next record begins. */
+size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
+                             tl_str payload, tl_buf *owner, const char *kind,
+                             const char *expected_md5, bool check_md5);
+enum { TL_SINK_TAKE_AT = 1 << 20 };
 /* Appends the raw.jsonl line of the record begun last: its envelope
  * re-written with `members` added (raw_jsonl.h); keys are kept as given
  * (string literals), values copied. */

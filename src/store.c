@@ -625,9 +625,9 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   tl_store *store = ctx;
   store->record_count++;
   bool check_md5 = rec->md5_deferred && rec->has_payload && !rec->other_rank;
-  store->record_md5_ticket =
-      tl_sink_record(store->sink, rec->line, rec->envelope_text, rec->payload,
-                     rec->kind, rec->md5, check_md5);
+  store->record_md5_ticket = tl_sink_record_taking(
+      store->sink, rec->line, rec->envelope_text, rec->payload,
+      rec->payload_buf, rec->kind, rec->md5, check_md5);
   free(store->payload_file);
   store->payload_file = NULL;
   bool chromium = strcmp(rec->kind, "chromium_event") == 0;

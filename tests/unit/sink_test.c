@@ -181,6 +181,70 @@ TEST(sink_on_its_thread_writes_what_it_writes_inline) {
   CHECK(tl_fs_remove_tree(root, error, sizeof error));
 }
 
+TEST(sink_takes_a_large_payload_instead_of_copying_it) {
+  /* From TL_SINK_TAKE_AT bytes on, a payload that is its owner's whole text
+   * is taken (the owner left without memory), checked and written from
+   * there; a smaller one, or one that is only part of its owner, is copied
+   * and the owner keeps it. Inline and on the sink's thread. */
+  for (int background = 0; background < 2; background++) {
+    char root[] = "/tmp/tlparse-sink-XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    tl_diag diag;
+    tl_diag_init(&diag, "trace.log");
+    tl_sink *sink = tl_sink_start(root, NULL, NULL, &diag, background);
+    tl_buf large, small, part;
+    tl_buf_init(&large);
+    tl_buf_init(&small);
+    tl_buf_init(&part);
+    for (size_t i = 0; large.len < TL_SINK_TAKE_AT; i++)
+      tl_buf_printf(&large, "line %zu\n", i);
+    tl_buf_puts(&small, "hello");
+    tl_buf_append(&part, large.data, large.len);
+    tl_buf_puts(&part, "tail");
+    char *want = tl_xmalloc(large.len);
+    size_t want_len = large.len;
+    memcpy(want, large.data, large.len);
+    size_t t1 =
+        tl_sink_record_taking(sink, 1, tl_str_from("{}"), tl_buf_str(&large),
+                              &large, "artifact", "00", true);
+    CHECK(large.data == NULL); /* taken */
+    tl_sink_write_payload(sink, "large.txt");
+    size_t t2 =
+        tl_sink_record_taking(sink, 2, tl_str_from("{}"), tl_buf_str(&small),
+                              &small, "artifact", MD5_HELLO, true);
+    CHECK(small.data && strcmp(small.data, "hello") == 0);
+    tl_sink_write_payload(sink, "small.txt");
+    tl_sink_record_taking(sink, 3, tl_str_from("{}"),
+                          (tl_str){part.data, want_len}, &part, "artifact",
+                          NULL, false);
+    CHECK(part.data != NULL && part.len == want_len + 4); /* copied */
+    tl_sink_write_payload(sink, "part.txt");
+    char error[512] = "";
+    CHECK(tl_sink_finish(sink, error, sizeof error));
+    CHECK_INT_EQ(diag.counts[TL_DIAG_MD5], 1); /* "00" for the large one */
+    CHECK_INT_EQ(strlen(tl_sink_digest(sink, t1)), 32);
+    CHECK_STR_EQ(tl_sink_digest(sink, t2), MD5_HELLO);
+    tl_sink_free(sink);
+    static const char *const names[] = {"large.txt", "part.txt"};
+    for (int k = 0; k < 2; k++) {
+      size_t len = 0;
+      char *text = read_text(root, names[k], &len);
+      CHECK(text && len == want_len && memcmp(text, want, len) == 0);
+      free(text);
+    }
+    size_t len = 0;
+    char *text = read_text(root, "small.txt", &len);
+    CHECK(text && len == 5 && memcmp(text, "hello", 5) == 0);
+    free(text);
+    free(want);
+    tl_buf_free(&large);
+    tl_buf_free(&small);
+    tl_buf_free(&part);
+    tl_diag_free(&diag);
+    CHECK(tl_fs_remove_tree(root, error, sizeof error));
+  }
+}
+
 TEST(sink_reports_the_first_file_it_cannot_write) {
   char root[] = "/tmp/tlparse-sink-XXXXXX";
   CHECK(mkdtemp(root) != NULL);
@@ -229,6 +293,7 @@ TEST(diag_merge_appends_examples_after_the_existing_ones) {
 
 int main(void) {
   RUN(sink_on_its_thread_writes_what_it_writes_inline);
+  RUN(sink_takes_a_large_payload_instead_of_copying_it);
   RUN(sink_reports_the_first_file_it_cannot_write);
   RUN(diag_merge_appends_examples_after_the_existing_ones);
   return check_summary();
