@@ -217,8 +217,11 @@ static void lines_of(const calls_by *idx, tl_str name, kernel *k) {
     TL_VEC_PUSH(k->calls, idx->items[lo].line);
 }
 
+/* Records that the mapping names node `name` of one graph; returns its
+ * line (0 when the graph has none). The name is copied: the mapping's tree
+ * is freed before the view's JSON is built. */
 static int node_line(view *v, bool pre, tl_str name) {
-  named_line n = {name, 0, TL_KERNEL_UNKNOWN};
+  named_line n = {tl_arena_str(&v->arena, name), 0, TL_KERNEL_UNKNOWN};
   n.line = tl_fx_lookup(pre ? &v->pre : &v->post, name);
   name_vec *names = pre ? &v->pre_names : &v->post_names;
   TL_VEC_PUSH(*names, n);
@@ -235,9 +238,10 @@ static kernel *kernel_of(view *v, tl_str key) {
   kernel *k = table_get(&v->kernels, key, false);
   if (k)
     return k;
-  k = table_get(&v->kernels, key, true);
+  /* A copy of the key: the mapping's tree goes before the JSON is built. */
+  k = table_get(&v->kernels, tl_arena_str(&v->arena, key), true);
   if (v->v2 && k->handle >= 0)
-    lines_of(&v->by_handle, key, k);
+    lines_of(&v->by_handle, k->key, k);
   else
     lines_of(&v->by_name, k->name, k);
   if (k->calls.count)
@@ -371,9 +375,9 @@ static void join_kernels(view *v, const cJSON *code_to_post,
     cJSON_ArrayForEach(item, entry) {
       if (!cJSON_IsString(item))
         continue;
-      tl_str post = json_str(item);
       size_t index = k - v->kernels.items.items;
-      int line = node_line(v, false, post);
+      int line = node_line(v, false, json_str(item));
+      tl_str post = v->post_names.items[v->post_names.count - 1].name;
       k = &v->kernels.items.items[index];
       TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
       add_kernel_pairs(v, k, line, true);
@@ -382,8 +386,8 @@ static void join_kernels(view *v, const cJSON *code_to_post,
   cJSON_ArrayForEach(entry, post_to_code) {
     if (!is_name_list(v, "postToCppCode", entry))
       continue;
-    tl_str post = tl_str_from(entry->string);
-    int line = node_line(v, false, post);
+    int line = node_line(v, false, tl_str_from(entry->string));
+    tl_str post = v->post_names.items[v->post_names.count - 1].name;
     cJSON_ArrayForEach(item, entry) {
       if (!cJSON_IsString(item))
         continue;
@@ -753,6 +757,9 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   memset(&v, 0, sizeof v);
   tl_arena_init(&v.arena);
   tl_arena_init(&v.graph_arena);
+  /* The analyses first: the mapping's cJSON tree (about three times its
+   * text) is not in memory beside the texts being analyzed. */
+  analyze(&v, in);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddNumberToObject(root, "schema", 1);
   add_path(root, "compile_dir", in->compile_dir);
@@ -796,7 +803,6 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   else
     cJSON_AddNullToObject(root, "no_links_reason");
 
-  analyze(&v, in);
   mark_cpp_wrapper(&v, root, reason);
   cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES);
   join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
@@ -807,6 +813,11 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
     const cJSON *t;
     cJSON_ArrayForEach(t, traces) kernel_of(&v, tl_str_from(t->string));
   }
+  /* Every name the JSON needs is copied (node_line, kernel_of): the
+   * mapping's tree, about three times its text, is gone before the JSON is
+   * built. */
+  cJSON_Delete(mapping);
+  mapping = NULL;
   /* The graphs' node tables are read by the joins only (node names come
    * from the mapping): gone before the view's JSON is built. */
   resolve_kernels(&v);
