@@ -130,25 +130,39 @@ bool tl_fs_write_file(const char *path, const void *data, size_t len,
 bool tl_fs_reader_open(tl_fs_reader *r, const char *path, char *error,
                        size_t error_size) {
   struct stat st;
+  memset(r, 0, sizeof *r);
   r->file = fopen(path, "rb");
-  if (r->file && fstat(fileno(r->file), &st) == 0) {
+  const char *problem = NULL;
+  if (!r->file || fstat(fileno(r->file), &st) != 0)
+    problem = strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    problem = "not a regular file";
+  if (!problem) {
     r->size = (size_t)st.st_size;
     return true;
   }
-  snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+  snprintf(error, error_size, "cannot read %s: %s", path, problem);
   tl_fs_reader_close(r);
   return false;
 }
 
 size_t tl_fs_reader_read(tl_fs_reader *r, char *buf, size_t cap) {
-  return r->file ? fread(buf, 1, cap, r->file) : 0;
+  if (!r->file || r->failed)
+    return 0;
+  size_t n = fread(buf, 1, cap, r->file);
+  r->read += n;
+  if ((n < cap && ferror(r->file)) || r->read > r->size ||
+      (n == 0 && r->read < r->size))
+    r->failed = true;
+  return r->failed ? 0 : n;
 }
 
 void tl_fs_reader_close(tl_fs_reader *r) {
   if (r->file)
     fclose(r->file);
   r->file = NULL;
-  r->size = 0;
+  r->size = r->read = 0;
+  r->failed = false;
 }
 
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,

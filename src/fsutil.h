@@ -44,15 +44,17 @@ bool tl_fs_writer_open(tl_fs_writer *w, const char *path, char *error,
 void tl_fs_writer_write(void *writer, const char *data, size_t len);
 /* Closes the file; false (with the first error) when any step failed. */
 bool tl_fs_writer_close(tl_fs_writer *w, char *error, size_t error_size);
-/* A file read a piece at a time, its size known from the start (a page
- * reads a huge compile's texts back from their files this way). */
+/* A regular file read a piece at a time, its size known from the start (a
+ * page reads a huge compile's texts back from their files this way). */
 typedef struct tl_fs_reader {
   FILE *file;
-  size_t size;
+  size_t size, read;
+  bool failed; /* a read error, or the file ended before `size` bytes */
 } tl_fs_reader;
 bool tl_fs_reader_open(tl_fs_reader *r, const char *path, char *error,
                        size_t error_size);
-/* The next at most `cap` bytes; 0 at the end, on an error or when closed. */
+/* The next at most `cap` bytes; 0 at the end, on an error (failed) or when
+ * closed. */
 size_t tl_fs_reader_read(tl_fs_reader *r, char *buf, size_t cap);
 void tl_fs_reader_close(tl_fs_reader *r);
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,

@@ -636,6 +636,8 @@ static tl_str text_of(const tl_prov_inputs *in, tl_prov_text t) {
     return in->node_mappings;
   case TL_PROV_STACK_TRACES:
     return in->stack_traces;
+  case TL_PROV_TEXTS:
+    break;
   }
   return (tl_str){NULL, 0};
 }
@@ -703,9 +705,16 @@ enum { PARALLEL_GRAPHS_MIN_CODE = 1 << 20 };
 static void analyze(view *v, const tl_prov_inputs *in) {
   graph_job job = {in, v};
   pthread_t graphs;
-  tl_str code = text_of(in, TL_PROV_CODE);
+#ifdef HAVE_CPPCODE
+  bool code_analyzed = true;
+#else
+  bool code_analyzed = !in->aot; /* no C++ analyzer: not even read */
+#endif
+  tl_str code = code_analyzed ? text_of(in, TL_PROV_CODE) : (tl_str){0};
+  bool has_graphs = in->load ? in->pre_path || in->post_path
+                             : in->pre_graph.ptr || in->post_graph.ptr;
   bool worth_a_thread = code.len >= PARALLEL_GRAPHS_MIN_CODE;
-  bool threaded = worth_a_thread &&
+  bool threaded = has_graphs && worth_a_thread &&
                   pthread_create(&graphs, NULL, analyze_graphs, &job) == 0;
   if (!threaded)
     analyze_graphs(&job);

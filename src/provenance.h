@@ -22,7 +22,8 @@ typedef enum tl_prov_text {
   TL_PROV_CODE,
   TL_PROV_KERNEL_CODE,
   TL_PROV_MAPPINGS,
-  TL_PROV_STACK_TRACES
+  TL_PROV_STACK_TRACES,
+  TL_PROV_TEXTS /* how many */
 } tl_prov_text;
 
 typedef struct tl_prov_inputs {
@@ -39,11 +40,12 @@ typedef struct tl_prov_inputs {
   /* Or, when `load` is set, texts read only when needed and let go as soon
    * as they are used (the tl_str fields above are then ignored), so that a
    * huge compile's texts are never in memory all at once, nor with the
-   * view's JSON: load(ctx, t) gives text t (ptr NULL: absent), valid until
-   * release(ctx, t), which the build calls once for each text it loaded,
-   * right after its analysis (the analyses' results keep copies of the
-   * names they need). The FX graphs are loaded and released on a thread of
-   * their own while the code is analyzed (a code of 1 MiB or more): the
+   * view's JSON: load(ctx, t) gives text t (ptr NULL: absent or not
+   * readable), valid until release(ctx, t), which the build calls once for
+   * each text it loaded and got, right after its analysis (the analyses'
+   * results keep copies of the names they need), and never for one it did
+   * not get. The FX graphs are loaded and released on a thread of their
+   * own while the code is analyzed (a code of 1 MiB or more): the
    * callbacks must allow that. */
   tl_str (*load)(void *ctx, tl_prov_text t);
   void (*release)(void *ctx, tl_prov_text t);

@@ -144,6 +144,8 @@ static void put_deflated(tl_buf *out, const text_in *in) {
     for (size_t n; (n = in->reader->read(in->reader->ctx, piece, PIECE));)
       deflate_text(d, piece, n, out);
     free(piece);
+    if (in->reader->failed) /* what was read stays: the caller reports it */
+      in->reader->failed(in->reader->ctx);
   }
   d->z.avail_in = 0;
   deflate_into(d, Z_FINISH, out);
@@ -153,8 +155,10 @@ static void put_deflated(tl_buf *out, const text_in *in) {
 
 /* One artifact text as a JSON string (or null) inside a data <script>,
  * escaped in one pass (a draining `out` takes a text of any size without a
- * copy), or deflated from tl_provpage_deflate_at bytes on. NUL bytes become
- * U+FFFD; lines are unchanged. */
+ * copy; a text from `reader` is first read whole, being below the
+ * threshold), or deflated from tl_provpage_deflate_at bytes on (a text from
+ * `reader` a piece at a time). NUL bytes become U+FFFD; lines are
+ * unchanged. */
 static void put_text(tl_buf *out, const char *panel,
                      const tl_provpage_text_reader *reader, tl_str text) {
   text_in in = {reader, text, text.len, text.ptr != NULL};
@@ -179,6 +183,7 @@ static void put_text(tl_buf *out, const char *panel,
     for (size_t n; (n = reader->read(reader->ctx, piece, sizeof piece));)
       tl_buf_append(&whole, piece, n);
     in.text = tl_buf_str(&whole);
+    in.present = !reader->failed || !reader->failed(reader->ctx);
   }
   if (!in.present)
     tl_buf_puts(out, "null");

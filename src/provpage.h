@@ -28,11 +28,14 @@ typedef struct tl_provpage_texts {
  * so that a huge compile's texts need not stay in memory: `open` starts
  * panel `which` ("pre", "post", "code", "kernel"), sets its size and
  * returns true, or false when it is absent; `read` gives its next bytes, up
- * to `cap`, and 0 at its end (a text that ends early is embedded as far as
- * it was read). */
+ * to `cap`, and 0 at its end or on an error; `failed` tells, once `read`
+ * gave 0, whether the text could not be read whole (the caller reports
+ * it): a text the page holds whole (below tl_provpage_deflate_at) is then
+ * embedded as absent, a deflated one as far as it was read. */
 typedef struct tl_provpage_text_reader {
   bool (*open)(void *ctx, const char *which, size_t *size);
   size_t (*read)(void *ctx, char *buf, size_t cap);
+  bool (*failed)(void *ctx);
   void *ctx;
 } tl_provpage_text_reader;
 

@@ -495,6 +495,8 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
       tl_diag_add(diag, TL_DIAG_JSON, env_line,
                   "bad JSON envelope at column %zu%s", error_column,
                   any_payload ? " (its payload lines skipped)" : "");
+      release_if_large(&payload);
+      release_if_large(&envelope);
       continue;
     }
     if (!line_had_newline && !any_payload &&

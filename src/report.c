@@ -273,27 +273,21 @@ static void write_page(view_job *job, const cJSON *json,
 
 /* The texts a view's analysis reads, each read from its file when the
  * build asks for it and freed when the build lets it go
- * (tl_prov_inputs.load/release; the FX graphs from a second thread). The
- * page reads them again from their files. */
+ * (tl_prov_inputs.load/release; the FX graphs perhaps from a second
+ * thread: each text has its own buffer and error). The page reads them
+ * again from their files. */
 typedef struct view_texts {
   view_job *job;
-  const tl_artifact *artifacts[TL_PROV_STACK_TRACES + 1];
-  tl_buf texts[TL_PROV_STACK_TRACES + 1];
-  pthread_mutex_t error_lock; /* job->error, from either thread */
+  const tl_artifact *artifacts[TL_PROV_TEXTS];
+  tl_buf texts[TL_PROV_TEXTS];
+  char errors[TL_PROV_TEXTS][512];
 } view_texts;
 
 static tl_str load_text(void *ctx, tl_prov_text t) {
   view_texts *vt = ctx;
-  char error[512] = "";
   tl_buf_init(&vt->texts[t]);
   tl_str text = read_text(vt->job->out_dir, vt->artifacts[t], &vt->texts[t],
-                          error, sizeof error);
-  if (error[0]) {
-    pthread_mutex_lock(&vt->error_lock);
-    if (!vt->job->error[0])
-      snprintf(vt->job->error, sizeof vt->job->error, "%s", error);
-    pthread_mutex_unlock(&vt->error_lock);
-  }
+                          vt->errors[t], sizeof vt->errors[t]);
   if (!text.ptr)
     tl_buf_free(&vt->texts[t]);
   return text;
@@ -310,7 +304,14 @@ static void release_text(void *ctx, tl_prov_text t) {
 typedef struct text_files {
   view_job *job;
   tl_fs_reader file;
+  char path[4096]; /* of the open file */
 } text_files;
+
+/* Notes a problem with a text at page time, unless one is noted already. */
+static void note_text_error(text_files *t, const char *error) {
+  if (!t->job->error[0])
+    snprintf(t->job->error, sizeof t->job->error, "%s", error);
+}
 
 static bool open_text_file(void *ctx, const char *which, size_t *size) {
   text_files *t = ctx;
@@ -323,21 +324,28 @@ static bool open_text_file(void *ctx, const char *which, size_t *size) {
   tl_fs_reader_close(&t->file);
   if (!a || !a->text_path)
     return false;
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/%s", t->job->out_dir, a->text_path);
+  snprintf(t->path, sizeof t->path, "%s/%s", t->job->out_dir, a->text_path);
   char error[512];
-  bool ok = tl_fs_reader_open(&t->file, path.data, error, sizeof error);
-  if (!ok && !t->job->error[0])
-    snprintf(t->job->error, sizeof t->job->error, "%s", error);
+  bool ok = tl_fs_reader_open(&t->file, t->path, error, sizeof error);
+  if (!ok)
+    note_text_error(t, error);
   *size = t->file.size;
-  tl_buf_free(&path);
   return ok;
 }
 
 static size_t read_text_file(void *ctx, char *buf, size_t cap) {
   text_files *t = ctx;
   return tl_fs_reader_read(&t->file, buf, cap);
+}
+
+static bool text_file_failed(void *ctx) {
+  text_files *t = ctx;
+  if (t->file.failed && !t->job->error[0])
+    snprintf(t->job->error, sizeof t->job->error,
+             "cannot read %.400s whole (a read error, or it changed while "
+             "read)",
+             t->path);
+  return t->file.failed;
 }
 #endif
 
@@ -359,7 +367,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
                         {v->pre, v->post, v->code, v->kernel_code, v->mappings,
                          v->stack_traces},
                         {{0}},
-                        PTHREAD_MUTEX_INITIALIZER};
+                        {{0}}};
     in.pre_path = path_of(v->pre);
     in.post_path = path_of(v->post);
     in.code_path = path_of(v->code);
@@ -370,9 +378,11 @@ static void run_view_job(view_job *job, view_job *jobs) {
     in.release = release_text;
     in.texts_ctx = &texts;
     json = tl_provenance_build(&in);
-    for (int t = 0; t <= TL_PROV_STACK_TRACES; t++)
+    for (int t = 0; t < TL_PROV_TEXTS; t++) {
       tl_buf_free(&texts.texts[t]); /* any the build did not let go */
-    pthread_mutex_destroy(&texts.error_lock);
+      if (texts.errors[t][0])       /* the last in artifact order, as before */
+        snprintf(job->error, sizeof job->error, "%s", texts.errors[t]);
+    }
     note_malformed(job, json);
   }
 #ifdef HAVE_tl_profile
@@ -395,8 +405,9 @@ static void run_view_job(view_job *job, view_job *jobs) {
   }
   free(text);
 #ifdef HAVE_tl_page
-  text_files files = {job, {NULL, 0}};
-  tl_provpage_text_reader texts = {open_text_file, read_text_file, &files};
+  text_files files = {job, {NULL, 0, 0, false}, ""};
+  tl_provpage_text_reader texts = {open_text_file, read_text_file,
+                                   text_file_failed, &files};
   write_page(job, json, &texts);
   tl_fs_reader_close(&files.file);
 #endif

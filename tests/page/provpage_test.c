@@ -214,6 +214,8 @@ typedef struct piece_reader {
   tl_str open; /* the text being read, from its next byte */
   size_t piece;
   int opened;
+  size_t fail_after; /* 0, or fail once only this much is left */
+  int failures;
 } piece_reader;
 
 static bool open_piece(void *ctx, const char *which, size_t *size) {
@@ -232,10 +234,18 @@ static size_t read_piece(void *ctx, char *buf, size_t cap) {
   piece_reader *r = ctx;
   size_t n = r->open.len < r->piece ? r->open.len : r->piece;
   n = n < cap ? n : cap;
+  if (r->fail_after && r->open.len <= r->fail_after)
+    return 0; /* a read error with this much left */
   memcpy(buf, r->open.ptr, n);
   r->open.ptr += n;
   r->open.len -= n;
   return n;
+}
+
+static bool piece_failed(void *ctx) {
+  piece_reader *r = ctx;
+  r->failures += r->open.len > 0;
+  return r->open.len > 0;
 }
 
 TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
@@ -257,19 +267,53 @@ TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
       tl_provpage_deflate_at = thresholds[i];
       cJSON *view = hostile_view();
       char *want = render(view, &texts, "index.html", NULL);
-      piece_reader r = {&texts, {NULL, 0}, pieces[j], 0};
-      tl_provpage_text_reader reader = {open_piece, read_piece, &r};
+      piece_reader r = {&texts, {NULL, 0}, pieces[j], 0, 0, 0};
+      tl_provpage_text_reader reader = {open_piece, read_piece, piece_failed,
+                                        &r};
       tl_buf got;
       tl_buf_init(&got);
       tl_provpage_render_read(&got, view, &reader, "index.html", NULL);
       cJSON_Delete(view);
       CHECK_INT_EQ(r.opened, 4);
+      CHECK_INT_EQ(r.failures, 0);
       CHECK(strcmp(got.data, want) == 0);
       tl_buf_free(&got);
       free(want);
     }
   tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
   tl_buf_free(&big);
+}
+
+TEST(page_reading_a_text_that_fails_embeds_it_absent_or_as_read) {
+  /* The code text fails with 10 bytes left: held whole (below the
+   * threshold) it is embedded as absent, as a text that could not be read;
+   * deflated, as far as it was read. The caller is asked each time. */
+  const char *code = "0123456789abcdefghij0123456789";
+  tl_provpage_texts texts = {
+      {NULL, 0}, {NULL, 0}, tl_str_from(code), {NULL, 0}};
+  for (int deflated = 0; deflated < 2; deflated++) {
+    tl_provpage_deflate_at = deflated ? 0 : TL_PROVPAGE_DEFLATE_AT_DEFAULT;
+    piece_reader r = {&texts, {NULL, 0}, 4, 0, 10, 0};
+    tl_provpage_text_reader reader = {open_piece, read_piece, piece_failed, &r};
+    tl_buf got;
+    tl_buf_init(&got);
+    tl_provpage_render_read(&got, NULL, &reader, NULL, NULL);
+    CHECK_INT_EQ(r.failures, 1);
+    char *data = script_data(got.data, "tlprov-text-code");
+    if (!deflated) {
+      CHECK(data && strcmp(data, "null") == 0);
+    } else {
+      tl_buf back;
+      tl_buf_init(&back);
+      CHECK(data && inflated(data, &back));
+      CHECK_INT_EQ(back.len, 20); /* read in pieces of 4 until 10 were left */
+      CHECK(memcmp(back.data, code, 20) == 0);
+      tl_buf_free(&back);
+    }
+    free(data);
+    tl_buf_free(&got);
+  }
+  tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
 }
 
 TEST(page_without_view_or_texts_embeds_nulls) {
@@ -367,5 +411,6 @@ int main(void) {
   RUN(page_costs_its_data_plus_a_small_shell);
   RUN(large_texts_are_embedded_deflated_and_inflate_to_the_text);
   RUN(page_reading_its_texts_in_pieces_is_the_same_page);
+  RUN(page_reading_a_text_that_fails_embeds_it_absent_or_as_read);
   return check_summary();
 }

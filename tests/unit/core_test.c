@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "check.h"
@@ -198,6 +199,47 @@ TEST(a_file_writer_keeps_its_first_error_and_skips_the_rest) {
   }
 }
 
+TEST(a_file_reader_reads_in_pieces_and_tells_a_file_that_shrank) {
+  char dir[] = "/tmp/tlparse-reader-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char path[600], error[512] = "";
+  snprintf(path, sizeof path, "%s/t.txt", dir);
+  FILE *f = fopen(path, "wb");
+  for (int i = 0; f && i < 100; i++)
+    fputc('a' + i % 26, f);
+  if (f)
+    fclose(f);
+  /* Whole, in pieces of 7. */
+  tl_fs_reader r;
+  CHECK(tl_fs_reader_open(&r, path, error, sizeof error));
+  CHECK_INT_EQ(r.size, 100);
+  char buf[7];
+  size_t total = 0;
+  for (size_t n; (n = tl_fs_reader_read(&r, buf, sizeof buf));)
+    total += n;
+  CHECK_INT_EQ(total, 100);
+  CHECK(!r.failed);
+  tl_fs_reader_close(&r);
+  /* Cut to 50 bytes after it was opened: 50 read, then failed. */
+  CHECK(tl_fs_reader_open(&r, path, error, sizeof error));
+  CHECK(truncate(path, 50) == 0);
+  total = 0;
+  for (size_t n; (n = tl_fs_reader_read(&r, buf, sizeof buf));)
+    total += n;
+  CHECK_INT_EQ(total, 50);
+  CHECK(r.failed);
+  tl_fs_reader_close(&r);
+  /* A folder, and a name that is not there. */
+  CHECK(!tl_fs_reader_open(&r, dir, error, sizeof error));
+  char want[700];
+  snprintf(want, sizeof want, "cannot read %s: not a regular file", dir);
+  CHECK_STR_EQ(error, want);
+  CHECK(!tl_fs_reader_open(&r, "/nonexistent-folder/x", error, sizeof error));
+  CHECK_STR_EQ(error,
+               "cannot read /nonexistent-folder/x: No such file or directory");
+  CHECK(tl_fs_remove_tree(dir, error, sizeof error));
+}
+
 static const char *repaired(const char *text, size_t len, size_t *count) {
   static char result[64];
   tl_buf out;
@@ -279,6 +321,7 @@ int main(void) {
   RUN(script_json_string_escapes_like_cjson_and_for_a_script_element);
   RUN(a_draining_buffer_hands_on_every_byte_in_order_and_stays_bounded);
   RUN(a_file_writer_keeps_its_first_error_and_skips_the_rest);
+  RUN(a_file_reader_reads_in_pieces_and_tells_a_file_that_shrank);
   RUN(invalid_utf8_is_replaced_by_one_fffd_per_maximal_subpart);
   RUN(buf_printf_grows_past_its_capacity);
   RUN(arena_serves_large_and_small_allocations);
