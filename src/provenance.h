@@ -45,8 +45,8 @@ typedef struct tl_prov_inputs {
    * each text it loaded and got, right after its analysis (the analyses'
    * results keep copies of the names they need), and never for one it did
    * not get. The FX graphs are loaded and released on a thread of their
-   * own while the code is analyzed (a code of 1 MiB or more): the
-   * callbacks must allow that. */
+   * own while the code is analyzed when the code is 1 MiB or more and a
+   * graph's path is given: the callbacks must allow that. */
   tl_str (*load)(void *ctx, tl_prov_text t);
   void (*release)(void *ctx, tl_prov_text t);
   void *texts_ctx;

@@ -482,9 +482,17 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
           tl_buf_putc(&payload, '\n');
         any_payload = true;
       }
-      if (any_payload)
+      if (any_payload) {
         tl_buf_putc(&payload, '\n');
-      tl_buf_append(&payload, line.data + 1, line.len - 1);
+        tl_buf_append(&payload, line.data + 1, line.len - 1);
+      } else { /* the first line becomes the payload, without a copy (a
+                  JSON payload is one line, often megabytes) */
+        tl_buf was_payload = payload;
+        payload = line;
+        line = was_payload;
+        memmove(payload.data, payload.data + 1, payload.len - 1);
+        payload.data[--payload.len] = '\0';
+      }
       any_payload = true;
       if (!had_newline)
         truncated = true;

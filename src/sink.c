@@ -12,7 +12,8 @@
 #include "json_serde.h"
 #include "reader.h"
 
-/* Copied bytes, waiting or being written, past which the reading thread
+/* Bytes queued (copied, or payloads taken from the reader), waiting or
+ * being written, past which the reading thread
  * waits while anything is still queued. An item larger than this is taken
  * when the queue is empty, so at worst this much and two records more are
  * held. */

@@ -112,14 +112,15 @@ static cJSON *build_scribbled(tl_prov_inputs *in) {
   in->texts_ctx = &s;
   cJSON *j = tl_provenance_build(in);
 #ifdef HAVE_CPPCODE
-  bool kernel_code_read = in->aot;
+  bool kernel_code_read = in->aot, code_read = true;
 #else
-  bool kernel_code_read = false; /* no C++ analyzer */
+  bool kernel_code_read = false, code_read = !in->aot; /* no C++ analyzer */
 #endif
   for (int i = 0; i < 6; i++) {
-    bool kernel_code = i == TL_PROV_KERNEL_CODE && !kernel_code_read;
-    CHECK_INT_EQ(s.loads[i], kernel_code ? 0 : 1);
-    CHECK_INT_EQ(s.releases[i], s.present[i] && !kernel_code ? 1 : 0);
+    bool unread = (i == TL_PROV_KERNEL_CODE && !kernel_code_read) ||
+                  (i == TL_PROV_CODE && !code_read);
+    CHECK_INT_EQ(s.loads[i], unread ? 0 : 1);
+    CHECK_INT_EQ(s.releases[i], s.present[i] && !unread ? 1 : 0);
     free(s.texts[i]);
   }
   return j;

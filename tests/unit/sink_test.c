@@ -10,6 +10,7 @@
 #include "check.h"
 #include "diag.h"
 #include "fsutil.h"
+#include "reader.h"
 #include "sink.h"
 
 /* md5("hello") and md5("hello world"), from md5sum. */
@@ -245,6 +246,75 @@ TEST(sink_takes_a_large_payload_instead_of_copying_it) {
   }
 }
 
+/* What the reader gave each record, the first record's buffer taken. */
+typedef struct taking {
+  char payloads[4][64];
+  size_t lens[4];
+  bool present[4];
+  int count;
+  char *taken;
+} taking;
+
+static void take_first(void *ctx, const tl_record *rec) {
+  taking *t = ctx;
+  int i = t->count++;
+  if (i >= 4)
+    return;
+  t->present[i] = rec->payload.ptr != NULL;
+  t->lens[i] = rec->payload.len;
+  snprintf(t->payloads[i], sizeof t->payloads[i], "%.*s",
+           (int)(rec->payload.len < 60 ? rec->payload.len : 60),
+           rec->payload.ptr ? rec->payload.ptr : "");
+  if (i == 0 && rec->payload_buf) {
+    CHECK(rec->payload_buf->data == rec->payload.ptr);
+    t->taken = tl_buf_detach(rec->payload_buf);
+  }
+}
+
+TEST(reader_starts_a_new_payload_after_one_was_taken) {
+  /* A one-line payload (its line becomes the payload), taken by the
+   * callback; then an entry with has_payload and no lines (an empty
+   * payload, not the taken one), a two-line payload and a blank-led one. */
+  char dir[] = "/tmp/tlparse-reader-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char path[600];
+  snprintf(path, sizeof path, "%s/trace.log", dir);
+  FILE *f = fopen(path, "wb");
+  const char *glog = "V1125 05:52:40.722000 6296 x.py:1] ";
+  if (f) {
+    fprintf(f,
+            "%s{\"artifact\": {\"name\": \"a\"}, \"has_payload\": "
+            "\"x\"}\n\t{\"k\": 1}\n",
+            glog);
+    fprintf(f, "%s{\"artifact\": {\"name\": \"b\"}, \"has_payload\": \"x\"}\n",
+            glog);
+    fprintf(f,
+            "%s{\"artifact\": {\"name\": \"c\"}, \"has_payload\": "
+            "\"x\"}\n\tone\n\ttwo\n",
+            glog);
+    fprintf(f,
+            "%s{\"artifact\": {\"name\": \"d\"}, \"has_payload\": "
+            "\"x\"}\n\n\tafter\n",
+            glog);
+    fclose(f);
+  }
+  tl_diag diag;
+  tl_diag_init(&diag, "trace.log");
+  taking t;
+  memset(&t, 0, sizeof t);
+  char error[512] = "";
+  CHECK(tl_reader_run(path, NULL, &diag, take_first, &t, error, sizeof error));
+  CHECK_INT_EQ(t.count, 4);
+  CHECK(t.taken && strcmp(t.taken, "{\"k\": 1}") == 0);
+  CHECK_STR_EQ(t.payloads[0], "{\"k\": 1}");
+  CHECK(t.present[1] && t.lens[1] == 0);
+  CHECK_STR_EQ(t.payloads[2], "one\ntwo");
+  CHECK_STR_EQ(t.payloads[3], "\nafter");
+  free(t.taken);
+  tl_diag_free(&diag);
+  CHECK(tl_fs_remove_tree(dir, error, sizeof error));
+}
+
 TEST(sink_reports_the_first_file_it_cannot_write) {
   char root[] = "/tmp/tlparse-sink-XXXXXX";
   CHECK(mkdtemp(root) != NULL);
@@ -294,6 +364,7 @@ TEST(diag_merge_appends_examples_after_the_existing_ones) {
 int main(void) {
   RUN(sink_on_its_thread_writes_what_it_writes_inline);
   RUN(sink_takes_a_large_payload_instead_of_copying_it);
+  RUN(reader_starts_a_new_payload_after_one_was_taken);
   RUN(sink_reports_the_first_file_it_cannot_write);
   RUN(diag_merge_appends_examples_after_the_existing_ones);
   return check_summary();
