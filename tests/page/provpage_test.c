@@ -254,8 +254,9 @@ TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
    * written from the texts in memory, byte for byte. */
   tl_buf big;
   tl_buf_init(&big);
+  static const char line[] = "x = f(\0y) # \xE2\x80\xA8 </script>\n";
   while (big.len < 5000)
-    tl_buf_append(&big, "x = f(\0y) # \xE2\x80\xA8 </script>\n", 30);
+    tl_buf_append(&big, line, sizeof line - 1);
   tl_provpage_texts texts = {TL_STR_LIT("pre \xF0\x9F\x98\x80\n"),
                              {NULL, 0},
                              tl_buf_str(&big),
