@@ -9,6 +9,9 @@
  * cJSON result is the caller's.
  */
 #include <pthread.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -682,6 +685,13 @@ typedef struct graph_job {
   view *v;
 } graph_job;
 
+/* After a graph text of this size, the memory its parse freed goes back
+ * to the system (malloc_trim, glibc): the parse's trees, freed chunk by
+ * chunk among the graph's arena blocks, otherwise stay resident in the
+ * graph thread's malloc arena while the next graph and the code are
+ * analyzed (14 MB of the 120 MB JIT compile's peak). */
+enum { TRIM_AFTER = 1 << 20 };
+
 static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   tl_str text = text_of(job->in, t);
   if (!text.ptr)
@@ -689,6 +699,10 @@ static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   tl_fx_analyze(&job->v->graph_arena, text, out);
   own_fx_names(&job->v->graph_arena, out);
   done_with(job->in, t);
+#ifdef __GLIBC__
+  if (text.len >= TRIM_AFTER)
+    malloc_trim(0);
+#endif
 }
 
 static void *analyze_graphs(void *arg) {
