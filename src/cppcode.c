@@ -856,10 +856,7 @@ static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
 }
 
 static int cmp_str(const void *pa, const void *pb) {
-  const tl_str *a = pa, *b = pb;
-  size_t n = a->len < b->len ? a->len : b->len;
-  int c = memcmp(a->ptr, b->ptr, n);
-  return c ? c : (a->len > b->len) - (a->len < b->len);
+  return tl_str_cmp(*(const tl_str *)pa, *(const tl_str *)pb);
 }
 
 static bool is_listed(tl_str word, const void *sorted) {

@@ -669,12 +669,16 @@ static void own_code_names(tl_arena *a, tl_code_analysis *c, size_t defs_from,
   }
 }
 
-/* Parses a JSON text of the view and lets the text go. */
-static cJSON *parse_text(const tl_prov_inputs *in, tl_prov_text t) {
+/* Parses a JSON text of the view and lets the text go; *present tells
+ * whether there was a text (NULL: not asked). */
+static cJSON *parse_text(const tl_prov_inputs *in, tl_prov_text t,
+                         bool *present) {
   tl_str s = text_of(in, t);
   cJSON *j = s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
   if (s.ptr)
     done_with(in, t);
+  if (present)
+    *present = s.ptr != NULL;
   return j;
 }
 
@@ -789,14 +793,10 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   add_path(root, "compile_id", in->compile_id);
   cJSON_AddStringToObject(root, "mode", in->aot ? "aot" : "jit");
 
-  tl_str mapping_text = text_of(in, TL_PROV_MAPPINGS);
-  cJSON *mapping = mapping_text.ptr ? cJSON_ParseWithLength(mapping_text.ptr,
-                                                            mapping_text.len)
-                                    : NULL;
-  if (mapping_text.ptr)
-    done_with(in, TL_PROV_MAPPINGS);
+  bool has_mapping;
+  cJSON *mapping = parse_text(in, TL_PROV_MAPPINGS, &has_mapping);
   const char *reason = NULL;
-  if (!mapping_text.ptr)
+  if (!has_mapping)
     reason = "no node mappings in this compilation (record them with "
              "INDUCTOR_PROVENANCE=1 or TORCH_COMPILE_DEBUG=1)";
   else if (!cJSON_IsObject(mapping))
@@ -827,7 +827,7 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
     cJSON_AddNullToObject(root, "no_links_reason");
 
   mark_cpp_wrapper(&v, root, reason);
-  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES);
+  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES, NULL);
   join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
   join_graphs(&v, mapping_section(&v, mapping, "postToPre"), false);
   join_kernels(&v, mapping_section(&v, mapping, "cppCodeToPost"),

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,9 +309,15 @@ typedef struct text_files {
 } text_files;
 
 /* Notes a problem with a text at page time, unless one is noted already. */
-static void note_text_error(text_files *t, const char *error) {
-  if (!t->job->error[0])
-    snprintf(t->job->error, sizeof t->job->error, "%s", error);
+static void note_text_error(text_files *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note_text_error(text_files *t, const char *fmt, ...) {
+  if (t->job->error[0])
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->job->error, sizeof t->job->error, fmt, ap);
+  va_end(ap);
 }
 
 static bool open_text_file(void *ctx, const char *which, size_t *size) {
@@ -328,7 +335,7 @@ static bool open_text_file(void *ctx, const char *which, size_t *size) {
   char error[512];
   bool ok = tl_fs_reader_open(&t->file, t->path, error, sizeof error);
   if (!ok)
-    note_text_error(t, error);
+    note_text_error(t, "%s", error);
   *size = t->file.size;
   return ok;
 }
@@ -340,11 +347,11 @@ static size_t read_text_file(void *ctx, char *buf, size_t cap) {
 
 static bool text_file_failed(void *ctx) {
   text_files *t = ctx;
-  if (t->file.failed && !t->job->error[0])
-    snprintf(t->job->error, sizeof t->job->error,
-             "cannot read %.400s whole (a read error, or it changed while "
-             "read)",
-             t->path);
+  if (t->file.failed)
+    note_text_error(t,
+                    "cannot read %.400s whole (a read error, or it changed "
+                    "while read)",
+                    t->path);
   return t->file.failed;
 }
 #endif
