@@ -223,22 +223,30 @@ TEST(chunker_goes_into_bodies_keeping_the_text_coordinates) {
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
+/* Runs the chunker to its end: its last tree (the caller deletes it);
+ * *restarted tells whether any chunk restarted. */
+static TSTree *last_tree(tl_ts_chunker *ch, bool *restarted) {
+  TSTree *last = NULL;
+  bool restart;
+  for (TSTree *t; (t = tl_ts_chunker_next(ch, &restart));) {
+    *restarted |= restart;
+    if (last)
+      ts_tree_delete(last);
+    last = t;
+  }
+  return last;
+}
+
 TEST(chunker_gives_up_a_body_whose_statement_does_not_parse) {
   /* `@@;` is balanced for the scanner but no statement: the whole text. */
   const char *text = "void run_impl() {\n  a();\n  @@;\n  b();\n}\n";
   tl_ts_chunk_limit = 1;
   tl_ts_chunker ch;
-  bool restart, restarted = false;
+  bool restarted = false;
   tl_ts_chunker_begin(&ch, tree_sitter_cpp(), tl_str_from(text),
                       tl_ts_cpp_cuts);
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
-  TSTree *last = NULL;
-  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
-    restarted |= restart;
-    if (last)
-      ts_tree_delete(last);
-    last = t;
-  }
+  TSTree *last = last_tree(&ch, &restarted);
   CHECK(restarted);
   if (last)
     CHECK_INT_EQ(ts_node_end_byte(ts_tree_root_node(last)), strlen(text));
@@ -356,15 +364,9 @@ TEST(chunker_that_gives_up_parses_the_skipped_bodies_again) {
   /* `@@ ;` is no C++ item: the whole text, g's call included. */
   const char *text = "void f() {\n  g();\n}\n@@ ;\n";
   tl_ts_chunker ch;
-  bool restart, restarted = false;
+  bool restarted = false;
   begin_skipping_first_body(&ch, text);
-  TSTree *last = NULL;
-  for (TSTree *t; (t = tl_ts_chunker_next(&ch, &restart));) {
-    restarted |= restart;
-    if (last)
-      ts_tree_delete(last);
-    last = t;
-  }
+  TSTree *last = last_tree(&ch, &restarted);
   CHECK(restarted);
   if (last) {
     TSNode fn = ts_node_named_child(ts_tree_root_node(last), 0);
