@@ -70,6 +70,10 @@ int tl_str_cmp(tl_str a, tl_str b) {
   return a.len < b.len ? -1 : a.len > b.len ? 1 : 0;
 }
 
+int tl_str_cmp_p(const void *a, const void *b) {
+  return tl_str_cmp(*(const tl_str *)a, *(const tl_str *)b);
+}
+
 void tl_buf_init(tl_buf *b) {
   b->cap = 64;
   b->len = 0;

@@ -30,6 +30,8 @@ bool tl_str_eq_cstr(tl_str a, const char *cstr);
 bool tl_str_starts_with(tl_str s, const char *prefix);
 /* Compares like memcmp then length; usable for sorting and bsearch. */
 int tl_str_cmp(tl_str a, tl_str b);
+/* tl_str_cmp for tl_sort and bsearch over arrays of tl_str. */
+int tl_str_cmp_p(const void *a, const void *b);
 
 /* Where a draining buffer's bytes go (tl_buf_drain_into). */
 typedef void (*tl_buf_drain_fn)(void *ctx, const char *data, size_t len);

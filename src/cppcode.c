@@ -855,14 +855,10 @@ static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
   }
 }
 
-static int cmp_str(const void *pa, const void *pb) {
-  return tl_str_cmp(*(const tl_str *)pa, *(const tl_str *)pb);
-}
-
 static bool is_listed(tl_str word, const void *sorted) {
   const tl_str *const *list = sorted; /* {items, end} */
   size_t count = (size_t)(list[1] - list[0]);
-  return count && bsearch(&word, list[0], count, sizeof word, cmp_str);
+  return count && bsearch(&word, list[0], count, sizeof word, tl_str_cmp_p);
 }
 
 /* Does a range of `v` overlap text[start, end)? */
@@ -904,7 +900,7 @@ static bool skipped_names_needed(const state *s, const skip_vec *calls) {
     TL_VEC_PUSH(names, part);
   }
   if (!found && names.count) {
-    tl_sort(names.items, names.count, sizeof(tl_str), cmp_str);
+    tl_sort(names.items, names.count, sizeof(tl_str), tl_str_cmp_p);
     const tl_str *list[2] = {names.items, names.items + names.count};
     for (size_t i = 0; i + 1 < calls->count && !found; i += 2)
       found = any_word(s->text, calls->items[i], calls->items[i + 1], is_listed,

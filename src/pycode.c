@@ -73,10 +73,6 @@ static tl_str key_name(tl_str key) {
   return (tl_str){key.ptr, i - 1};
 }
 
-static int str_cmp_p(const void *a, const void *b) {
-  return tl_str_cmp(*(const tl_str *)a, *(const tl_str *)b);
-}
-
 static int def_cmp_p(const void *a, const void *b) {
   return tl_str_cmp(((const tl_kernel_def *)a)->name,
                     ((const tl_kernel_def *)b)->name);
@@ -615,7 +611,7 @@ static void resolve_calls(collected *c, tl_arena *arena) {
       tl_xmalloc((c->handles.count + 1) * sizeof *handle_names);
   for (size_t i = 0; i < c->handles.count; i++)
     handle_names[i] = c->handles.items[i].name;
-  tl_sort(handle_names, c->handles.count, sizeof *handle_names, str_cmp_p);
+  tl_sort(handle_names, c->handles.count, sizeof *handle_names, tl_str_cmp_p);
   tl_kernel_def *sorted = tl_xmalloc((c->defs.count + 1) * sizeof *sorted);
   if (c->defs.count)
     memcpy(sorted, c->defs.items, c->defs.count * sizeof *sorted);
@@ -630,7 +626,7 @@ static void resolve_calls(collected *c, tl_arena *arena) {
       if (d)
         r.kind = d->kind;
       else if (bsearch(&r.name, handle_names, c->handles.count,
-                       sizeof *handle_names, str_cmp_p))
+                       sizeof *handle_names, tl_str_cmp_p))
         r.kind = kind_from_name(r.name);
       else
         continue; /* not a kernel: get_raw_stream(0), empty_strided(...) */
