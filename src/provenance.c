@@ -6,7 +6,7 @@
  * Mapping v1 keys are bare kernel names (every call site of the kernel);
  * v2.0 keys are `name:handle` (exactly the call bound to that handle). Line
  * maps are set unions, sorted. Everything lives in one arena per call; the
- * cJSON result is the caller's.
+ * JSON is printed a section at a time into the caller's buffer.
  */
 #include <pthread.h>
 #ifdef __GLIBC__
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "json_print.h"
 #include "provenance.h"
 
 /* ---- small collections ------------------------------------------------ */
@@ -514,11 +515,8 @@ static cJSON *kernel_json(kernel *k, const cJSON *traces) {
   return o;
 }
 
-static void add_path(cJSON *o, const char *key, const char *path) {
-  if (path)
-    cJSON_AddStringToObject(o, key, path);
-  else
-    cJSON_AddNullToObject(o, key);
+static cJSON *path_json(const char *path) {
+  return path ? cJSON_CreateString(path) : cJSON_CreateNull();
 }
 
 /* {"name": line} of the resolved names; the unresolved ones, sorted. */
@@ -541,45 +539,55 @@ static int kernel_key_cmp(const void *a, const void *b) {
   return tl_str_cmp(*(const tl_str *)a, *(const tl_str *)b);
 }
 
-static void emit(view *v, cJSON *root, const cJSON *traces) {
-  cJSON *lines = cJSON_AddObjectToObject(root, "lines");
-  cJSON_AddItemToObject(lines, "preToPost", line_map_json(&v->pre_to_post));
-  cJSON_AddItemToObject(lines, "postToPre", line_map_json(&v->post_to_pre));
-  cJSON_AddItemToObject(lines, "codeToPost", line_map_json(&v->code_to_post));
-  cJSON_AddItemToObject(lines, "postToCode", line_map_json(&v->post_to_code));
-  cJSON *klines = cJSON_AddObjectToObject(root, "kernel_lines");
-  cJSON_AddItemToObject(klines, "kernelToPost",
-                        line_map_json(&v->kernel_to_post));
-  cJSON_AddItemToObject(klines, "postToKernel",
-                        line_map_json(&v->post_to_kernel));
-  cJSON *nodes = cJSON_AddObjectToObject(root, "nodes");
-  cJSON *pre = cJSON_AddObjectToObject(nodes, "pre");
-  cJSON *post = cJSON_AddObjectToObject(nodes, "post");
-  cJSON *kernels = cJSON_AddArrayToObject(root, "kernels");
-  cJSON *unres = cJSON_CreateObject();
+/* The view's sections after its head, each printed as soon as it is built
+ * (a huge compile's view as one cJSON tree was several times its text).
+ * `malformed` (when not NULL) gets a copy of the "malformed" list. */
+static void emit(view *v, tl_json_printer *p, const cJSON *traces,
+                 cJSON **malformed) {
+  tl_json_print_open(p, "lines", false);
+  tl_json_print_item(p, "preToPost", line_map_json(&v->pre_to_post));
+  tl_json_print_item(p, "postToPre", line_map_json(&v->post_to_pre));
+  tl_json_print_item(p, "codeToPost", line_map_json(&v->code_to_post));
+  tl_json_print_item(p, "postToCode", line_map_json(&v->post_to_code));
+  tl_json_print_close(p);
+  tl_json_print_open(p, "kernel_lines", false);
+  tl_json_print_item(p, "kernelToPost", line_map_json(&v->kernel_to_post));
+  tl_json_print_item(p, "postToKernel", line_map_json(&v->post_to_kernel));
+  tl_json_print_close(p);
+  cJSON *unres = cJSON_CreateObject(); /* printed after the kernels */
   cJSON *un_pre = cJSON_AddArrayToObject(unres, "pre_nodes");
   cJSON *un_post = cJSON_AddArrayToObject(unres, "post_nodes");
   cJSON *un_k = cJSON_AddArrayToObject(unres, "kernels");
+  tl_json_print_open(p, "nodes", false);
+  cJSON *pre = cJSON_CreateObject();
   names_json(&v->pre_names, pre, un_pre);
+  tl_json_print_item(p, "pre", pre);
+  cJSON *post = cJSON_CreateObject();
   names_json(&v->post_names, post, un_post);
+  tl_json_print_item(p, "post", post);
+  tl_json_print_close(p);
   size_t nk = v->kernels.items.count;
   tl_str *missing = tl_xmalloc((nk + 1) * sizeof *missing);
   size_t nm = 0;
+  tl_json_print_open(p, "kernels", true);
   for (size_t i = 0; i < nk; i++) {
     kernel *k = &v->kernels.items.items[i];
-    cJSON_AddItemToArray(kernels, kernel_json(k, traces));
+    tl_json_print_item(p, NULL, kernel_json(k, traces));
     if (!k->calls.count)
       missing[nm++] = k->key;
   }
+  tl_json_print_close(p);
   tl_sort(missing, nm, sizeof *missing, kernel_key_cmp);
   for (size_t i = 0; i < nm; i++)
     cJSON_AddItemToArray(un_k, str_json(missing[i]));
   free(missing);
-  cJSON_AddItemToObject(root, "unresolved", unres);
-  cJSON_AddItemToObject(root, "malformed",
-                        v->malformed ? v->malformed : cJSON_CreateArray());
+  tl_json_print_item(p, "unresolved", unres);
+  cJSON *list = v->malformed ? v->malformed : cJSON_CreateArray();
   v->malformed = NULL;
-  cJSON *emb = cJSON_AddArrayToObject(root, "embedded");
+  if (malformed)
+    *malformed = cJSON_Duplicate(list, true);
+  tl_json_print_item(p, "malformed", list);
+  tl_json_print_open(p, "embedded", true);
   for (size_t i = 0; i < v->code.embedded_count; i++) {
     const tl_embedded *e = &v->code.embedded[i];
     cJSON *o = cJSON_CreateObject();
@@ -587,15 +595,17 @@ static void emit(view *v, cJSON *root, const cJSON *traces) {
     cJSON_AddNumberToObject(o, "first", e->first);
     cJSON_AddNumberToObject(o, "last", e->last);
     cJSON_AddStringToObject(o, "language", e->language ? e->language : "");
-    cJSON_AddItemToArray(emb, o);
+    tl_json_print_item(p, NULL, o);
   }
+  tl_json_print_close(p);
+  cJSON *entry = cJSON_CreateNull();
   if (v->code.entry_first) {
-    cJSON *entry = cJSON_AddObjectToObject(root, "entry");
+    cJSON_Delete(entry);
+    entry = cJSON_CreateObject();
     cJSON_AddNumberToObject(entry, "first", v->code.entry_first);
     cJSON_AddNumberToObject(entry, "last", v->code.entry_last);
-  } else {
-    cJSON_AddNullToObject(root, "entry");
   }
+  tl_json_print_item(p, "entry", entry);
 }
 
 static bool has_content(const cJSON *m) {
@@ -762,24 +772,8 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   index_defs(v);
 }
 
-/* JIT code of cpp_wrapper=True (its kernels are called from C++ in a
- * Python string): "mode" says so, and a build without the C++ analyzer
- * says why that C++ gives no links. */
-static void mark_cpp_wrapper(const view *v, cJSON *root, const char *reason) {
-  if (!v->code.cpp_wrapper)
-    return;
-  cJSON_ReplaceItemInObjectCaseSensitive(root, "mode",
-                                         cJSON_CreateString("jit-cpp-wrapper"));
-#ifndef HAVE_CPPCODE
-  if (!reason)
-    cJSON_ReplaceItemInObjectCaseSensitive(
-        root, "no_links_reason", cJSON_CreateString("C++ analyzer not built"));
-#else
-  (void)reason;
-#endif
-}
-
-cJSON *tl_provenance_build(const tl_prov_inputs *in) {
+void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
+                         cJSON **malformed) {
   view v;
   memset(&v, 0, sizeof v);
   tl_arena_init(&v.arena);
@@ -787,12 +781,6 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   /* The analyses first: the mapping's cJSON tree (about three times its
    * text) is not in memory beside the texts being analyzed. */
   analyze(&v, in);
-  cJSON *root = cJSON_CreateObject();
-  cJSON_AddNumberToObject(root, "schema", 1);
-  add_path(root, "compile_dir", in->compile_dir);
-  add_path(root, "compile_id", in->compile_id);
-  cJSON_AddStringToObject(root, "mode", in->aot ? "aot" : "jit");
-
   bool has_mapping;
   cJSON *mapping = parse_text(in, TL_PROV_MAPPINGS, &has_mapping);
   const char *reason = NULL;
@@ -809,24 +797,40 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
 #endif
   const cJSON *version = cJSON_GetObjectItemCaseSensitive(mapping, "version");
   v.v2 = cJSON_IsNumber(version) && version->valuedouble >= 2.0;
-  if (cJSON_IsObject(mapping))
-    cJSON_AddNumberToObject(root, "mapping_version", v.v2 ? 2 : 1);
-  else
-    cJSON_AddNullToObject(root, "mapping_version");
+  /* JIT code of cpp_wrapper=True (its kernels are called from C++ in a
+   * Python string): "mode" says so, and a build without the C++ analyzer
+   * says why that C++ gives no links. */
+  const char *mode = in->aot ? "aot" : "jit";
+  const char *shown_reason = reason;
+  if (v.code.cpp_wrapper) {
+    mode = "jit-cpp-wrapper";
+#ifndef HAVE_CPPCODE
+    if (!reason)
+      shown_reason = "C++ analyzer not built";
+#endif
+  }
 
-  cJSON *art = cJSON_AddObjectToObject(root, "artifacts");
-  add_path(art, "pre_grad_graph", in->pre_path);
-  add_path(art, "post_grad_graph", in->post_path);
-  add_path(art, "code", in->code_path);
-  add_path(art, "kernel_code", in->kernel_code_path);
-  add_path(art, "node_mappings", in->mappings_path);
-  add_path(art, "kernel_stack_traces", in->stack_traces_path);
-  if (reason)
-    cJSON_AddStringToObject(root, "no_links_reason", reason);
-  else
-    cJSON_AddNullToObject(root, "no_links_reason");
+  tl_json_printer p;
+  tl_json_printer_init(&p, out);
+  tl_json_print_open(&p, NULL, false);
+  tl_json_print_item(&p, "schema", cJSON_CreateNumber(1));
+  tl_json_print_item(&p, "compile_dir", path_json(in->compile_dir));
+  tl_json_print_item(&p, "compile_id", path_json(in->compile_id));
+  tl_json_print_item(&p, "mode", cJSON_CreateString(mode));
+  tl_json_print_item(&p, "mapping_version",
+                     cJSON_IsObject(mapping) ? cJSON_CreateNumber(v.v2 ? 2 : 1)
+                                             : cJSON_CreateNull());
+  tl_json_print_open(&p, "artifacts", false);
+  tl_json_print_item(&p, "pre_grad_graph", path_json(in->pre_path));
+  tl_json_print_item(&p, "post_grad_graph", path_json(in->post_path));
+  tl_json_print_item(&p, "code", path_json(in->code_path));
+  tl_json_print_item(&p, "kernel_code", path_json(in->kernel_code_path));
+  tl_json_print_item(&p, "node_mappings", path_json(in->mappings_path));
+  tl_json_print_item(&p, "kernel_stack_traces",
+                     path_json(in->stack_traces_path));
+  tl_json_print_close(&p);
+  tl_json_print_item(&p, "no_links_reason", path_json(shown_reason));
 
-  mark_cpp_wrapper(&v, root, reason);
   cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES, NULL);
   join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
   join_graphs(&v, mapping_section(&v, mapping, "postToPre"), false);
@@ -838,16 +842,17 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   }
   /* Every name the JSON needs is copied (node_line, kernel_of): the
    * mapping's tree, about three times its text, is gone before the JSON is
-   * built. */
+   * written. */
   cJSON_Delete(mapping);
   mapping = NULL;
   /* The graphs' node tables are read by the joins only (node names come
-   * from the mapping): gone before the view's JSON is built. */
+   * from the mapping): gone before the view's JSON is written. */
   resolve_kernels(&v);
   tl_arena_free(&v.graph_arena);
   memset(&v.pre, 0, sizeof v.pre);
   memset(&v.post, 0, sizeof v.post);
-  emit(&v, root, cJSON_IsObject(traces) ? traces : NULL);
+  emit(&v, &p, cJSON_IsObject(traces) ? traces : NULL, malformed);
+  tl_json_print_close(&p);
 
   for (size_t i = 0; i < v.kernels.items.count; i++) {
     TL_VEC_FREE(v.kernels.items.items[i].posts);
@@ -864,7 +869,14 @@ cJSON *tl_provenance_build(const tl_prov_inputs *in) {
   TL_VEC_FREE(v.kernel_to_post);
   TL_VEC_FREE(v.post_to_kernel);
   cJSON_Delete(traces);
-  cJSON_Delete(mapping);
   tl_arena_free(&v.arena);
-  return root;
+}
+
+cJSON *tl_provenance_build(const tl_prov_inputs *in) {
+  tl_buf text;
+  tl_buf_init(&text);
+  tl_provenance_write(in, &text, NULL);
+  cJSON *json = tl_json_parse_printed(tl_buf_str(&text));
+  tl_buf_free(&text);
+  return json;
 }

@@ -52,9 +52,15 @@ typedef struct tl_prov_inputs {
   void *texts_ctx;
 } tl_prov_inputs;
 
-/* Returns the view's JSON object (caller frees with cJSON_Delete). Never
- * NULL: a view without a usable mapping still lists its artifacts and says
- * why it has no links in "no_links_reason". */
+/* Appends the view's JSON object to `out` as cJSON_Print lays it out,
+ * written a section at a time (json_print.h), never a cJSON tree whole. A
+ * view without a usable mapping still lists its artifacts and says why it
+ * has no links in "no_links_reason". `malformed`, when not NULL, gets a copy
+ * of its "malformed" list (the caller frees it with cJSON_Delete). */
+void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
+                         cJSON **malformed);
+/* The same JSON as a cJSON object (caller frees with cJSON_Delete); never
+ * NULL. */
 cJSON *tl_provenance_build(const tl_prov_inputs *in);
 
 #endif

@@ -193,15 +193,12 @@ static void put_text(tl_buf *out, const char *panel,
   tl_buf_puts(out, "</script>\n");
 }
 
-static void put_view(tl_buf *out, const cJSON *view) {
+static void put_view(tl_buf *out, tl_str json) {
   tl_buf_puts(out, "<script type=\"application/json\" id=\"tlprov-view\">");
-  char *json = cJSON_IsObject(view) ? cJSON_PrintUnformatted(view) : NULL;
-  if (json) {
-    tl_html_script_json(out, tl_str_from(json));
-    free(json);
-  } else {
+  if (json.ptr)
+    tl_html_script_json(out, json);
+  else
     tl_buf_puts(out, "null");
-  }
   tl_buf_puts(out, "</script>\n");
 }
 
@@ -315,12 +312,12 @@ static void put_header(tl_buf *out, const char *compile_id,
 }
 
 /* The page, its texts from `texts` or else from `reader`. */
-static void render(tl_buf *out, const cJSON *view,
+static void render(tl_buf *out, const tl_provpage_view *view,
                    const tl_provpage_texts *texts,
                    const tl_provpage_text_reader *reader,
                    const char *index_href, const char *help_href) {
-  const char *compile_id = view_string(view, "compile_id");
-  const char *compile_dir = view_string(view, "compile_dir");
+  const char *compile_id = view->compile_id;
+  const char *compile_dir = view->compile_dir;
   pthread_once(&loader_once, make_loader_csp);
   put_doc_start(out, &loader_csp, compile_id, compile_dir);
   tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
@@ -331,7 +328,7 @@ static void render(tl_buf *out, const cJSON *view,
                    "<noscript>This page needs JavaScript to show the "
                    "panels.</noscript></div>\n");
 
-  put_view(out, view);
+  put_view(out, view->json);
   tl_provpage_texts none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
   if (!texts)
     texts = &none;
@@ -345,22 +342,44 @@ static void render(tl_buf *out, const cJSON *view,
   tl_buf_puts(out, "</script>\n</body>\n</html>\n");
 }
 
+/* The page's view of a cJSON tree; *json (the text) is the caller's to
+ * free. */
+static tl_provpage_view view_of(const cJSON *view, char **json) {
+  *json = cJSON_IsObject(view) ? cJSON_PrintUnformatted(view) : NULL;
+  tl_provpage_view v = {view_string(view, "compile_id"),
+                        view_string(view, "compile_dir"),
+                        {*json, *json ? strlen(*json) : 0}};
+  return v;
+}
+
 void tl_provpage_render(tl_buf *out, const cJSON *view,
                         const tl_provpage_texts *texts, const char *index_href,
                         const char *help_href) {
-  render(out, view, texts, NULL, index_href, help_href);
+  char *json;
+  tl_provpage_view v = view_of(view, &json);
+  render(out, &v, texts, NULL, index_href, help_href);
+  free(json);
 }
 
 void tl_provpage_render_read(tl_buf *out, const cJSON *view,
                              const tl_provpage_text_reader *reader,
                              const char *index_href, const char *help_href) {
+  char *json;
+  tl_provpage_view v = view_of(view, &json);
+  render(out, &v, NULL, reader, index_href, help_href);
+  free(json);
+}
+
+void tl_provpage_render_text(tl_buf *out, const tl_provpage_view *view,
+                             const tl_provpage_text_reader *reader,
+                             const char *index_href, const char *help_href) {
   render(out, view, NULL, reader, index_href, help_href);
 }
 
-void tl_provpage_render_empty(tl_buf *out, const cJSON *view,
+void tl_provpage_render_empty(tl_buf *out, const tl_provpage_view *view,
                               const char *index_href, const char *help_href) {
-  const char *compile_id = view_string(view, "compile_id");
-  const char *compile_dir = view_string(view, "compile_dir");
+  const char *compile_id = view->compile_id;
+  const char *compile_dir = view->compile_dir;
   put_doc_start(out, NULL, compile_id, compile_dir);
   tl_buf_puts(out, "<style>body{font-family:system-ui,sans-serif;margin:1em "
                    "2em}h1{font-size:1.2em}.tp-dir{color:GrayText}</style>\n"

@@ -79,13 +79,26 @@ void tl_provpage_render(tl_buf *out, const cJSON *view,
 void tl_provpage_render_read(tl_buf *out, const cJSON *view,
                              const tl_provpage_text_reader *reader,
                              const char *index_href, const char *help_href);
+/* A view as the page reads it: its compile id and folder (NULL: none), and
+ * its JSON without layout (what cJSON_PrintUnformatted prints, as
+ * tl_json_compact makes it of provenance_tracking_<dir>.json; ptr NULL
+ * for no view), so that a huge view need not be a cJSON tree. */
+typedef struct tl_provpage_view {
+  const char *compile_id, *compile_dir;
+  tl_str json;
+} tl_provpage_view;
+/* As tl_provpage_render_read, for a view given as text. The page is the
+ * same byte for byte as for the view's cJSON tree. */
+void tl_provpage_render_text(tl_buf *out, const tl_provpage_view *view,
+                             const tl_provpage_text_reader *reader,
+                             const char *index_href, const char *help_href);
 
 /* The page of a view with no artifact at all (a compile folder that logged
  * no graph, code, node mappings or kernel stack traces): a short page that
  * says so, without the highlighter's scripts, so that a folder with nothing
- * to show costs about a kilobyte instead of the scripts' 200. Same
- * arguments as tl_provpage_render. */
-void tl_provpage_render_empty(tl_buf *out, const cJSON *view,
+ * to show costs about a kilobyte instead of the scripts' 200. Only the
+ * view's names are read. */
+void tl_provpage_render_empty(tl_buf *out, const tl_provpage_view *view,
                               const char *index_href, const char *help_href);
 
 #endif

@@ -14,6 +14,7 @@
 #include "compile_directory.h"
 #include "fsutil.h"
 #include "html.h"
+#include "json_print.h"
 #include "metrics_pages.h"
 #include "utf8.h"
 #ifdef HAVE_tl_engine
@@ -143,7 +144,7 @@ typedef struct view_job {
   bool aot;
   size_t original;
   bool has_copies; /* keep `json` for the copies */
-  cJSON *json;     /* kept only while copies need it */
+  tl_buf json;     /* the view's JSON without layout, kept for the copies */
   char error[512]; /* first problem, reported by the main thread */
   /* Mapping entries of the wrong type: how many, and the first one. */
   size_t malformed;
@@ -155,8 +156,7 @@ typedef struct view_job {
 } view_job;
 
 /* Notes the view's skipped mapping entries (its "malformed" list). */
-static void note_malformed(view_job *job, const cJSON *json) {
-  const cJSON *list = cJSON_GetObjectItemCaseSensitive(json, "malformed");
+static void note_malformed(view_job *job, const cJSON *list) {
   const cJSON *first = cJSON_GetArrayItem(list, 0);
   if (!first)
     return;
@@ -191,9 +191,10 @@ static void set_string(cJSON *obj, const char *key, const char *value) {
     cJSON_AddItemToObject(obj, key, item);
 }
 
-/* A copy's JSON: the original's analysis with this view's names. */
-static cJSON *copy_view_json(const cJSON *original, const tl_view *v) {
-  cJSON *json = cJSON_Duplicate(original, true);
+/* A copy's JSON: the original's analysis (its JSON text) with this view's
+ * names. */
+static cJSON *copy_view_json(const tl_buf *original, const tl_view *v) {
+  cJSON *json = tl_json_parse_printed(tl_buf_str(original));
   set_string(json, "compile_dir", v->dir->dir_name);
   set_string(json, "compile_id", v->dir->display);
   cJSON *art = cJSON_GetObjectItemCaseSensitive(json, "artifacts");
@@ -242,7 +243,7 @@ static void read_deflate_at(void) {
 
 /* Renders the view's page straight into its file, a megabyte at a time, so
  * that a page of a huge compile is never held whole. */
-static void write_page(view_job *job, const cJSON *json,
+static void write_page(view_job *job, const tl_provpage_view *view,
                        const tl_provpage_text_reader *texts) {
   const tl_view *v = job->view;
   tl_buf path;
@@ -256,10 +257,10 @@ static void write_page(view_job *job, const cJSON *json,
     tl_buf_drain_into(&page, tl_fs_writer_write, &file);
     if (!v->pre && !v->post && !v->code && !v->kernel_code && !v->mappings &&
         !v->stack_traces)
-      tl_provpage_render_empty(&page, json, "index.html",
+      tl_provpage_render_empty(&page, view, "index.html",
                                "help.html#highlighter");
     else
-      tl_provpage_render_read(&page, json, texts, "index.html",
+      tl_provpage_render_text(&page, view, texts, "index.html",
                               "help.html#highlighter");
     tl_buf_drain(&page);
     tl_buf_free(&page);
@@ -356,9 +357,25 @@ static bool text_file_failed(void *ctx) {
 }
 #endif
 
+/* Writes the view's JSON file from its text (cJSON_Print's layout). */
+static void write_view_json(view_job *job, const tl_buf *text) {
+  if (tl_utf8_valid_prefix(tl_buf_str(text)) == text->len) {
+    write_output(job, ".json", text->data, text->len); /* no copy */
+    return;
+  }
+  /* Names from the trace may hold any bytes; the file stays UTF-8. */
+  tl_buf valid;
+  tl_buf_init(&valid);
+  job->invalid_utf8 = tl_utf8_repair(&valid, tl_buf_str(text));
+  write_output(job, ".json", valid.data, valid.len);
+  tl_buf_free(&valid);
+}
+
 /* Analyzes (or copies) one view, renders its page and writes both files;
  * touches no shared state but its own job and, read-only, its original's
- * JSON. */
+ * JSON. The view's JSON is text throughout (tl_provenance_write): a cJSON
+ * tree of it, several times its size, is made only for a copy or a
+ * profile join. */
 static void run_view_job(view_job *job, view_job *jobs) {
   tl_view *v = job->view;
   tl_prov_inputs in = {0};
@@ -366,9 +383,11 @@ static void run_view_job(view_job *job, view_job *jobs) {
   in.compile_id = v->dir->display;
   in.aot = job->aot;
   bool copy = job->original != (size_t)(job - jobs);
-  cJSON *json;
+  tl_buf text; /* the view's JSON */
+  tl_buf_init(&text);
+  cJSON *json = NULL;
   if (copy) {
-    json = copy_view_json(jobs[job->original].json, v);
+    json = copy_view_json(&jobs[job->original].json, v);
   } else {
     view_texts texts = {job,
                         {v->pre, v->post, v->code, v->kernel_code, v->mappings,
@@ -384,38 +403,38 @@ static void run_view_job(view_job *job, view_job *jobs) {
     in.load = load_text;
     in.release = release_text;
     in.texts_ctx = &texts;
-    json = tl_provenance_build(&in);
+    cJSON *malformed = NULL;
+    tl_provenance_write(&in, &text, &malformed);
     for (int t = 0; t < TL_PROV_TEXTS; t++) {
       tl_buf_free(&texts.texts[t]); /* any the build did not let go */
       if (texts.errors[t][0])       /* the last in artifact order, as before */
         snprintf(job->error, sizeof job->error, "%s", texts.errors[t]);
     }
-    note_malformed(job, json);
+    note_malformed(job, malformed);
+    cJSON_Delete(malformed);
   }
 #ifdef HAVE_tl_profile
   if (job->profile) { /* "where the time goes" (profile_join.h) */
+    if (!json)
+      json = tl_json_parse_printed(tl_buf_str(&text));
     cJSON_DeleteItemFromObjectCaseSensitive(json, "profile");
     cJSON_AddItemToObject(json, "profile", tl_profile_join(job->profile, json));
   }
 #endif
-  char *text = cJSON_Print(json);
-  size_t len = text ? strlen(text) : 0;
-  if (text && tl_utf8_valid_prefix((tl_str){text, len}) == len) {
-    write_output(job, ".json", text, len); /* no copy of a large view */
-  } else if (text) {
-    /* Names from the trace may hold any bytes; the file stays UTF-8. */
-    tl_buf valid;
-    tl_buf_init(&valid);
-    job->invalid_utf8 = tl_utf8_repair(&valid, tl_str_from(text));
-    write_output(job, ".json", valid.data, valid.len);
-    tl_buf_free(&valid);
+  if (json) {
+    tl_buf_clear(&text);
+    tl_json_print_tree(&text, json);
   }
-  free(text);
+  write_view_json(job, &text);
+  /* The page embeds the JSON without its layout: made in place. */
+  tl_json_compact(&text, tl_buf_str(&text));
 #ifdef HAVE_tl_page
   text_files files = {job, {NULL, 0, 0, false}, ""};
   tl_provpage_text_reader texts = {open_text_file, read_text_file,
                                    text_file_failed, &files};
-  write_page(job, json, &texts);
+  tl_provpage_view page_view = {v->dir->display, v->dir->dir_name,
+                                tl_buf_str(&text)};
+  write_page(job, &page_view, &texts);
   tl_fs_reader_close(&files.file);
 #endif
 #ifdef HAVE_tl_profile
@@ -428,10 +447,11 @@ static void run_view_job(view_job *job, view_job *jobs) {
         cJSON_DetachItemFromObjectCaseSensitive(json, "profile"));
   }
 #endif
+  cJSON_Delete(json);
   if (job->has_copies)
-    job->json = json;
+    job->json = text;
   else
-    cJSON_Delete(json);
+    tl_buf_free(&text);
 }
 
 typedef struct job_queue {
@@ -549,7 +569,7 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
                   "first %s",
                   jobs[i].malformed, jobs[i].malformed == 1 ? "y" : "ies",
                   jobs[i].malformed_example);
-    cJSON_Delete(jobs[i].json);
+    tl_buf_free(&jobs[i].json);
     summaries[i] = jobs[i].profile_summary;
   }
   free(order);
