@@ -26,7 +26,8 @@ typedef enum step_kind {
   STEP_RAW_JSONL,     /* the current record's raw.jsonl line */
   STEP_WRITE_PAYLOAD, /* the current record's payload to `path` */
   STEP_WRITE,         /* `data` to `path` */
-  STEP_RAW_LOG        /* `data` appended to raw.log */
+  STEP_RAW_LOG,       /* `data` appended to raw.log */
+  STEP_RECORD_END     /* the current record let go */
 } step_kind;
 
 typedef struct step {
@@ -166,6 +167,8 @@ static step *run_step(tl_sink *sink, step *s) {
     if (sink->raw_log)
       fwrite(s->data, 1, s->len, sink->raw_log);
     break;
+  case STEP_RECORD_END:
+    break; /* run_steps lets the current record go */
   }
   step_free(s);
   return NULL;
@@ -181,14 +184,16 @@ static size_t run_steps(tl_sink *sink, step *s) {
   while (s) {
     step *next = s->next;
     size_t bytes = step_bytes(s);
-    if (run_step(sink, s)) {
+    step_kind kind = s->kind;
+    step *kept = run_step(sink, s);
+    if (kept || kind == STEP_RECORD_END) {
       if (sink->current)
         freed += step_bytes(sink->current);
       step_free(sink->current);
-      sink->current = s;
-    } else {
-      freed += bytes;
+      sink->current = kept;
     }
+    if (!kept)
+      freed += bytes;
     s = next;
   }
   return freed;
@@ -305,6 +310,10 @@ size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
   }
   submit(sink, s);
   return ticket;
+}
+
+void tl_sink_record_end(tl_sink *sink) {
+  submit(sink, new_step(STEP_RECORD_END, NULL));
 }
 
 void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,

@@ -637,13 +637,14 @@ void tl_store_record(void *ctx, const tl_record *rec) {
     if (!store->payload_file && !chromium)
       write_unconsumed_payload(store, rec);
   }
-  if (chromium)
-    return; /* left out of raw.jsonl, as in the Rust tool */
-  tl_json_member members[TL_RAW_JSONL_MEMBERS];
-  size_t n =
-      tl_raw_jsonl_members(&store->raw_jsonl, &rec->glog, store->payload_file,
-                           &store->raw_members, members);
-  tl_sink_raw_jsonl(store->sink, members, n);
+  if (!chromium) { /* left out of raw.jsonl, as in the Rust tool */
+    tl_json_member members[TL_RAW_JSONL_MEMBERS];
+    size_t n =
+        tl_raw_jsonl_members(&store->raw_jsonl, &rec->glog, store->payload_file,
+                             &store->raw_members, members);
+    tl_sink_raw_jsonl(store->sink, members, n);
+  }
+  tl_sink_record_end(store->sink);
 }
 
 static FILE *open_stream(tl_store *store, const char *name) {

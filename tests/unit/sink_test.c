@@ -1,6 +1,7 @@
 /* sink_test.c: the store's sink (src/sink.h) writes the same bytes, digests
- * and diagnostics on its own thread as inline, in the order it was asked, and
- * the bound on its queue never stalls a payload larger than the bound. */
+ * and diagnostics on its own thread as inline, in the order it was asked
+ * (records ended or not before the next begins), and the bound on its queue
+ * never stalls a payload larger than the bound. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ static void drive(sink_run *run, const char *root, bool background) {
   tl_json_member added[] = {{"lineno", tl_str_from("12")},
                             {"payload_filename", tl_str_from("\"a_0.txt\"")}};
   tl_sink_raw_jsonl(sink, added, 2);
+  tl_sink_record_end(sink); /* as the store ends each record */
   tl_sink_raw_log(sink, "first piece\n", 12);
   for (int k = 1; k <= 8; k++) { /* md5 mismatches */
     char name[32];
@@ -79,6 +81,8 @@ static void drive(sink_run *run, const char *root, bool background) {
                                      tl_str_from("hello world"), "graph_dump",
                                      k == 8 ? NULL : MD5_HELLO, true);
     tl_sink_write_payload(sink, name);
+    if (k % 2) /* ended, or left to the next record */
+      tl_sink_record_end(sink);
   }
   CHECK_INT_EQ(tl_sink_record(sink, 90, tl_str_from("{\"str\": 1}"),
                               (tl_str){NULL, 0}, "str", NULL, false),
