@@ -18,6 +18,7 @@
  * Results are allocated in the caller's arena and point into the text.
  */
 #include "analysis.h"
+#include "mapped_text.h"
 #include "queries_cpp.h"
 #include "ts_chunk.h"
 #include "ts_heads.h"
@@ -773,7 +774,9 @@ static bool is_word_byte(unsigned char c) {
 static bool any_word(tl_str text, uint32_t start, uint32_t end,
                      bool (*fn)(tl_str word, const void *ctx),
                      const void *ctx) {
+  size_t next_passed = start;
   for (uint32_t i = start; i < end;) {
+    tl_text_passing(text.ptr, i, &next_passed);
     if (!is_word_byte((unsigned char)text.ptr[i])) {
       i++;
       continue;
@@ -829,6 +832,7 @@ static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
   for (size_t i = 0; i <= cuts->count; i++) {
     uint32_t s = i ? cuts->items[i - 1] : start;
     uint32_t e = i < cuts->count ? cuts->items[i] : end;
+    tl_text_passed(text.ptr + s);
     tl_ts_body body;
     tl_ts_cuts members = {0};
     char kind = tl_ts_cpp_item_body(text, s, e, &body, &members);

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "json_members.h"
 #include "json_print.h"
+#include "mapped_text.h"
 #include "provenance.h"
 
 /* ---- small collections ------------------------------------------------ */
@@ -304,15 +306,22 @@ static const char *json_type_name(const cJSON *j) {
 
 /* Records a mapping entry of the wrong type, which the join skips:
  * {"section": "preToPost", "key": "relu", "problem": "..."}. */
+static void malformed_type(view *v, const char *section, const char *key,
+                           const char *problem, const char *type);
 static void malformed(view *v, const char *section, const char *key,
                       const char *problem, const cJSON *value) {
+  malformed_type(v, section, key, problem, json_type_name(value));
+}
+
+static void malformed_type(view *v, const char *section, const char *key,
+                           const char *problem, const char *type) {
   if (!v->malformed)
     v->malformed = cJSON_CreateArray();
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "section", section);
   cJSON_AddStringToObject(o, "key", key ? key : "");
   char text[96];
-  snprintf(text, sizeof text, problem, json_type_name(value));
+  snprintf(text, sizeof text, problem, type);
   cJSON_AddStringToObject(o, "problem", text);
   cJSON_AddItemToArray(v->malformed, o);
 }
@@ -369,8 +378,8 @@ static void add_kernel_pairs(view *v, kernel *k, int post, bool to_post) {
   }
 }
 
-static void join_kernels(view *v, const cJSON *code_to_post,
-                         const cJSON *post_to_code) {
+/* code -> post: `code_to_post` is {"kernel key": ["node", ...]}. */
+static void join_code_to_post(view *v, const cJSON *code_to_post) {
   const cJSON *entry, *item;
   cJSON_ArrayForEach(entry, code_to_post) {
     if (!is_name_list(v, "cppCodeToPost", entry))
@@ -387,6 +396,11 @@ static void join_kernels(view *v, const cJSON *code_to_post,
       add_kernel_pairs(v, k, line, true);
     }
   }
+}
+
+/* post -> code: `post_to_code` is {"node": ["kernel key", ...]}. */
+static void join_post_to_code(view *v, const cJSON *post_to_code) {
+  const cJSON *entry, *item;
   cJSON_ArrayForEach(entry, post_to_code) {
     if (!is_name_list(v, "postToCppCode", entry))
       continue;
@@ -608,27 +622,59 @@ static void emit(view *v, tl_json_printer *p, const cJSON *traces,
   tl_json_print_item(p, "entry", entry);
 }
 
-static bool has_content(const cJSON *m) {
-  static const char *const keys[] = {"preToPost", "postToPre", "cppCodeToPost",
-                                     "postToCppCode"};
-  for (size_t i = 0; i < 4; i++) {
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(m, keys[i]);
-    if (cJSON_IsObject(o) && o->child)
-      return true;
+/* ---- the node mappings, a section at a time ----------------------------- */
+
+/* The mapping's members the join reads: its four sections and "version". */
+enum { PRE_TO_POST, POST_TO_PRE, CODE_TO_POST, POST_TO_CODE, VERSION, MEMBERS };
+static const char *const MEMBER_KEYS[MEMBERS] = {
+    "preToPost", "postToPre", "cppCodeToPost", "postToCppCode", "version"};
+
+/* The node mappings' text, read member by member (json_members.h): a cJSON
+ * tree of the whole is about three times the text (37 MB for the 92 MB
+ * compile's), so each section is parsed only when its join runs, and freed
+ * after it. Of a repeated key the first member counts, as
+ * cJSON_GetObjectItemCaseSensitive finds it. */
+typedef struct mapping {
+  tl_str text;               /* until the joins are done */
+  bool present;              /* the artifact was there */
+  bool object;               /* a valid JSON object */
+  tl_str at[MEMBERS];        /* each member's value text; ptr NULL: absent */
+  const char *type[MEMBERS]; /* its type, for the "not an object" report */
+  bool filled[MEMBERS];      /* a section that is an object with members */
+  bool v2;                   /* "version" a number >= 2 */
+} mapping;
+
+static void note_member(void *ctx, const char *key, tl_str value_text,
+                        const cJSON *value) {
+  mapping *m = ctx;
+  for (int k = 0; k < MEMBERS; k++) {
+    if (m->at[k].ptr || strcmp(key, MEMBER_KEYS[k]) != 0)
+      continue;
+    m->at[k] = value_text;
+    m->type[k] = json_type_name(value);
+    m->filled[k] = cJSON_IsObject(value) && value->child;
+    if (k == VERSION)
+      m->v2 = cJSON_IsNumber(value) && value->valuedouble >= 2.0;
   }
-  return false;
+  tl_text_passed(value_text.ptr + value_text.len); /* a mapped text's pages */
 }
 
-/* One of the mapping's four sections; one that is there but not an object
- * is reported and skipped. */
-static const cJSON *mapping_section(view *v, const cJSON *mapping,
-                                    const char *key) {
-  const cJSON *o = cJSON_IsObject(mapping)
-                       ? cJSON_GetObjectItemCaseSensitive(mapping, key)
-                       : NULL;
-  if (o && !cJSON_IsObject(o))
-    malformed(v, key, NULL, "%s, not an object", o);
-  return cJSON_IsObject(o) ? o : NULL;
+static bool has_content(const mapping *m) {
+  return m->filled[PRE_TO_POST] || m->filled[POST_TO_PRE] ||
+         m->filled[CODE_TO_POST] || m->filled[POST_TO_CODE];
+}
+
+/* A section that is there but not an object is reported, and skipped. */
+static void check_section(view *v, const mapping *m, int k) {
+  if (m->object && m->at[k].ptr && strcmp(m->type[k], "an object") != 0)
+    malformed_type(v, MEMBER_KEYS[k], NULL, "%s, not an object", m->type[k]);
+}
+
+/* Section k parsed for its join; NULL when absent or not an object. */
+static cJSON *section(const mapping *m, int k) {
+  if (!m->object || !m->at[k].ptr || strcmp(m->type[k], "an object") != 0)
+    return NULL;
+  return tl_json_parse_printed(m->at[k]); /* it parsed once: only memory */
 }
 
 /* Text `t` of the view: loaded now when the caller loads them, else the
@@ -681,14 +727,18 @@ static void own_code_names(tl_arena *a, tl_code_analysis *c, size_t defs_from,
 
 /* Parses a JSON text of the view and lets the text go; *present tells
  * whether there was a text (NULL: not asked). */
+/* Text t parsed as JSON (NULL when absent or not JSON); *present (when
+ * not NULL) tells whether the text was there, *size its length. */
 static cJSON *parse_text(const tl_prov_inputs *in, tl_prov_text t,
-                         bool *present) {
+                         bool *present, size_t *size) {
   tl_str s = text_of(in, t);
   cJSON *j = s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
   if (s.ptr)
     done_with(in, t);
   if (present)
     *present = s.ptr != NULL;
+  if (size)
+    *size = s.ptr ? s.len : 0;
   return j;
 }
 
@@ -703,8 +753,19 @@ typedef struct graph_job {
  * to the system (malloc_trim, glibc): the parse's trees, freed chunk by
  * chunk among the graph's arena blocks, otherwise stay resident in the
  * graph thread's malloc arena while the next graph and the code are
- * analyzed (14 MB of the 120 MB JIT compile's peak). */
+ * analyzed (14 MB of the 120 MB JIT compile's peak). So does the node
+ * mappings' cJSON tree, about three times its text, once the joins are
+ * done (19 MB of the 92 MB AOT compile's peak, under the view's JSON). */
 enum { TRIM_AFTER = 1 << 20 };
+
+static void trim_after(size_t text_size) {
+#ifdef __GLIBC__
+  if (text_size >= TRIM_AFTER)
+    malloc_trim(0);
+#else
+  (void)text_size;
+#endif
+}
 
 static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   tl_str text = text_of(job->in, t);
@@ -713,10 +774,7 @@ static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   tl_fx_analyze(&job->v->graph_arena, text, out);
   own_fx_names(&job->v->graph_arena, out);
   done_with(job->in, t);
-#ifdef __GLIBC__
-  if (text.len >= TRIM_AFTER)
-    malloc_trim(0);
-#endif
+  trim_after(text.len);
 }
 
 static void *analyze_graphs(void *arg) {
@@ -781,22 +839,28 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   /* The analyses first: the mapping's cJSON tree (about three times its
    * text) is not in memory beside the texts being analyzed. */
   analyze(&v, in);
-  bool has_mapping;
-  cJSON *mapping = parse_text(in, TL_PROV_MAPPINGS, &has_mapping);
+  mapping map;
+  memset(&map, 0, sizeof map);
+  map.text = text_of(in, TL_PROV_MAPPINGS);
+  map.present = map.text.ptr != NULL;
+  if (map.present)
+    map.object =
+        tl_json_members(map.text, note_member, &map) == TL_JSON_MEMBERS_OBJECT;
+  if (map.present && !map.object)
+    done_with(in, TL_PROV_MAPPINGS);
   const char *reason = NULL;
-  if (!has_mapping)
+  if (!map.present)
     reason = "no node mappings in this compilation (record them with "
              "INDUCTOR_PROVENANCE=1 or TORCH_COMPILE_DEBUG=1)";
-  else if (!cJSON_IsObject(mapping))
+  else if (!map.object)
     reason = "the node mappings are not a valid JSON object";
-  else if (!has_content(mapping))
+  else if (!has_content(&map))
     reason = "the node mappings are empty";
 #ifndef HAVE_CPPCODE
   if (!reason && in->aot)
     reason = "C++ analyzer not built";
 #endif
-  const cJSON *version = cJSON_GetObjectItemCaseSensitive(mapping, "version");
-  v.v2 = cJSON_IsNumber(version) && version->valuedouble >= 2.0;
+  v.v2 = map.object && map.v2;
   /* JIT code of cpp_wrapper=True (its kernels are called from C++ in a
    * Python string): "mode" says so, and a build without the C++ analyzer
    * says why that C++ gives no links. */
@@ -818,8 +882,8 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   tl_json_print_item(&p, "compile_id", path_json(in->compile_id));
   tl_json_print_item(&p, "mode", cJSON_CreateString(mode));
   tl_json_print_item(&p, "mapping_version",
-                     cJSON_IsObject(mapping) ? cJSON_CreateNumber(v.v2 ? 2 : 1)
-                                             : cJSON_CreateNull());
+                     map.object ? cJSON_CreateNumber(v.v2 ? 2 : 1)
+                                : cJSON_CreateNull());
   tl_json_print_open(&p, "artifacts", false);
   tl_json_print_item(&p, "pre_grad_graph", path_json(in->pre_path));
   tl_json_print_item(&p, "post_grad_graph", path_json(in->post_path));
@@ -831,20 +895,36 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   tl_json_print_close(&p);
   tl_json_print_item(&p, "no_links_reason", path_json(shown_reason));
 
-  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES, NULL);
-  join_graphs(&v, mapping_section(&v, mapping, "preToPost"), true);
-  join_graphs(&v, mapping_section(&v, mapping, "postToPre"), false);
-  join_kernels(&v, mapping_section(&v, mapping, "cppCodeToPost"),
-               mapping_section(&v, mapping, "postToCppCode"));
+  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES, NULL, NULL);
+  /* Each section parsed for its join and freed after it; the kernel
+   * sections' types checked first, postToCppCode before cppCodeToPost: the
+   * order of the view's "malformed" list since it began. */
+  check_section(&v, &map, PRE_TO_POST);
+  cJSON *sec = section(&map, PRE_TO_POST);
+  join_graphs(&v, sec, true);
+  cJSON_Delete(sec);
+  check_section(&v, &map, POST_TO_PRE);
+  sec = section(&map, POST_TO_PRE);
+  join_graphs(&v, sec, false);
+  cJSON_Delete(sec);
+  check_section(&v, &map, POST_TO_CODE);
+  check_section(&v, &map, CODE_TO_POST);
+  sec = section(&map, CODE_TO_POST);
+  join_code_to_post(&v, sec);
+  cJSON_Delete(sec);
+  sec = section(&map, POST_TO_CODE);
+  join_post_to_code(&v, sec);
+  cJSON_Delete(sec);
+  if (map.object)
+    done_with(in, TL_PROV_MAPPINGS);
   if (cJSON_IsObject(traces)) { /* kernels known only by their traces */
     const cJSON *t;
     cJSON_ArrayForEach(t, traces) kernel_of(&v, tl_str_from(t->string));
   }
   /* Every name the JSON needs is copied (node_line, kernel_of): the
-   * mapping's tree, about three times its text, is gone before the JSON is
-   * written. */
-  cJSON_Delete(mapping);
-  mapping = NULL;
+   * sections' trees, about three times their text, are gone before the
+   * JSON is written, and their memory goes back to the system. */
+  trim_after(map.text.len);
   /* The graphs' node tables are read by the joins only (node names come
    * from the mapping): gone before the view's JSON is written. */
   resolve_kernels(&v);

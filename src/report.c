@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "html.h"
 #include "json_print.h"
+#include "mapped_text.h"
 #include "metrics_pages.h"
 #include "utf8.h"
 #ifdef HAVE_tl_engine
@@ -282,14 +283,27 @@ typedef struct view_texts {
   view_job *job;
   const tl_artifact *artifacts[TL_PROV_TEXTS];
   tl_buf texts[TL_PROV_TEXTS];
+  tl_mapped_text mapped[TL_PROV_TEXTS]; /* or mapped, when large */
   char errors[TL_PROV_TEXTS][512];
 } view_texts;
+
+/* A text of this many bytes or more is mapped (mapped_text.h), so that the
+ * analyses passing over it hold only the part they are at. */
+enum { MAP_TEXTS_FROM = 1 << 20 };
 
 static tl_str load_text(void *ctx, tl_prov_text t) {
   view_texts *vt = ctx;
   tl_buf_init(&vt->texts[t]);
-  tl_str text = read_text(vt->job->out_dir, vt->artifacts[t], &vt->texts[t],
-                          vt->errors[t], sizeof vt->errors[t]);
+  const tl_artifact *a = vt->artifacts[t];
+  if (a && a->text_path) {
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", vt->job->out_dir,
+                         a->text_path) < sizeof path &&
+        tl_mapped_text_open(&vt->mapped[t], path, MAP_TEXTS_FROM))
+      return vt->mapped[t].text;
+  }
+  tl_str text = read_text(vt->job->out_dir, a, &vt->texts[t], vt->errors[t],
+                          sizeof vt->errors[t]);
   if (!text.ptr)
     tl_buf_free(&vt->texts[t]);
   return text;
@@ -298,6 +312,7 @@ static tl_str load_text(void *ctx, tl_prov_text t) {
 static void release_text(void *ctx, tl_prov_text t) {
   view_texts *vt = ctx;
   tl_buf_free(&vt->texts[t]);
+  tl_mapped_text_close(&vt->mapped[t]);
 }
 
 #ifdef HAVE_tl_page
@@ -389,11 +404,9 @@ static void run_view_job(view_job *job, view_job *jobs) {
   if (copy) {
     json = copy_view_json(&jobs[job->original].json, v);
   } else {
-    view_texts texts = {job,
-                        {v->pre, v->post, v->code, v->kernel_code, v->mappings,
-                         v->stack_traces},
-                        {{0}},
-                        {{0}}};
+    view_texts texts = {.job = job,
+                        .artifacts = {v->pre, v->post, v->code, v->kernel_code,
+                                      v->mappings, v->stack_traces}};
     in.pre_path = path_of(v->pre);
     in.post_path = path_of(v->post);
     in.code_path = path_of(v->code);
@@ -407,7 +420,8 @@ static void run_view_job(view_job *job, view_job *jobs) {
     tl_provenance_write(&in, &text, &malformed);
     for (int t = 0; t < TL_PROV_TEXTS; t++) {
       tl_buf_free(&texts.texts[t]); /* any the build did not let go */
-      if (texts.errors[t][0])       /* the last in artifact order, as before */
+      tl_mapped_text_close(&texts.mapped[t]);
+      if (texts.errors[t][0]) /* the last in artifact order, as before */
         snprintf(job->error, sizeof job->error, "%s", texts.errors[t]);
     }
     note_malformed(job, malformed);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapped_text.h"
 #include "ts_chunk_scan.h"
 #include "ts_query.h"
 
@@ -144,8 +145,9 @@ static bool cpp_scan(const char *t, size_t from, size_t to, bool statements,
   size_t n = to, i = from;
   long brace = 0, paren = 0, pp = 0;
   bool line_start = from == 0 || t[from - 1] == '\n', needs_semi = false;
-  size_t first = cuts->count;
+  size_t first = cuts->count, next_passed = from;
   while (i < n) {
+    tl_text_passing(t, i, &next_passed);
     unsigned char c = (unsigned char)t[i];
     if (c == '\n') {
       line_start = true;
@@ -237,7 +239,7 @@ unsure:
 
 bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
   cuts->count = 0;
-  if (!text.ptr || text.len >= UINT32_MAX || memchr(text.ptr, '\0', text.len))
+  if (!text.ptr || text.len >= UINT32_MAX || tl_text_has_nul(text))
     return text.len == 0;
   return cpp_scan(text.ptr, 0, text.len, false, cuts);
 }
@@ -775,6 +777,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
       return NULL;
     }
     uint32_t start = c->start;
+    tl_text_passed(c->text.ptr + start); /* a mapped text's pages before */
     TSPoint from = c->point, to = advance_point(c->point, c->text, start, end);
     TSRange ranges[2 * TL_TS_MAX_NEST + 3];
     bool head_used[TL_TS_MAX_NEST];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapped_text.h"
 #include "ts_chunk.h"
 #include "ts_chunk_scan.h"
 
@@ -39,9 +40,11 @@ static bool py_scan(tl_str text, py_visit visit, void *ctx) {
   size_t n = text.len, i = 0;
   long depth = 0;
   bool line_start = true, continued = false;
-  if (!t || n >= UINT32_MAX || memchr(t, '\0', n))
+  if (!t || n >= UINT32_MAX || tl_text_has_nul(text))
     return n == 0;
+  size_t next_passed = 0;
   while (i < n) {
+    tl_text_passing(t, i, &next_passed);
     unsigned char c = (unsigned char)t[i];
     if (line_start && depth == 0 && !continued) {
       size_t w = i;
