@@ -63,7 +63,8 @@ struct tl_sink {
   bool background;
   size_t tickets; /* md5 checks asked for */
   TL_VEC(digest_text) digests;
-  step *current; /* the record whose payload STEP_WRITE_PAYLOAD writes */
+  step *current;       /* the record whose payload STEP_WRITE_PAYLOAD writes */
+  size_t record_bytes; /* of the record begun last */
   bool failed;
   char error[512];
   tl_buf scratch;
@@ -308,12 +309,21 @@ size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
     s->expected_md5 = expected_md5 ? tl_xstrdup(expected_md5) : NULL;
     ticket = sink->tickets++;
   }
+  sink->record_bytes = step_bytes(s);
   submit(sink, s);
   return ticket;
 }
 
 void tl_sink_record_end(tl_sink *sink) {
   submit(sink, new_step(STEP_RECORD_END, NULL));
+  if (!sink->background || sink->record_bytes < MAX_BYTES_QUEUED)
+    return;
+  /* A large record is let go before the next is read: two would be held
+   * at once while the thread checks and writes the first. */
+  pthread_mutex_lock(&sink->lock);
+  while (sink->queued_bytes)
+    pthread_cond_wait(&sink->changed, &sink->lock);
+  pthread_mutex_unlock(&sink->lock);
 }
 
 void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,

@@ -97,6 +97,7 @@ static void drive(sink_run *run, const char *root, bool background) {
   run->tickets[9] = tl_sink_record(sink, 100, tl_str_from(env),
                                    (tl_str){big, BIG}, "artifact", "00", true);
   tl_sink_write_payload(sink, "big.txt");
+  tl_sink_record_end(sink); /* a large record: waits until it is let go */
   tl_sink_raw_log(sink, big, BIG);
   run->ok = tl_sink_finish(sink, run->error, sizeof run->error);
   for (int k = 0; k < 10; k++)
