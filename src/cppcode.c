@@ -994,8 +994,12 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     tl_ts_query tq;
     tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
                      "cpp_triton.scm");
-    for (size_t i = 0; i < comments.count; i++)
+    for (size_t i = 0; i < comments.count; i++) {
       scan_launcher_comment(&s, &tq, comments.items[i]);
+      /* In text order: a mapped wrapper's pages before go back (these
+       * comments hold the kernels' Triton source, much of the text). */
+      tl_text_passed(s.text.ptr + comments.items[i].end_byte);
+    }
     tl_ts_query_free(&tq);
   }
   TL_VEC_FREE(comments);
@@ -1010,14 +1014,17 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   for (size_t i = 0; i < s.raws.count; i++) {
     tl_str name;
     tl_kernel_kind kind;
+    tl_text_passed(s.text.ptr + s.raws.items[i].byte); /* in text order */
     if (classify(&s, &s.raws.items[i], &name, &kind)) {
       site add = {{name, kind, s.raws.items[i].line, {NULL, 0}},
                   s.raws.items[i].byte};
       TL_VEC_PUSH(s.sites, add);
     }
   }
-  for (size_t i = 0; i < s.handles.count; i++)
+  for (size_t i = 0; i < s.handles.count; i++) {
     bind_handle(&s, i);
+    tl_text_passed(s.text.ptr + s.handles.items[i].end); /* in text order */
+  }
 
   write_out(&s, arena, out);
   state_free(&s);

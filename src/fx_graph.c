@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "mapped_text.h"
 #include "ts_chunk.h"
 #include "ts_query.h"
 
@@ -35,12 +36,15 @@ typedef struct fx_def {
 } fx_def;
 
 /* print_readable names the post-grad class of AOT graphs `<lambda>`, which
- * no Python grammar accepts: the copy handed to tree-sitter spells it
- * `_lambda_` (same length, so byte offsets still index the real text). */
-static tl_str sanitize_class_names(tl_arena *arena, tl_str text) {
-  char *copy = NULL;
-  size_t i = 0;
+ * no Python grammar accepts: tree-sitter reads it as `_lambda_` (the same
+ * length, so byte offsets still index the real text), through the chunker's
+ * patches (tl_ts_chunker_patch): the offsets of the `<` and `>` to read as
+ * `_`, ascending. */
+typedef TL_VEC(uint32_t) offset_vec;
+static void lambda_patches(tl_str text, offset_vec *at) {
+  size_t i = 0, next_passed = 0;
   while (i < text.len) {
+    tl_text_passing(text.ptr, i, &next_passed);
     size_t eol = i;
     while (eol < text.len && text.ptr[eol] != '\n')
       eol++;
@@ -52,17 +56,12 @@ static tl_str sanitize_class_names(tl_arena *arena, tl_str text) {
       while (close < eol && text.ptr[close] != '>' && text.ptr[close] != '(')
         close++;
       if (close < eol && text.ptr[close] == '>') {
-        if (!copy) {
-          copy = tl_arena_alloc(arena, text.len + 1);
-          memcpy(copy, text.ptr, text.len);
-        }
-        copy[j + 6] = '_';
-        copy[close] = '_';
+        TL_VEC_PUSH(*at, (uint32_t)(j + 6));
+        TL_VEC_PUSH(*at, (uint32_t)close);
       }
     }
     i = eol + 1;
   }
-  return copy ? (tl_str){copy, text.len} : text;
 }
 
 static int def_cmp(const void *a, const void *b) {
@@ -162,7 +161,7 @@ static fx_syms fx_syms_get(void) {
 
 /* The first `def forward` among the children of `parent` with both
  * parameters and a body: false when there is none. */
-static bool find_forward(TSNode parent, tl_str parsed, const fx_syms *y,
+static bool find_forward(TSNode parent, tl_str text, const fx_syms *y,
                          TSNode *params, TSNode *body) {
   bool found = false;
   tl_ts_children fs;
@@ -173,7 +172,7 @@ static bool find_forward(TSNode parent, tl_str parsed, const fx_syms *y,
     tl_ts_children ns;
     tl_ts_children_begin(&ns, fn, y->name);
     for (TSNode n; !named && tl_ts_children_next(&ns, y->identifier, &n);)
-      named = tl_str_eq_cstr(tl_ts_text(n, parsed), "forward");
+      named = tl_str_eq_cstr(tl_ts_text(n, text), "forward");
     tl_ts_children_end(&ns);
     if (!named)
       continue;
@@ -196,9 +195,9 @@ static bool find_forward(TSNode parent, tl_str parsed, const fx_syms *y,
 
 /* In the module: the forward directly inside a top-level class (have[0])
  * and the top-level one (have[1]), the first of each in text order. */
-static void find_forwards(TSNode module, tl_str parsed, const fx_syms *y,
+static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
                           TSNode params[2], TSNode body[2], bool have[2]) {
-  have[1] = find_forward(module, parsed, y, &params[1], &body[1]);
+  have[1] = find_forward(module, text, y, &params[1], &body[1]);
   tl_ts_children cs;
   tl_ts_children_begin(&cs, module, 0);
   for (TSNode cls;
@@ -206,7 +205,7 @@ static void find_forwards(TSNode module, tl_str parsed, const fx_syms *y,
     tl_ts_children bs;
     tl_ts_children_begin(&bs, cls, y->body);
     for (TSNode b; !have[0] && tl_ts_children_next(&bs, y->block, &b);)
-      have[0] = find_forward(b, parsed, y, &params[0], &body[0]);
+      have[0] = find_forward(b, text, y, &params[0], &body[0]);
     tl_ts_children_end(&bs);
   }
   tl_ts_children_end(&cs);
@@ -284,7 +283,7 @@ static void parameter_captures(TSNode list, const fx_syms *y,
 /* What one chunk's walk gathers (visit_node). */
 typedef struct fx_walk {
   fx_syms y;
-  tl_str parsed;
+  tl_str text;
   bool with_params;
   capture_vec caps;
   TSNode fwd_params[2], fwd_body[2];
@@ -300,7 +299,7 @@ static bool visit_node(TSNode n, void *ctx) {
   TSSymbol sym = ts_node_symbol(n);
   if (sym == w->y.module) {
     if (!w->have[0] && !w->have[1])
-      find_forwards(n, w->parsed, &w->y, w->fwd_params, w->fwd_body, w->have);
+      find_forwards(n, w->text, &w->y, w->fwd_params, w->fwd_body, w->have);
   } else if (sym == w->y.parameters) {
     if (w->with_params)
       parameter_captures(n, &w->y, &w->caps);
@@ -318,11 +317,11 @@ static bool visit_node(TSNode n, void *ctx) {
  * only when `with_params` (later chunks repeat the `def forward(...)` line
  * as their header). */
 static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
-                         tl_str text, tl_str parsed, bool with_params) {
+                         tl_str text, bool with_params) {
   fx_walk w;
   memset(&w, 0, sizeof w);
   w.y = *y;
-  w.parsed = parsed;
+  w.text = text;
   w.with_params = with_params;
   tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
@@ -337,17 +336,21 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   out->node_count = 0;
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
     return;
-  tl_str parsed = sanitize_class_names(arena, text);
+  offset_vec patches = {0};
+  lambda_patches(text, &patches);
+  char *underscores = tl_xmalloc(patches.count + 1);
+  memset(underscores, '_', patches.count);
   tl_ts_stats_parsed(text.len);
   /* A large forward is parsed a slice of body statements at a time, each
    * under the class and `def forward` header lines (see ts_query.h). */
   tl_ts_cuts cuts = {0};
   tl_ts_forward fwd = {0, 0, 0};
-  if (parsed.len > tl_ts_chunk_limit &&
-      !tl_ts_python_forward_cuts(parsed, &cuts, &fwd))
+  if (text.len > tl_ts_chunk_limit &&
+      !tl_ts_python_forward_cuts(text, &cuts, &fwd))
     cuts.count = 0;
   tl_ts_chunker ch;
-  tl_ts_chunker_begin_nested(&ch, tree_sitter_python(), parsed, cuts, fwd);
+  tl_ts_chunker_begin_nested(&ch, tree_sitter_python(), text, cuts, fwd);
+  tl_ts_chunker_patch(&ch, patches.items, underscores, patches.count);
   fx_syms y = fx_syms_get();
   def_vec defs = {0};
   bool restart, first = true;
@@ -356,11 +359,13 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
       defs.count = 0;
       first = true;
     }
-    collect_tree(&defs, &y, tree, text, parsed, first);
+    collect_tree(&defs, &y, tree, text, first);
     first = false;
     ts_tree_delete(tree);
   }
   tl_ts_chunker_end(&ch);
+  TL_VEC_FREE(patches);
+  free(underscores);
 
   if (defs.count) {
     tl_sort(defs.items, defs.count, sizeof *defs.items, def_cmp);

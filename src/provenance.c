@@ -813,6 +813,7 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   own_code_names(&v->arena, &v->code, 0, 0);
   if (code.ptr)
     done_with(in, TL_PROV_CODE);
+  trim_after(code.len); /* the analysis' own state, freed */
 #ifdef HAVE_CPPCODE
   tl_str kernels = in->aot ? text_of(in, TL_PROV_KERNEL_CODE) : (tl_str){0};
   if (kernels.ptr) {

@@ -458,6 +458,51 @@ static bool is_skipped(const tl_ts_chunker *c, uint32_t start, uint32_t end) {
          c->skips.items[k].end_byte >= end;
 }
 
+void tl_ts_chunker_patch(tl_ts_chunker *c, const uint32_t *at,
+                         const char *bytes, size_t count) {
+  c->patch_at = at;
+  c->patch_bytes = bytes;
+  c->patch_count = count;
+}
+
+/* tree-sitter's reader of a patched text: the text from `byte` up to the
+ * next patched byte, or that byte alone. Every piece ends before an ASCII
+ * byte, so no UTF-8 character is split. */
+static const char *read_patched(void *payload, uint32_t byte, TSPoint point,
+                                uint32_t *bytes_read) {
+  const tl_ts_chunker *c = payload;
+  (void)point;
+  if (byte >= c->text.len) {
+    *bytes_read = 0;
+    return "";
+  }
+  size_t lo = 0, hi = c->patch_count; /* the first patch at or after */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->patch_at[mid] < byte)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < c->patch_count && c->patch_at[lo] == byte) {
+    *bytes_read = 1;
+    return &c->patch_bytes[lo];
+  }
+  uint32_t end = lo < c->patch_count ? c->patch_at[lo] : (uint32_t)c->text.len;
+  *bytes_read = end - byte;
+  return c->text.ptr + byte;
+}
+
+/* The text parsed over the included ranges set, patched if asked. */
+static TSTree *parse_text(tl_ts_chunker *c) {
+  if (!c->patch_count)
+    return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
+                                  (uint32_t)c->text.len);
+  TSInput input = {
+      .payload = c, .read = read_patched, .encoding = TSInputEncodingUTF8};
+  return ts_parser_parse(c->parser, NULL, input);
+}
+
 /* Parses the text over `ranges` (ascending) less the skipped bytes, unless
  * the chunker gave up; NULL when tree-sitter refused them. */
 static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
@@ -492,8 +537,7 @@ static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
           c->parser, skipped ? c->ranges.items : ranges,
           skipped ? (uint32_t)c->ranges.count : count))
     return NULL;
-  return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
-                                (uint32_t)c->text.len);
+  return parse_text(c);
 }
 
 /* The whole text (or range), as tl_ts_parse. */
@@ -504,8 +548,7 @@ static TSTree *parse_whole(tl_ts_chunker *c) {
     return parse_ranges(c, &c->region, 1);
   if (!ts_parser_set_included_ranges(c->parser, &c->region, ranged))
     return NULL;
-  return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
-                                (uint32_t)c->text.len);
+  return parse_text(c);
 }
 
 static bool is_error(TSNode n) {

@@ -142,8 +142,11 @@ typedef struct tl_ts_chunker {
   uint32_t depth; /* bodies the next chunk is inside */
   bool strict;    /* any syntax error, not only a top-level one, gives up */
   bool whole, done;
-  bool gave_up;           /* a chunk failed: the whole text's tree is final */
-  TL_VEC(TSRange) skips;  /* left out of every parse (tl_ts_chunker_skip) */
+  bool gave_up;             /* a chunk failed: the whole text's tree is final */
+  TL_VEC(TSRange) skips;    /* left out of every parse (tl_ts_chunker_skip) */
+  const uint32_t *patch_at; /* read differently (tl_ts_chunker_patch) */
+  const char *patch_bytes;
+  size_t patch_count;
   TL_VEC(TSRange) ranges; /* a parse's included ranges, less the skips */
   size_t chunks;          /* trees returned so far (for tests) */
   size_t isolated;        /* parses redone one member at a time (for tests) */
@@ -204,6 +207,13 @@ void tl_ts_chunker_strict(tl_ts_chunker *c);
  * body, that body's members one at a time), so the result is the same
  * whatever the chunk size: an item with an error is always read alone. */
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart);
+/* Bytes tree-sitter reads differently from the text: the byte at offset
+ * at[i] reads as bytes[i], for a text no grammar accepts as it is (an FX
+ * graph's `class <lambda>`) without a copy of the text. Each bytes[i] must
+ * be ASCII, and so must the byte it replaces; `at` ascending; both arrays
+ * live until tl_ts_chunker_end. Call after tl_ts_chunker_begin*. */
+void tl_ts_chunker_patch(tl_ts_chunker *c, const uint32_t *at,
+                         const char *bytes, size_t count);
 /* As tl_ts_chunker_begin with the cuts of an FX graph's forward already
  * found (taken over: the chunker frees them): every chunk after the first
  * is parsed after the header lines (`class ...:` and `def forward(...):`

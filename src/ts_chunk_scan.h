@@ -6,16 +6,19 @@
 
 #include <string.h>
 
+#include "mapped_text.h"
 #include "ts_chunk.h"
 
 /* The point of byte `to`, from the point `p` of byte `from` <= to. */
 static inline TSPoint advance_point(TSPoint p, tl_str text, uint32_t from,
                                     uint32_t to) {
   const char *s = text.ptr + from, *e = text.ptr + to;
+  size_t tell = (size_t)from + TL_TEXT_PASSED_EVERY; /* tl_text_passed */
   for (const char *nl; (nl = memchr(s, '\n', (size_t)(e - s)));) {
     p.row++;
     p.column = 0;
     s = nl + 1;
+    tl_text_passing(text.ptr, (size_t)(s - text.ptr), &tell);
   }
   p.column += (uint32_t)(e - s);
   return p;

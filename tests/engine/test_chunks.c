@@ -361,6 +361,60 @@ TEST(chunker_parses_only_its_range_in_chunks_at_whole_text_positions) {
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
+/* Patched bytes (tl_ts_chunker_patch) read as given, in chunks or whole:
+ * the tree of `class <lambda>` patched is the tree of a copy that says
+ * `class _lambda_`, at the same positions, and the text is not changed. */
+TEST(chunker_reads_patched_bytes_as_given_without_changing_the_text) {
+  const char *t = "class <lambda>(torch.nn.Module):\n"
+                  "    def forward(self, x: \"f32[2]\"):\n"
+                  "        y: \"f32[2]\" = x + 1;  x = None\n"
+                  "        z: \"f32[2]\" = y * 2;  y = None\n"
+                  "        return (z,)\n";
+  char *copy = tl_xstrdup(t);
+  uint32_t at[2] = {(uint32_t)(strchr(t, '<') - t),
+                    (uint32_t)(strchr(t, '>') - t)};
+  copy[at[0]] = copy[at[1]] = '_';
+  tl_str text = tl_str_from(t), copied = tl_str_from(copy);
+  size_t limits[] = {1, TL_TS_CHUNK_LIMIT_DEFAULT};
+  for (int k = 0; k < 2; k++) {
+    tl_ts_chunk_limit = limits[k];
+    tl_ts_cuts cuts = {0}, copy_cuts = {0};
+    tl_ts_forward fwd, copy_fwd;
+    CHECK(tl_ts_python_forward_cuts(text, &cuts, &fwd));
+    CHECK(tl_ts_python_forward_cuts(copied, &copy_cuts, &copy_fwd));
+    tl_ts_chunker patched, plain;
+    tl_ts_chunker_begin_nested(&patched, tree_sitter_python(), text, cuts, fwd);
+    tl_ts_chunker_patch(&patched, at, "__", 2);
+    tl_ts_chunker_begin_nested(&plain, tree_sitter_python(), copied, copy_cuts,
+                               copy_fwd);
+    bool restart;
+    int trees = 0, same = 0;
+    for (TSTree *a; (a = tl_ts_chunker_next(&patched, &restart));) {
+      TSTree *b = tl_ts_chunker_next(&plain, &restart);
+      char *sa = ts_node_string(ts_tree_root_node(a));
+      char *sb = b ? ts_node_string(ts_tree_root_node(b)) : NULL;
+      trees++;
+      same += sb && strcmp(sa, sb) == 0 &&
+              !ts_node_has_error(ts_tree_root_node(a)) &&
+              ts_node_end_byte(ts_tree_root_node(a)) ==
+                  ts_node_end_byte(ts_tree_root_node(b));
+      free(sa);
+      free(sb);
+      ts_tree_delete(a);
+      if (b)
+        ts_tree_delete(b);
+    }
+    CHECK(trees >= 1);
+    CHECK_INT_EQ(same, trees);
+    CHECK_INT_EQ(patched.chunks, k == 0 ? 3 : 1); /* one per statement */
+    tl_ts_chunker_end(&patched);
+    tl_ts_chunker_end(&plain);
+  }
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+  CHECK(strncmp(t, "class <lambda>", 14) == 0);
+  free(copy);
+}
+
 /* torch 2.13's cpp_wrapper output code (examples/rec-cpp-wrapper): the C++
  * in its string, in tiny chunks, gives what it gives whole. */
 TEST(cpp_wrapper_recording_in_tiny_chunks_equals_whole) {
@@ -479,6 +533,7 @@ int main(void) {
 #ifdef HAVE_CPPCODE
   RUN(cpp_wrapper_code_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(chunker_parses_only_its_range_in_chunks_at_whole_text_positions);
+  RUN(chunker_reads_patched_bytes_as_given_without_changing_the_text);
   RUN(cpp_wrapper_recording_in_tiny_chunks_equals_whole);
 #endif
   return check_summary();
