@@ -149,6 +149,7 @@ typedef struct tl_ts_chunker {
   size_t patch_count;
   TL_VEC(TSRange) ranges; /* a parse's included ranges, less the skips */
   size_t chunks;          /* trees returned so far (for tests) */
+  size_t since_trim;      /* bytes parsed since the heap was last trimmed */
   size_t isolated;        /* parses redone one member at a time (for tests) */
 } tl_ts_chunker;
 
