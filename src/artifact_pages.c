@@ -1,6 +1,9 @@
 /* artifact_pages.c: the pages of single entries (see artifact_pages.h). The
  * renderers here build each page in memory; the entry functions take its
- * number, file it through the store and hand its bytes to the sink. */
+ * number, file it through the store and hand its bytes to the sink. The
+ * output code's page is the exception: only what comes before and after
+ * the code is built here, and the sink writes it around the payload,
+ * escaped a megabyte at a time. */
 #include "artifact_pages.h"
 
 #include <stdlib.h>
@@ -20,22 +23,23 @@ static void page_heading(tl_buf *html, const char *what, tl_compile_dir *dir) {
   tl_buf_puts(html, "</span></h1>\n");
 }
 
-/* The output code as a highlighted page (highlight.js runs in the page). */
-static void output_code_page(tl_buf *html, tl_compile_dir *dir,
-                             const char *title, const char *text_file,
-                             tl_str code) {
-  tl_html_page_begin(html, title, "../");
-  tl_buf_puts(html, "<link rel=\"stylesheet\" href=\"../static/hljs.css\">\n");
-  page_heading(html, title, dir);
-  tl_buf_puts(html, "<p>Exact text: <a href=\"");
-  tl_url_path(html, text_file);
-  tl_buf_puts(html, "\">");
-  tl_html_escape_cstr(html, text_file);
-  tl_buf_puts(html, "</a></p>\n<pre><code class=\"language-python\">");
-  tl_html_escape(html, code);
-  tl_buf_puts(html, "</code></pre>\n<script src=\"../static/highlight.min.js\">"
-                    "</script>\n<script>hljs.highlightAll();</script>\n");
-  tl_html_page_end(html);
+/* The output code as a highlighted page (highlight.js runs in the page):
+ * what comes before the code, escaped by the sink, and after it. */
+static void output_code_page(tl_buf *before, tl_buf *after, tl_compile_dir *dir,
+                             const char *title, const char *text_file) {
+  tl_html_page_begin(before, title, "../");
+  tl_buf_puts(before,
+              "<link rel=\"stylesheet\" href=\"../static/hljs.css\">\n");
+  page_heading(before, title, dir);
+  tl_buf_puts(before, "<p>Exact text: <a href=\"");
+  tl_url_path(before, text_file);
+  tl_buf_puts(before, "\">");
+  tl_html_escape_cstr(before, text_file);
+  tl_buf_puts(before, "</a></p>\n<pre><code class=\"language-python\">");
+  tl_buf_puts(after,
+              "</code></pre>\n<script src=\"../static/highlight.min.js\">"
+              "</script>\n<script>hljs.highlightAll();</script>\n");
+  tl_html_page_end(after);
 }
 
 /* Parses `text` as one JSON value with nothing but whitespace after it
@@ -106,13 +110,15 @@ static void stack_traces_page(tl_buf *html, tl_compile_dir *dir,
 void tl_artifact_pages_output_code(tl_store *store, tl_compile_dir *dir,
                                    const tl_record *rec, const char *stem) {
   int number = tl_store_take_number(store);
-  tl_buf text_name, html;
+  tl_buf text_name, before, after;
   tl_buf_init(&text_name);
-  tl_buf_init(&html);
+  tl_buf_init(&before);
+  tl_buf_init(&after);
   tl_buf_printf(&text_name, "%s_%d.py", stem, number);
-  output_code_page(&html, dir, stem, text_name.data, rec->payload);
+  output_code_page(&before, &after, dir, stem, text_name.data);
   tl_artifact *a =
-      tl_store_add_page(store, dir, stem, number, "", &html, rec->line);
+      tl_store_add_payload_page(store, dir, stem, number, tl_buf_str(&before),
+                                tl_buf_str(&after), rec->line);
   a->role = TL_ROLE_OUTPUT_CODE;
   tl_store_set_md5(store, dir, rec);
   size_t n = strlen(dir->dir_name) + text_name.len + 2;
@@ -120,7 +126,8 @@ void tl_artifact_pages_output_code(tl_store *store, tl_compile_dir *dir,
   snprintf(a->text_path, n, "%s/%s", dir->dir_name, text_name.data);
   tl_sink_write_payload(store->sink, a->text_path);
   tl_buf_free(&text_name);
-  tl_buf_free(&html);
+  tl_buf_free(&before);
+  tl_buf_free(&after);
 }
 
 void tl_artifact_pages_readable(tl_store *store, tl_compile_dir *dir,

@@ -26,6 +26,7 @@ typedef enum step_kind {
   STEP_RAW_JSONL,     /* the current record's raw.jsonl line */
   STEP_WRITE_PAYLOAD, /* the current record's payload to `path` */
   STEP_WRITE,         /* `data` to `path` */
+  STEP_WRITE_ESCAPED, /* `data` around the current record's payload, escaped */
   STEP_RAW_LOG,       /* `data` appended to raw.log */
   STEP_RECORD_END     /* the current record let go */
 } step_kind;
@@ -39,7 +40,7 @@ typedef struct step {
   char *data;
   char *payload; /* RECORD: in `data`, or a buffer of its own */
   bool payload_owned;
-  size_t envelope_len, len;
+  size_t envelope_len, len; /* WRITE_ESCAPED: envelope_len is before's */
   bool has_payload;
   size_t line;
   char *kind_name; /* RECORD with an md5 check */
@@ -89,19 +90,46 @@ static void step_free(step *s) {
   free(s);
 }
 
+static void note_write_error(tl_sink *sink, const char *error) {
+  tl_diag_add(sink->diag, TL_DIAG_OUTPUT, 0, "%s", error);
+  if (!sink->failed) {
+    sink->failed = true;
+    snprintf(sink->error, sizeof sink->error, "%s", error);
+  }
+}
+
 static void write_file(tl_sink *sink, const char *relative_path,
                        const char *data, size_t len) {
   tl_buf *path = &sink->scratch;
   tl_buf_clear(path);
   tl_buf_printf(path, "%s/%s", sink->out_dir, relative_path);
   char error[512];
-  if (tl_fs_write_file(path->data, data, len, error, sizeof error))
+  if (!tl_fs_write_file(path->data, data, len, error, sizeof error))
+    note_write_error(sink, error);
+}
+
+/* STEP_WRITE_ESCAPED: streamed through a draining buffer. */
+static void write_escaped(tl_sink *sink, const step *s) {
+  tl_buf *path = &sink->scratch;
+  tl_buf_clear(path);
+  tl_buf_printf(path, "%s/%s", sink->out_dir, s->path);
+  char error[512];
+  tl_fs_writer file;
+  if (!tl_fs_writer_open(&file, path->data, error, sizeof error)) {
+    note_write_error(sink, error);
     return;
-  tl_diag_add(sink->diag, TL_DIAG_OUTPUT, 0, "%s", error);
-  if (!sink->failed) {
-    sink->failed = true;
-    snprintf(sink->error, sizeof sink->error, "%s", error);
   }
+  tl_buf page;
+  tl_buf_init(&page);
+  tl_buf_drain_into(&page, tl_fs_writer_write, &file);
+  tl_buf_append(&page, s->data, s->envelope_len);
+  if (sink->current)
+    tl_html_escape(&page, (tl_str){sink->current->payload, sink->current->len});
+  tl_buf_append(&page, s->data + s->envelope_len, s->len - s->envelope_len);
+  tl_buf_drain(&page);
+  tl_buf_free(&page);
+  if (!tl_fs_writer_close(&file, error, sizeof error))
+    note_write_error(sink, error);
 }
 
 /* raw.jsonl: the current record's envelope re-written as the Rust tool
@@ -163,6 +191,9 @@ static step *run_step(tl_sink *sink, step *s) {
     break;
   case STEP_WRITE:
     write_file(sink, s->path, s->data, s->len);
+    break;
+  case STEP_WRITE_ESCAPED:
+    write_escaped(sink, s);
     break;
   case STEP_RAW_LOG:
     if (sink->raw_log)
@@ -363,6 +394,19 @@ void tl_sink_write_buf(tl_sink *sink, const char *relative_path, tl_buf *data) {
   step *s = new_step(STEP_WRITE, relative_path);
   s->len = data->len;
   s->data = tl_buf_detach(data);
+  submit(sink, s);
+}
+
+void tl_sink_write_escaped_payload(tl_sink *sink, const char *relative_path,
+                                   tl_str before, tl_str after) {
+  step *s = new_step(STEP_WRITE_ESCAPED, relative_path);
+  s->envelope_len = before.len;
+  s->len = before.len + after.len;
+  s->data = tl_xmalloc(s->len + 1);
+  if (before.len)
+    memcpy(s->data, before.ptr, before.len);
+  if (after.len)
+    memcpy(s->data + before.len, after.ptr, after.len);
   submit(sink, s);
 }
 

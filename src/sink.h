@@ -66,6 +66,12 @@ void tl_sink_write(tl_sink *sink, const char *relative_path, const void *data,
                    size_t len);
 /* The same, taking `data`'s memory (it is left empty). */
 void tl_sink_write_buf(tl_sink *sink, const char *relative_path, tl_buf *data);
+/* Writes `before`, the payload of the record begun last HTML-escaped
+ * (tl_html_escape) and `after` to out_dir/relative_path, a megabyte at a
+ * time: a page around a huge payload (the output code's) is never held
+ * whole. */
+void tl_sink_write_escaped_payload(tl_sink *sink, const char *relative_path,
+                                   tl_str before, tl_str after);
 /* Appends bytes to raw.log. */
 void tl_sink_raw_log(tl_sink *sink, const char *data, size_t len);
 

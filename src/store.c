@@ -311,17 +311,33 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
 
 int tl_store_take_number(tl_store *store) { return store->counter++; }
 
-tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
-                               const char *stem, int number, const char *suffix,
-                               tl_buf *html, size_t line) {
+static tl_artifact *page_artifact(tl_store *store, tl_compile_dir *dir,
+                                  const char *stem, int number,
+                                  const char *suffix, size_t line) {
   tl_buf name;
   tl_buf_init(&name);
   tl_fs_safe_name(&name, tl_str_from(stem));
   tl_buf_printf(&name, "_%d%s.html", number, suffix);
   tl_artifact *a =
       add_artifact(store, dir, name.data, number, TL_ROLE_NONE, line);
-  tl_sink_write_buf(store->sink, a->path, html);
   tl_buf_free(&name);
+  return a;
+}
+
+tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
+                               const char *stem, int number, const char *suffix,
+                               tl_buf *html, size_t line) {
+  tl_artifact *a = page_artifact(store, dir, stem, number, suffix, line);
+  tl_sink_write_buf(store->sink, a->path, html);
+  return a;
+}
+
+tl_artifact *tl_store_add_payload_page(tl_store *store, tl_compile_dir *dir,
+                                       const char *stem, int number,
+                                       tl_str before, tl_str after,
+                                       size_t line) {
+  tl_artifact *a = page_artifact(store, dir, stem, number, "", line);
+  tl_sink_write_escaped_payload(store->sink, a->path, before, after);
   return a;
 }
 

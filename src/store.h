@@ -190,6 +190,13 @@ int tl_store_take_number(tl_store *store);
 tl_artifact *tl_store_add_page(tl_store *store, tl_compile_dir *dir,
                                const char *stem, int number, const char *suffix,
                                tl_buf *html, size_t line);
+/* The same for a page of `before`, the current record's payload
+ * HTML-escaped and `after` (the output code's page), which the sink writes
+ * a megabyte at a time (tl_sink_write_escaped_payload). */
+tl_artifact *tl_store_add_payload_page(tl_store *store, tl_compile_dir *dir,
+                                       const char *stem, int number,
+                                       tl_str before, tl_str after,
+                                       size_t line);
 /* Files `folder/file_name` (a folder beside the compile folders, made on
  * first use: only dump_file/ uses one) as an artifact of `dir`, numbered
  * with the running counter; the caller writes the file. */

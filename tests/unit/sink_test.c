@@ -11,6 +11,7 @@
 #include "check.h"
 #include "diag.h"
 #include "fsutil.h"
+#include "html.h"
 #include "reader.h"
 #include "sink.h"
 
@@ -69,6 +70,8 @@ static void drive(sink_run *run, const char *root, bool background) {
       tl_sink_record(sink, 1, tl_str_from(env), tl_str_from("hello"),
                      "artifact", MD5_HELLO, true);
   tl_sink_write_payload(sink, "a_0.txt");
+  tl_sink_write_escaped_payload(sink, "a_0.html", tl_str_from("<b>"),
+                                tl_str_from("</b>"));
   tl_json_member added[] = {{"lineno", tl_str_from("12")},
                             {"payload_filename", tl_str_from("\"a_0.txt\"")}};
   tl_sink_raw_jsonl(sink, added, 2);
@@ -97,6 +100,8 @@ static void drive(sink_run *run, const char *root, bool background) {
   run->tickets[9] = tl_sink_record(sink, 100, tl_str_from(env),
                                    (tl_str){big, BIG}, "artifact", "00", true);
   tl_sink_write_payload(sink, "big.txt");
+  tl_sink_write_escaped_payload(sink, "big.html", tl_str_from("<pre>"),
+                                tl_str_from("</pre>\n"));
   tl_sink_record_end(sink); /* a large record: waits until it is let go */
   tl_sink_raw_log(sink, big, BIG);
   run->ok = tl_sink_finish(sink, run->error, sizeof run->error);
@@ -112,6 +117,21 @@ static void drive(sink_run *run, const char *root, bool background) {
   size_t len = 0;
   char *text = read_text(run->dir, "big.txt", &len);
   CHECK(text && len == BIG && memcmp(text, big, BIG) == 0);
+  free(text);
+  /* Its page: the payload escaped between the two texts, written a
+   * megabyte at a time. */
+  tl_buf expected;
+  tl_buf_init(&expected);
+  tl_buf_puts(&expected, "<pre>");
+  tl_html_escape(&expected, (tl_str){big, BIG});
+  tl_buf_puts(&expected, "</pre>\n");
+  text = read_text(run->dir, "big.html", &len);
+  CHECK(text && len == expected.len && memcmp(text, expected.data, len) == 0);
+  CHECK(expected.len > BIG); /* the quote became &quot; */
+  free(text);
+  tl_buf_free(&expected);
+  text = read_text(run->dir, "a_0.html", &len);
+  CHECK_STR_EQ(text ? text : "", "<b>hello</b>");
   free(text);
   text = read_text(run->dir, "raw.log", &len);
   CHECK(text && len == 12 + BIG && memcmp(text, "first piece\n", 12) == 0 &&
@@ -142,8 +162,9 @@ TEST(sink_on_its_thread_writes_what_it_writes_inline) {
   drive(&bg, root, true);
   CHECK(in.ok && bg.ok);
 
-  const char *files[] = {"raw.jsonl", "raw.log",     "a_0.txt",  "m_1.txt",
-                         "m_8.txt",   "page_1.html", "copy.txt", "big.txt"};
+  const char *files[] = {"raw.jsonl", "raw.log", "a_0.txt",     "a_0.html",
+                         "m_1.txt",   "m_8.txt", "page_1.html", "copy.txt",
+                         "big.txt",   "big.html"};
   for (size_t i = 0; i < sizeof files / sizeof *files; i++)
     check_same_file(in.dir, bg.dir, files[i]);
 
