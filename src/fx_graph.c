@@ -367,6 +367,16 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   TL_VEC_FREE(patches);
   free(underscores);
 
+  /* The names, copied in text order before they are sorted: a sort over
+   * names in the text reads it everywhere again (a mapped text would be
+   * resident whole, mapped_text.h). */
+  size_t next_passed = 0;
+  for (size_t i = 0; i < defs.count; i++) {
+    size_t at = (size_t)(defs.items[i].name.ptr - text.ptr);
+    if (defs.items[i].name.ptr >= text.ptr && at < text.len)
+      tl_text_passing(text.ptr, at, &next_passed);
+    defs.items[i].name = tl_arena_str(arena, defs.items[i].name);
+  }
   if (defs.count) {
     tl_sort(defs.items, defs.count, sizeof *defs.items, def_cmp);
     out->nodes = tl_arena_alloc(arena, defs.count * sizeof *out->nodes);

@@ -707,21 +707,27 @@ static void done_with(const tl_prov_inputs *in, tl_prov_text t) {
     in->release(in->texts_ctx, t);
 }
 
-/* The analyses' results point into the texts; these copies let each text
- * go as soon as it is analyzed. */
-static void own_fx_names(tl_arena *a, tl_fx_graph *g) {
-  for (size_t i = 0; i < g->node_count; i++)
-    g->nodes[i].name = tl_arena_str(a, g->nodes[i].name);
+/* The analyses' results may point into the texts; these copies of what
+ * still does let each text go as soon as it is analyzed. */
+static tl_str own_name(tl_arena *a, tl_str text, tl_str name) {
+  bool in_text = name.ptr && text.ptr && name.ptr >= text.ptr &&
+                 name.ptr < text.ptr + text.len;
+  return in_text ? tl_arena_str(a, name) : name;
 }
 
-static void own_code_names(tl_arena *a, tl_code_analysis *c, size_t defs_from,
-                           size_t calls_from) {
+static void own_fx_names(tl_arena *a, tl_fx_graph *g, tl_str text) {
+  for (size_t i = 0; i < g->node_count; i++)
+    g->nodes[i].name = own_name(a, text, g->nodes[i].name);
+}
+
+static void own_code_names(tl_arena *a, tl_code_analysis *c, tl_str text,
+                           size_t defs_from, size_t calls_from) {
   for (size_t i = defs_from; i < c->def_count; i++)
-    c->defs[i].name = tl_arena_str(a, c->defs[i].name);
+    c->defs[i].name = own_name(a, text, c->defs[i].name);
   for (size_t i = calls_from; i < c->call_count; i++) {
-    c->calls[i].name = tl_arena_str(a, c->calls[i].name);
+    c->calls[i].name = own_name(a, text, c->calls[i].name);
     if (c->calls[i].handle_key.len)
-      c->calls[i].handle_key = tl_arena_str(a, c->calls[i].handle_key);
+      c->calls[i].handle_key = own_name(a, text, c->calls[i].handle_key);
   }
 }
 
@@ -772,7 +778,7 @@ static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   if (!text.ptr)
     return;
   tl_fx_analyze(&job->v->graph_arena, text, out);
-  own_fx_names(&job->v->graph_arena, out);
+  own_fx_names(&job->v->graph_arena, out, text);
   done_with(job->in, t);
   trim_after(text.len);
 }
@@ -810,17 +816,17 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   if (in->aot && code.ptr)
     tl_cppcode_analyze(&v->arena, code, &v->code);
 #endif
-  own_code_names(&v->arena, &v->code, 0, 0);
+  own_code_names(&v->arena, &v->code, code, 0, 0);
   if (code.ptr)
     done_with(in, TL_PROV_CODE);
   trim_after(code.len); /* the analysis' own state, freed */
 #ifdef HAVE_CPPCODE
   tl_str kernels = in->aot ? text_of(in, TL_PROV_KERNEL_CODE) : (tl_str){0};
   if (kernels.ptr) {
-    /* Its bodies are added, or replace a wrapper's declaration: every
-     * definition's name is copied again (they are few). */
+    /* Its bodies are added, or replace a wrapper's declaration: the names
+     * now in the kernel code are copied. */
     tl_cppkernels_analyze(&v->arena, kernels, &v->code);
-    own_code_names(&v->arena, &v->code, 0, v->code.call_count);
+    own_code_names(&v->arena, &v->code, kernels, 0, v->code.call_count);
     done_with(in, TL_PROV_KERNEL_CODE);
   }
 #endif

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "mapped_text.h"
 #include "queries.h"
 #include "ts_chunk.h"
 #include "ts_query.h"
@@ -606,6 +607,35 @@ static void collect(collected *c, TSNode root, tl_str text) {
 
 /* Keeps the calls of known kernels (`k(...)`, `k.run(...)` where k is
  * defined or named by a handle comment) and all extern / fallback calls. */
+/* What of `s` lies in `text`, copied into the arena. */
+static tl_str own(tl_arena *arena, tl_str text, tl_str s, size_t *next) {
+  if (!s.ptr || s.ptr < text.ptr || s.ptr >= text.ptr + text.len)
+    return s;
+  tl_text_passing(text.ptr, (size_t)(s.ptr - text.ptr), next);
+  return tl_arena_str(arena, s);
+}
+
+/* The names the chunks gave, copied in text order before they are sorted
+ * and searched: a sort over names in the text reads it everywhere again (a
+ * mapped text would be resident whole, mapped_text.h). */
+static void own_names(collected *c, tl_arena *arena, tl_str text) {
+  size_t next = 0;
+  for (size_t i = 0; i < c->calls.count; i++)
+    c->calls.items[i].name = own(arena, text, c->calls.items[i].name, &next);
+  next = 0;
+  for (size_t i = 0; i < c->handles.count; i++) {
+    handle *h = &c->handles.items[i];
+    tl_str key = own(arena, text, h->key, &next);
+    bool prefix = h->name.ptr == h->key.ptr && h->name.len <= h->key.len;
+    h->name = prefix ? (tl_str){key.ptr, h->name.len}
+                     : own(arena, text, h->name, &next);
+    h->key = key;
+  }
+  next = 0;
+  for (size_t i = 0; i < c->defs.count; i++)
+    c->defs.items[i].name = own(arena, text, c->defs.items[i].name, &next);
+}
+
 static void resolve_calls(collected *c, tl_arena *arena) {
   tl_str *handle_names =
       tl_xmalloc((c->handles.count + 1) * sizeof *handle_names);
@@ -837,6 +867,7 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   tl_ts_chunker_end(&ch);
   if (!parsed)
     return;
+  own_names(&c, arena, text);
   resolve_calls(&c, arena);
 
   out->defs = tl_arena_alloc(arena, (c.defs.count + 1) * sizeof *out->defs);
