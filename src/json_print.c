@@ -13,9 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cJSON_Print gives NULL when memory runs out or the text would pass
+ * INT_MAX bytes: each member is printed on its own (a view's largest, a
+ * line map, is a few megabytes), so either is the end of the run. */
 static char *printed(char *text) {
   if (!text) {
-    fprintf(stderr, "tlparse: out of memory printing JSON\n");
+    fprintf(stderr, "tlparse: cannot print a JSON value: out of memory, or "
+                    "larger than 2 GiB\n");
     abort();
   }
   return text;
@@ -103,16 +107,29 @@ void tl_json_print_item(tl_json_printer *p, const char *key, cJSON *value) {
 }
 
 void tl_json_print_tree(tl_buf *out, const cJSON *value) {
-  print_at(out, value, 0);
+  if (!cJSON_IsObject(value) && !cJSON_IsArray(value)) {
+    print_at(out, value, 0);
+    return;
+  }
+  /* Member by member: the whole is never one printed string. */
+  tl_json_printer p;
+  tl_json_printer_init(&p, out);
+  tl_json_print_open(&p, NULL, cJSON_IsArray(value));
+  const cJSON *member;
+  cJSON_ArrayForEach(member, value) {
+    begin_member(&p, cJSON_IsObject(value) ? member->string : NULL);
+    print_at(out, member, p.depth);
+  }
+  tl_json_print_close(&p);
 }
 
 void tl_json_compact(tl_buf *out, tl_str formatted) {
   /* When `out` holds `formatted` itself, every byte is written at or before
    * the place it is read from. */
-  bool in_place = formatted.ptr == out->data;
-  size_t w = in_place ? 0 : out->len;
+  bool in_place = out->data && formatted.ptr == out->data;
   if (!in_place)
-    tl_buf_reserve(out, formatted.len);
+    tl_buf_reserve(out, formatted.len); /* may drain: `w` is taken after */
+  size_t w = in_place ? 0 : out->len;
   bool in_string = false, escaped = false;
   for (size_t i = 0; i < formatted.len; i++) {
     char c = formatted.ptr[i];

@@ -53,7 +53,8 @@ cJSON *tl_json_parse_printed(tl_str text);
 
 /* Appends `formatted` (text laid out by cJSON_Print or this printer)
  * without its layout: what cJSON_PrintUnformatted prints for the same tree.
- * `out` may be `formatted`'s own buffer (the text shrinks in place). */
+ * `formatted` is either the whole text of `out` (which then shrinks in
+ * place) or lies outside `out`. */
 void tl_json_compact(tl_buf *out, tl_str formatted);
 
 #endif

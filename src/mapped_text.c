@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The texts mapped now: a few at a time (a view's texts, on at most two
- * threads). One that finds no free place is mapped but never given back. */
-enum { MAX_MAPPED = 32 };
+/* The texts mapped now: at most two per view being analyzed (its code and
+ * an FX graph on the graph thread), one view per core. One that finds no
+ * free place is mapped but never given back. */
+enum { MAX_MAPPED = 256 };
 static struct {
   const char *base;
   size_t len;

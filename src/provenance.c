@@ -711,7 +711,7 @@ static void done_with(const tl_prov_inputs *in, tl_prov_text t) {
  * still does let each text go as soon as it is analyzed. */
 static tl_str own_name(tl_arena *a, tl_str text, tl_str name) {
   bool in_text = name.ptr && text.ptr && name.ptr >= text.ptr &&
-                 name.ptr < text.ptr + text.len;
+                 name.ptr <= text.ptr + text.len;
   return in_text ? tl_arena_str(a, name) : name;
 }
 
@@ -905,7 +905,9 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES, NULL, NULL);
   /* Each section parsed for its join and freed after it; the kernel
    * sections' types checked first, postToCppCode before cppCodeToPost: the
-   * order of the view's "malformed" list since it began. */
+   * order GCC builds gave the view's "malformed" list when the two checks
+   * were arguments of one call (an order C leaves unspecified; clang
+   * builds listed them the other way). */
   check_section(&v, &map, PRE_TO_POST);
   cJSON *sec = section(&map, PRE_TO_POST);
   join_graphs(&v, sec, true);

@@ -609,7 +609,7 @@ static void collect(collected *c, TSNode root, tl_str text) {
  * defined or named by a handle comment) and all extern / fallback calls. */
 /* What of `s` lies in `text`, copied into the arena. */
 static tl_str own(tl_arena *arena, tl_str text, tl_str s, size_t *next) {
-  if (!s.ptr || s.ptr < text.ptr || s.ptr >= text.ptr + text.len)
+  if (!s.ptr || s.ptr < text.ptr || s.ptr > text.ptr + text.len)
     return s;
   tl_text_passing(text.ptr, (size_t)(s.ptr - text.ptr), next);
   return tl_arena_str(arena, s);

@@ -103,6 +103,12 @@ static void drive(sink_run *run, const char *root, bool background) {
   tl_sink_write_escaped_payload(sink, "big.html", tl_str_from("<pre>"),
                                 tl_str_from("</pre>\n"));
   tl_sink_record_end(sink); /* a large record: waits until it is let go */
+  /* So its last file is whole already, before the sink is finished (the
+   * queue's bound alone lets this run on while the page is escaped). */
+  size_t written = 0;
+  char *now = read_text(run->dir, "big.html", &written);
+  CHECK(now && written > BIG && memcmp(now + written - 7, "</pre>\n", 7) == 0);
+  free(now);
   tl_sink_raw_log(sink, big, BIG);
   run->ok = tl_sink_finish(sink, run->error, sizeof run->error);
   for (int k = 0; k < 10; k++)
