@@ -3,12 +3,14 @@
  * Input is GraphModule.print_readable output, e.g.
  *     class GraphModule(torch.nn.Module):
  *         def forward(self, x: "f32[8, 10][10, 1]cuda:0"):
- *             relu: "f32[8][1]cuda:0" = torch.ops.aten.relu.default(x);  x =
- * None Nodes are the assignments directly in the body of the outermost class's
+ *             relu: "f32[8][1]cuda:0" = torch.ops.aten.relu.default(x)
+ *
+ * Nodes are the assignments directly in the body of the outermost class's
  * `forward`; placeholders are its parameters or the export `;` line. A large
  * graph of this shape is parsed a slice of forward's statements at a time
- * (tl_ts_chunker_begin_nested, ts_query.h). Results point into the analyzed
- * text; the arrays live in the arena.
+ * (tl_ts_chunker_begin_nested, ts_query.h). Node names are copied into the
+ * arena, in text order (a mapped text is never read back whole), and so are
+ * the arrays.
  */
 #include <stdlib.h>
 #include <string.h>
