@@ -317,9 +317,10 @@ static bool visit_node(TSNode n, void *ctx) {
 
 /* Adds the definitions under one chunk's forward to `defs`; the parameters
  * only when `with_params` (later chunks repeat the `def forward(...)` line
- * as their header). */
+ * as their header), and only they for a slice of the parameters (whose
+ * chunk repeats the body's first statement). */
 static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
-                         tl_str text, bool with_params) {
+                         tl_str text, bool with_params, bool params_only) {
   fx_walk w;
   memset(&w, 0, sizeof w);
   w.y = *y;
@@ -329,7 +330,7 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
   if (chosen >= 0)
     collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],
-            w.fwd_body[chosen]);
+            params_only ? (TSNode){{0}, 0, 0} : w.fwd_body[chosen]);
   TL_VEC_FREE(w.caps);
 }
 
@@ -361,7 +362,8 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
       defs.count = 0;
       first = true;
     }
-    collect_tree(&defs, &y, tree, text, first);
+    collect_tree(&defs, &y, tree, text, first || ch.params_chunk,
+                 ch.params_chunk);
     first = false;
     ts_tree_delete(tree);
   }

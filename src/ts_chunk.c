@@ -424,6 +424,54 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
   c->head[0] = (TSRange){{0, 0}, a, 0, fwd.params_start};
   c->head[1] = (TSRange){b, e, fwd.params_end, fwd.body};
   c->head_count = 2;
+  /* Parameters larger than a chunk: in slices of about the chunk size,
+   * then the body from its first statement, under the header. */
+  tl_ts_cuts params = {0};
+  if (fwd.params_end - fwd.params_start > c->limit &&
+      tl_ts_python_param_cuts(c->text, fwd.params_start, fwd.params_end,
+                              &params) &&
+      params.count) {
+    TL_VEC_PUSH(c->param_slices, fwd.params_start);
+    for (size_t i = 0; i < params.count; i++) {
+      uint32_t from = c->param_slices.items[c->param_slices.count - 1];
+      bool fits =
+          i + 1 < params.count && params.items[i + 1] - from <= c->limit;
+      if (!fits)
+        TL_VEC_PUSH(c->param_slices, params.items[i]);
+    }
+    TL_VEC_PUSH(c->param_slices, fwd.params_end);
+    c->slice_point = a;
+    c->slice_tail =
+        (TSRange){b, advance_point(e, c->text, fwd.body, cuts.items[0]),
+                  fwd.params_end, cuts.items[0]};
+    c->start = fwd.body;
+    c->point = e;
+  }
+  TL_VEC_FREE(params);
+}
+
+static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
+                            uint32_t count);
+
+/* The next slice of the forward's parameters (see begin_nested), or NULL
+ * when none is left; sets *failed when it does not parse cleanly. */
+static TSTree *next_param_slice(tl_ts_chunker *c, bool *failed) {
+  *failed = false;
+  if (c->next_slice + 1 >= c->param_slices.count)
+    return NULL;
+  uint32_t start = c->param_slices.items[c->next_slice];
+  uint32_t end = c->param_slices.items[++c->next_slice];
+  TSPoint from = c->slice_point;
+  c->slice_point = advance_point(from, c->text, start, end);
+  TSRange ranges[3] = {
+      c->head[0], {from, c->slice_point, start, end}, c->slice_tail};
+  TSTree *tree = parse_ranges(c, ranges, 3);
+  if (tree && !ts_node_has_error(ts_tree_root_node(tree)))
+    return tree;
+  if (tree)
+    ts_tree_delete(tree);
+  *failed = true;
+  return NULL;
 }
 
 void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs) {
@@ -821,6 +869,20 @@ static void trim_now_and_then(tl_ts_chunker *c, size_t bytes) {
 
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
   *restart = false;
+  c->params_chunk = false;
+  while (!c->done && !c->whole) {
+    bool failed;
+    TSTree *slice = next_param_slice(c, &failed);
+    if (slice) {
+      c->params_chunk = true;
+      c->chunks++;
+      return slice;
+    }
+    if (!failed)
+      break;
+    c->whole = c->gave_up = true; /* as a chunk that fails: all at once */
+    *restart = c->chunks > 0;
+  }
   while (!c->done) {
     if (c->whole) {
       TSTree *tree = parse_whole(c);
@@ -887,6 +949,7 @@ void tl_ts_chunker_end(tl_ts_chunker *c) {
   TL_VEC_FREE(c->cuts);
   TL_VEC_FREE(c->skips);
   TL_VEC_FREE(c->ranges);
+  TL_VEC_FREE(c->param_slices);
   for (uint32_t i = 0; i < TL_TS_MAX_NEST; i++)
     TL_VEC_FREE(c->nests[i].cuts);
   memset(c, 0, sizeof *c);

@@ -150,7 +150,16 @@ typedef struct tl_ts_chunker {
   TL_VEC(TSRange) ranges; /* a parse's included ranges, less the skips */
   size_t chunks;          /* trees returned so far (for tests) */
   size_t since_trim;      /* bytes parsed since the heap was last trimmed */
-  size_t isolated;        /* parses redone one member at a time (for tests) */
+  /* A nested chunker's forward parameters larger than a chunk, parsed a
+   * slice at a time before the body (tl_ts_chunker_begin_nested): the
+   * slices' bounds, the next slice, the point of its start, and what every
+   * slice is parsed before (the `):` and the body's first statement). */
+  tl_ts_cuts param_slices;
+  size_t next_slice;
+  TSPoint slice_point;
+  TSRange slice_tail;
+  bool params_chunk; /* the tree returned last is of a parameter slice */
+  size_t isolated;   /* parses redone one member at a time (for tests) */
 } tl_ts_chunker;
 
 /* Scans `text` with `scan` (unless it fits in one chunk) and prepares the
@@ -215,12 +224,21 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart);
  * live until tl_ts_chunker_end. Call after tl_ts_chunker_begin*. */
 void tl_ts_chunker_patch(tl_ts_chunker *c, const uint32_t *at,
                          const char *bytes, size_t count);
+/* Python: the offsets in (start, end) where a parameter of the list
+ * text[start, end) begins after a comma outside brackets and strings; false,
+ * with no cuts, when unsure. */
+bool tl_ts_python_param_cuts(tl_str text, uint32_t start, uint32_t end,
+                             tl_ts_cuts *cuts);
 /* As tl_ts_chunker_begin with the cuts of an FX graph's forward already
  * found (taken over: the chunker frees them): every chunk after the first
  * is parsed after the header lines (`class ...:` and `def forward(...):`
  * with the parameters left out, a signature can be megabytes), so that
- * its statements parse where they sit. Such chunks give up on any syntax
- * error. */
+ * its statements parse where they sit. Parameters that fill more than a
+ * chunk (one per weight of a large model) come first, a slice at a time,
+ * each slice between the header's `def forward(` and its `):` and the
+ * body's first statement (params_chunk says so: that statement is not the
+ * slice's to read); then the body in chunks. Such chunks give up on any
+ * syntax error. */
 void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
                                 tl_str text, tl_ts_cuts cuts,
                                 tl_ts_forward fwd);

@@ -265,6 +265,45 @@ static size_t py_params_end(tl_str text, size_t i) {
   return 0;
 }
 
+bool tl_ts_python_param_cuts(tl_str text, uint32_t start, uint32_t end,
+                             tl_ts_cuts *cuts) {
+  const char *t = text.ptr;
+  size_t n = end <= text.len ? end : text.len, i = start;
+  long depth = 0;
+  cuts->count = 0;
+  while (i < n) {
+    char c = t[i];
+    if (c == '"' || c == '\'') {
+      if (!skip_py_string(t, n, &i)) {
+        cuts->count = 0;
+        return false;
+      }
+      continue;
+    }
+    if (c == '#') {
+      const char *nl = memchr(t + i, '\n', n - i);
+      i = nl ? (size_t)(nl - t) : n;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{')
+      depth++;
+    else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
+      break;
+    i++;
+    if (c == ',' && depth == 0) {
+      while (i < n && strchr(" \t\r\n", t[i]))
+        i++;
+      if (i < n)
+        TL_VEC_PUSH(*cuts, (uint32_t)i);
+    }
+  }
+  if (depth != 0) {
+    cuts->count = 0;
+    return false;
+  }
+  return true;
+}
+
 bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
                                tl_ts_forward *fwd) {
   py_block_state st = {cuts, fwd, 0, true};

@@ -407,13 +407,55 @@ TEST(chunker_reads_patched_bytes_as_given_without_changing_the_text) {
     CHECK(trees >= 1);
     CHECK_INT_EQ(same, trees);
     CHECK(tl_ts_chunker_next(&plain, &restart) == NULL); /* no tree more */
-    CHECK_INT_EQ(patched.chunks, k == 0 ? 3 : 1);        /* one per statement */
+    /* At size 1: a slice per parameter (self, x), then one chunk per
+     * statement. */
+    CHECK_INT_EQ(patched.chunks, k == 0 ? 5 : 1);
     tl_ts_chunker_end(&patched);
     tl_ts_chunker_end(&plain);
   }
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   CHECK(strncmp(t, "class <lambda>", 14) == 0);
   free(copy);
+}
+
+/* A forward whose parameters fill more than a chunk (one per weight of a
+ * large model) is parsed a slice of parameters at a time, then its body:
+ * the nodes are those of the whole parse, with commas in strings, brackets
+ * and a comment inside the list; a list that cannot be sliced so (a comma
+ * of a lambda's parameters is no parameter's end) is parsed whole, with the
+ * same nodes. */
+TEST(fx_parameters_in_slices_give_what_the_whole_forward_gives) {
+  const char *t =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, a: \"f32[8, 10][10, 1]cuda:0\", b: \"i64[2]\", "
+      " # c, d\n"
+      "                e=(1, [2, 3]), f: 'f32[(4, 5)]', g, h):\n"
+      "        x: \"f32[8]\" = torch.ops.aten.relu.default(a);  a = None\n"
+      "        y = x + b\n"
+      "        return (y,)\n";
+  tl_str text = tl_str_from(t);
+  /* Seven slices (self, a, b, the comment and e, f, g, h), then three
+   * statements. */
+  CHECK_INT_EQ(check_chunked_equals_whole("parameters", text, true), 10);
+  tl_buf nodes;
+  tl_buf_init(&nodes);
+  tl_ts_chunk_limit = 1;
+  dump_fx(text, &nodes);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+  CHECK_STR_EQ(nodes.data, "a 2\nb 2\ne 3\nf 3\ng 3\nh 3\nx 4\ny 5\n");
+  tl_buf_free(&nodes);
+  const char *lambda = "class GraphModule(torch.nn.Module):\n"
+                       "    def forward(self, a, e=lambda p, q: p):\n"
+                       "        y = a + b\n"
+                       "        return (y,)\n";
+  CHECK_INT_EQ(check_chunked_equals_whole("lambda", tl_str_from(lambda), true),
+               1); /* gave up: parsed whole */
+  tl_ts_cuts cuts = {0};
+  CHECK(tl_ts_python_param_cuts(text, 0, (uint32_t)strlen(t), &cuts));
+  CHECK(!tl_ts_python_param_cuts(tl_str_from("a, \"b, c"), 0, 7, &cuts));
+  CHECK_INT_EQ(cuts.count, 0);
+  CHECK(!tl_ts_python_param_cuts(tl_str_from("a, (b, c"), 0, 8, &cuts));
+  TL_VEC_FREE(cuts);
 }
 
 /* torch 2.13's cpp_wrapper output code (examples/rec-cpp-wrapper): the C++
@@ -535,6 +577,7 @@ int main(void) {
   RUN(cpp_wrapper_code_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(chunker_parses_only_its_range_in_chunks_at_whole_text_positions);
   RUN(chunker_reads_patched_bytes_as_given_without_changing_the_text);
+  RUN(fx_parameters_in_slices_give_what_the_whole_forward_gives);
   RUN(cpp_wrapper_recording_in_tiny_chunks_equals_whole);
 #endif
   return check_summary();
