@@ -609,6 +609,37 @@ static int cmp_embedded(const void *pa, const void *pb) {
   return a->byte < b->byte ? -1 : a->byte > b->byte;
 }
 
+static int cmp_handle(const void *pa, const void *pb) {
+  const handle_comment *a = pa, *b = pb;
+  return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static int cmp_range(const void *pa, const void *pb) {
+  const TSRange *a = pa, *b = pb;
+  return a->start_byte < b->start_byte ? -1 : a->start_byte > b->start_byte;
+}
+
+/* A comment in the head of a body the chunker went into is parsed again
+ * with each chunk of that body (a handle comment among a mangled
+ * function's parameters, found by fuzzing): each comment is kept once, in
+ * text order, as a whole parse gives them. */
+static void comments_once(state *s, range_vec *launchers) {
+  tl_sort(s->handles.items, s->handles.count, sizeof(handle_comment),
+          cmp_handle);
+  size_t kept = 0;
+  for (size_t i = 0; i < s->handles.count; i++)
+    if (kept == 0 || s->handles.items[kept - 1].end != s->handles.items[i].end)
+      s->handles.items[kept++] = s->handles.items[i];
+  s->handles.count = kept;
+  tl_sort(launchers->items, launchers->count, sizeof(TSRange), cmp_range);
+  kept = 0;
+  for (size_t i = 0; i < launchers->count; i++)
+    if (kept == 0 ||
+        launchers->items[kept - 1].start_byte != launchers->items[i].start_byte)
+      launchers->items[kept++] = launchers->items[i];
+  launchers->count = kept;
+}
+
 /* Is `call_<name>` the launcher of a Triton kernel `name`? True when the
  * wrapper defines that launcher or the name is a Triton one; sets its kind. */
 static bool is_launched(state *s, tl_str name, tl_kernel_kind *kind) {
@@ -990,6 +1021,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     write_out(&s, arena, out);
     return true;
   }
+  comments_once(&s, &comments);
   if (comments.count) { /* the python query only where launchers are */
     tl_ts_query tq;
     tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
