@@ -731,20 +731,13 @@ static void own_code_names(tl_arena *a, tl_code_analysis *c, tl_str text,
   }
 }
 
-/* Parses a JSON text of the view and lets the text go; *present tells
- * whether there was a text (NULL: not asked). */
-/* Text t parsed as JSON (NULL when absent or not JSON); *present (when
- * not NULL) tells whether the text was there, *size its length. */
-static cJSON *parse_text(const tl_prov_inputs *in, tl_prov_text t,
-                         bool *present, size_t *size) {
+/* Text t parsed as JSON (NULL when absent or not JSON); the text is let
+ * go. */
+static cJSON *parse_text(const tl_prov_inputs *in, tl_prov_text t) {
   tl_str s = text_of(in, t);
   cJSON *j = s.ptr ? cJSON_ParseWithLength(s.ptr, s.len) : NULL;
   if (s.ptr)
     done_with(in, t);
-  if (present)
-    *present = s.ptr != NULL;
-  if (size)
-    *size = s.ptr ? s.len : 0;
   return j;
 }
 
@@ -902,7 +895,7 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   tl_json_print_close(&p);
   tl_json_print_item(&p, "no_links_reason", path_json(shown_reason));
 
-  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES, NULL, NULL);
+  cJSON *traces = parse_text(in, TL_PROV_STACK_TRACES);
   /* Each section parsed for its join and freed after it; the kernel
    * sections' types checked first, postToCppCode before cppCodeToPost: the
    * order GCC builds gave the view's "malformed" list when the two checks

@@ -172,18 +172,6 @@ static void note_malformed(view_job *job, const cJSON *list) {
            cJSON_IsString(problem) ? problem->valuestring : "");
 }
 
-static tl_str read_text(const char *out_dir, const tl_artifact *a, tl_buf *buf,
-                        char *error, size_t error_size) {
-  if (!a || !a->text_path)
-    return (tl_str){NULL, 0};
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/%s", out_dir, a->text_path);
-  bool ok = tl_fs_read_file(path.data, buf, error, error_size);
-  tl_buf_free(&path);
-  return ok ? tl_buf_str(buf) : (tl_str){NULL, 0};
-}
-
 static void set_string(cJSON *obj, const char *key, const char *value) {
   cJSON *item = value ? cJSON_CreateString(value) : cJSON_CreateNull();
   if (cJSON_GetObjectItemCaseSensitive(obj, key))
@@ -295,17 +283,20 @@ static tl_str load_text(void *ctx, tl_prov_text t) {
   view_texts *vt = ctx;
   tl_buf_init(&vt->texts[t]);
   const tl_artifact *a = vt->artifacts[t];
-  if (a && a->text_path) {
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", vt->job->out_dir,
-                         a->text_path) < sizeof path &&
-        tl_mapped_text_open(&vt->mapped[t], path, MAP_TEXTS_FROM))
-      return vt->mapped[t].text;
-  }
-  tl_str text = read_text(vt->job->out_dir, a, &vt->texts[t], vt->errors[t],
-                          sizeof vt->errors[t]);
-  if (!text.ptr)
-    tl_buf_free(&vt->texts[t]);
+  if (!a || !a->text_path)
+    return (tl_str){NULL, 0};
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", vt->job->out_dir, a->text_path);
+  tl_str text = {NULL, 0};
+  if (tl_mapped_text_open(&vt->mapped[t], path.data, MAP_TEXTS_FROM))
+    text = vt->mapped[t].text;
+  else if (tl_fs_read_file(path.data, &vt->texts[t], vt->errors[t],
+                           sizeof vt->errors[t]))
+    text = tl_buf_str(&vt->texts[t]);
+  else
+    tl_buf_free(&vt->texts[t]); /* what a failed read got */
+  tl_buf_free(&path);
   return text;
 }
 
