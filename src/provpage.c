@@ -352,22 +352,27 @@ static tl_provpage_view view_of(const cJSON *view, char **json) {
   return v;
 }
 
+/* render() of a view given as its cJSON tree. */
+static void render_tree(tl_buf *out, const cJSON *view,
+                        const tl_provpage_texts *texts,
+                        const tl_provpage_text_reader *reader,
+                        const char *index_href, const char *help_href) {
+  char *json;
+  tl_provpage_view v = view_of(view, &json);
+  render(out, &v, texts, reader, index_href, help_href);
+  free(json);
+}
+
 void tl_provpage_render(tl_buf *out, const cJSON *view,
                         const tl_provpage_texts *texts, const char *index_href,
                         const char *help_href) {
-  char *json;
-  tl_provpage_view v = view_of(view, &json);
-  render(out, &v, texts, NULL, index_href, help_href);
-  free(json);
+  render_tree(out, view, texts, NULL, index_href, help_href);
 }
 
 void tl_provpage_render_read(tl_buf *out, const cJSON *view,
                              const tl_provpage_text_reader *reader,
                              const char *index_href, const char *help_href) {
-  char *json;
-  tl_provpage_view v = view_of(view, &json);
-  render(out, &v, NULL, reader, index_href, help_href);
-  free(json);
+  render_tree(out, view, NULL, reader, index_href, help_href);
 }
 
 void tl_provpage_render_text(tl_buf *out, const tl_provpage_view *view,

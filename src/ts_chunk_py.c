@@ -238,6 +238,19 @@ static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
   }
 }
 
+/* At a string's quote or a comment's `#`: moves *pos past it and returns
+ * 1 (-1 for a string left open); 0, without moving, at anything else. */
+static int skip_py_string_or_comment(const char *t, size_t n, size_t *pos) {
+  char c = t[*pos];
+  if (c == '"' || c == '\'')
+    return skip_py_string(t, n, pos) ? 1 : -1;
+  if (c != '#')
+    return 0;
+  const char *nl = memchr(t + *pos, '\n', n - *pos);
+  *pos = nl ? (size_t)(nl - t) : n;
+  return 1;
+}
+
 /* The `)` closing the parameters that start at `i` (after the `(`), or 0;
  * strings and comments in annotations are skipped whole. */
 static size_t py_params_end(tl_str text, size_t i) {
@@ -246,16 +259,11 @@ static size_t py_params_end(tl_str text, size_t i) {
   long depth = 1;
   while (i < n) {
     char c = t[i];
-    if (c == '"' || c == '\'') {
-      if (!skip_py_string(t, n, &i))
-        return 0;
+    int skipped = skip_py_string_or_comment(t, n, &i);
+    if (skipped < 0)
+      return 0;
+    if (skipped)
       continue;
-    }
-    if (c == '#') {
-      const char *nl = memchr(t + i, '\n', n - i);
-      i = nl ? (size_t)(nl - t) : n;
-      continue;
-    }
     if (c == '(' || c == '[' || c == '{')
       depth++;
     else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
@@ -273,18 +281,13 @@ bool tl_ts_python_param_cuts(tl_str text, uint32_t start, uint32_t end,
   cuts->count = 0;
   while (i < n) {
     char c = t[i];
-    if (c == '"' || c == '\'') {
-      if (!skip_py_string(t, n, &i)) {
-        cuts->count = 0;
-        return false;
-      }
-      continue;
+    int skipped = skip_py_string_or_comment(t, n, &i);
+    if (skipped < 0) {
+      cuts->count = 0;
+      return false;
     }
-    if (c == '#') {
-      const char *nl = memchr(t + i, '\n', n - i);
-      i = nl ? (size_t)(nl - t) : n;
+    if (skipped)
       continue;
-    }
     if (c == '(' || c == '[' || c == '{')
       depth++;
     else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
