@@ -1026,11 +1026,13 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     tl_ts_query tq;
     tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
                      "cpp_triton.scm");
+    /* In text order (comments_once): a mapped wrapper's pages before go
+     * back (these comments hold the kernels' Triton source, much of the
+     * text), as in the two loops below. */
+    size_t next_passed = 0;
     for (size_t i = 0; i < comments.count; i++) {
       scan_launcher_comment(&s, &tq, comments.items[i]);
-      /* In text order: a mapped wrapper's pages before go back (these
-       * comments hold the kernels' Triton source, much of the text). */
-      tl_text_passed(s.text.ptr + comments.items[i].end_byte);
+      tl_text_passing(s.text.ptr, comments.items[i].end_byte, &next_passed);
     }
     tl_ts_query_free(&tq);
   }
@@ -1043,19 +1045,21 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     if (kept == 0 || s.raws.items[kept - 1].byte != s.raws.items[i].byte)
       s.raws.items[kept++] = s.raws.items[i];
   s.raws.count = kept;
+  size_t next_passed = 0;
   for (size_t i = 0; i < s.raws.count; i++) {
     tl_str name;
     tl_kernel_kind kind;
-    tl_text_passed(s.text.ptr + s.raws.items[i].byte); /* in text order */
+    tl_text_passing(s.text.ptr, s.raws.items[i].byte, &next_passed);
     if (classify(&s, &s.raws.items[i], &name, &kind)) {
       site add = {{name, kind, s.raws.items[i].line, {NULL, 0}},
                   s.raws.items[i].byte};
       TL_VEC_PUSH(s.sites, add);
     }
   }
+  next_passed = 0;
   for (size_t i = 0; i < s.handles.count; i++) {
     bind_handle(&s, i);
-    tl_text_passed(s.text.ptr + s.handles.items[i].end); /* in text order */
+    tl_text_passing(s.text.ptr, s.handles.items[i].end, &next_passed);
   }
 
   write_out(&s, arena, out);
