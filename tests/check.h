@@ -6,13 +6,24 @@
  * Tests are named as sentences (reader_keeps_payload_when_md5_mismatches).
  * A failed check prints file:line and the values, and the test goes on.
  * check_summary prints "N passed, N failed" and returns the exit code.
+ * check_random gives the same numbers in every run, so a failure repeats.
  */
 #ifndef TL_CHECK_H
 #define TL_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The next number of a deterministic generator (xorshift64) seeded with
+ * *state, which must not be 0. */
+static inline uint64_t check_random(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
 
 static int check_failures_in_test;
 static int check_passed_tests, check_failed_tests;

@@ -136,10 +136,7 @@ TEST(hand_made_objects_read_as_cjson_reads_them_whole) {
 
 static uint64_t seed = 0x9E3779B97F4A7C15ull;
 static unsigned next_random(unsigned below) {
-  seed ^= seed << 13;
-  seed ^= seed >> 7;
-  seed ^= seed << 17;
-  return (unsigned)(seed % below);
+  return (unsigned)(check_random(&seed) % below);
 }
 
 TEST(mutated_objects_read_as_cjson_reads_them_whole) {

@@ -105,13 +105,6 @@ static int significant_digits(const char *text, char *digits) {
   return n;
 }
 
-static uint64_t xorshift(uint64_t *s) {
-  *s ^= *s << 13;
-  *s ^= *s >> 7;
-  *s ^= *s << 17;
-  return *s;
-}
-
 /* For random doubles of every kind (any bits, subnormals, timestamps with
  * a fraction, short decimals): the text reads back as the same double, no
  * decimal with one digit fewer does, and its digits are the nearest decimal
@@ -121,7 +114,7 @@ TEST(doubles_are_written_in_their_shortest_nearest_digits) {
   int checked = 0;
   for (int i = 0; i < 200000; i++) {
     double v;
-    uint64_t bits = xorshift(&state);
+    uint64_t bits = check_random(&state);
     switch (i % 4) {
     case 0:
       memcpy(&v, &bits, sizeof v);

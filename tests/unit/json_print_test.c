@@ -7,13 +7,9 @@
 
 #include <stdint.h>
 
-/* A deterministic generator (xorshift), so a failure repeats. */
 static uint64_t seed = 88172645463325252ull;
 static unsigned next_random(unsigned below) {
-  seed ^= seed << 13;
-  seed ^= seed >> 7;
-  seed ^= seed << 17;
-  return (unsigned)(seed % below);
+  return (unsigned)(check_random(&seed) % below);
 }
 
 /* Strings with every byte the layout could be confused by: spaces, tabs,
