@@ -173,15 +173,6 @@ static bool is_combo(tl_str text, TSRange range) {
   return combo;
 }
 
-/* Parses an embedded C++ source; false when the grammar refused it. */
-static bool parses_as_cpp(tl_str text, TSRange range) {
-  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), text, &range, 1);
-  if (!tree)
-    return false;
-  ts_tree_delete(tree);
-  return true;
-}
-
 /* Kind of a kernel known only by its name (from a handle comment). */
 static tl_kernel_kind kind_from_name(tl_str name) {
   if (tl_str_starts_with(name, "triton_tem_"))
@@ -257,9 +248,8 @@ static void add_definition(collected *c, tl_str text, TSNode name, TSNode def,
                      TL_CODE_MAIN, tl_ts_first_line(def), tl_ts_last_line(def)};
   TSRange range;
   if (language && source_range(args, &range)) {
-    bool ok = strcmp(language, "cpp") == 0 ? parses_as_cpp(text, range) : true;
     tl_embedded e;
-    if (ok && embedded_lines(text, range, language, &e))
+    if (embedded_lines(text, range, language, &e))
       TL_VEC_PUSH(c->embedded, e);
     if (d.kind == TL_KERNEL_TRITON && is_combo(text, range))
       d.kind = TL_KERNEL_COMBO;
