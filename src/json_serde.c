@@ -143,6 +143,8 @@ static bool needs_escape_in_word(const char *p) {
 
 void tl_json_serde_string(tl_buf *out, tl_str s) {
   static const char hex[] = "0123456789abcdef";
+  /* Room for the usual case (nothing escaped) at once, not as it grows. */
+  tl_buf_reserve(out, s.len + 2);
   tl_buf_putc(out, '"');
   size_t run = 0; /* bytes copied as they are, pending */
   for (size_t i = 0; i < s.len; i++) {
@@ -161,33 +163,35 @@ void tl_json_serde_string(tl_buf *out, tl_str s) {
     }
     tl_buf_append(out, s.ptr + i - run, run);
     run = 0;
+    char escape[6] = {'\\', 0};
+    size_t escape_len = 2;
     switch (c) {
     case '"':
-      tl_buf_puts(out, "\\\"");
-      break;
     case '\\':
-      tl_buf_puts(out, "\\\\");
+      escape[1] = (char)c;
       break;
     case '\b':
-      tl_buf_puts(out, "\\b");
+      escape[1] = 'b';
       break;
     case '\f':
-      tl_buf_puts(out, "\\f");
+      escape[1] = 'f';
       break;
     case '\n':
-      tl_buf_puts(out, "\\n");
+      escape[1] = 'n';
       break;
     case '\r':
-      tl_buf_puts(out, "\\r");
+      escape[1] = 'r';
       break;
     case '\t':
-      tl_buf_puts(out, "\\t");
+      escape[1] = 't';
       break;
-    default: {
-      char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-      tl_buf_puts(out, u);
+    default:
+      memcpy(escape + 1, "u00", 3);
+      escape[4] = hex[c >> 4];
+      escape[5] = hex[c & 15];
+      escape_len = 6;
     }
-    }
+    tl_buf_append(out, escape, escape_len);
   }
   tl_buf_append(out, s.ptr + s.len - run, run);
   tl_buf_putc(out, '"');
@@ -250,9 +254,13 @@ typedef struct frame {
 } frame;
 
 static void newline_indent(tl_buf *out, int level) {
+  static const char spaces[] = "                                ";
   tl_buf_putc(out, '\n');
-  for (int i = 0; i < level; i++)
-    tl_buf_puts(out, "  ");
+  for (size_t width = 2 * (size_t)level; width;) {
+    size_t piece = width < sizeof spaces - 1 ? width : sizeof spaces - 1;
+    tl_buf_append(out, spaces, piece);
+    width -= piece;
+  }
 }
 
 static void write_tree(tl_buf *out, const tree *t,
