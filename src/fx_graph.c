@@ -6,7 +6,12 @@
  *             relu: "f32[8][1]cuda:0" = torch.ops.aten.relu.default(x)
  *
  * Nodes are the assignments directly in the body of the outermost class's
- * `forward`; placeholders are its parameters or the export `;` line. A large
+ * `forward`, then those of the subgraphs print_readable nests in that class
+ * (`class true_graph_0(torch.nn.Module):` after the forward, for a
+ * torch.cond branch; classes nest as subgraphs do), whose nodes Inductor's
+ * mappings name too; placeholders are the outer forward's parameters or the
+ * export `;` line. A name keeps its first definition in the text, so a
+ * subgraph's node never shadows the outer graph's of the same name. A large
  * graph of this shape is parsed a slice of forward's statements at a time
  * (tl_ts_chunker_begin_nested, ts_query.h). Node names are copied into the
  * arena, in text order (a mapped text is never read back whole), and so are
@@ -89,6 +94,7 @@ static bool follows_semicolon(TSNode stmt, tl_str text) {
 }
 
 typedef TL_VEC(fx_def) def_vec;
+typedef TL_VEC(TSNode) node_vec;
 
 static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line) {
   fx_def d = {tl_ts_text(name_node, text), line, defs->count};
@@ -96,9 +102,17 @@ static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line) {
     TL_VEC_PUSH(*defs, d);
 }
 
-/* Collects the definitions under the chosen forward from `caps`. */
+static bool is_one_of(TSNode n, const node_vec *nodes) {
+  for (size_t i = 0; i < nodes->count; i++)
+    if (ts_node_eq(n, nodes->items[i]))
+      return true;
+  return false;
+}
+
+/* Collects the definitions under the chosen forward from `caps`: its
+ * parameters, and the assignments in its body and in the `nested` bodies. */
 static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
-                    TSNode params, TSNode body) {
+                    TSNode params, TSNode body, const node_vec *nested) {
   for (size_t i = 0; i < n; i++) {
     const capture *c = &caps[i];
     if (c->pattern == 2) {
@@ -109,7 +123,7 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
         push_def(defs, text, c->node, tl_ts_first_line(c->node));
       continue;
     }
-    if (!ts_node_eq(c->parent, body))
+    if (!ts_node_eq(c->parent, body) && !is_one_of(c->parent, nested))
       continue;
     TSNode assign = c->assign;
     bool declaration =
@@ -195,10 +209,38 @@ static bool find_forward(TSNode parent, tl_str text, const fx_syms *y,
   return found;
 }
 
+/* The forward bodies of the classes nested in `block` (a class body), and
+ * of the classes nested in theirs, in text order (a worklist, not recursion:
+ * nesting depth comes from the text). */
+static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
+                            node_vec *bodies) {
+  node_vec blocks = {0};
+  TL_VEC_PUSH(blocks, block);
+  for (size_t i = 0; i < blocks.count; i++) {
+    tl_ts_children cs;
+    tl_ts_children_begin(&cs, blocks.items[i], 0);
+    for (TSNode cls; tl_ts_children_next(&cs, y->class_definition, &cls);) {
+      tl_ts_children bs;
+      tl_ts_children_begin(&bs, cls, y->body);
+      for (TSNode b; tl_ts_children_next(&bs, y->block, &b);) {
+        TSNode params, body;
+        if (find_forward(b, text, y, &params, &body))
+          TL_VEC_PUSH(*bodies, body);
+        TL_VEC_PUSH(blocks, b);
+      }
+      tl_ts_children_end(&bs);
+    }
+    tl_ts_children_end(&cs);
+  }
+  TL_VEC_FREE(blocks);
+}
+
 /* In the module: the forward directly inside a top-level class (have[0])
- * and the top-level one (have[1]), the first of each in text order. */
+ * and the top-level one (have[1]), the first of each in text order; and the
+ * forwards of the subgraph classes nested in have[0]'s class. */
 static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
-                          TSNode params[2], TSNode body[2], bool have[2]) {
+                          TSNode params[2], TSNode body[2], bool have[2],
+                          node_vec *nested) {
   have[1] = find_forward(module, text, y, &params[1], &body[1]);
   tl_ts_children cs;
   tl_ts_children_begin(&cs, module, 0);
@@ -206,8 +248,11 @@ static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
        !have[0] && tl_ts_children_next(&cs, y->class_definition, &cls);) {
     tl_ts_children bs;
     tl_ts_children_begin(&bs, cls, y->body);
-    for (TSNode b; !have[0] && tl_ts_children_next(&bs, y->block, &b);)
+    for (TSNode b; !have[0] && tl_ts_children_next(&bs, y->block, &b);) {
       have[0] = find_forward(b, text, y, &params[0], &body[0]);
+      if (have[0])
+        nested_forwards(b, text, y, nested);
+    }
     tl_ts_children_end(&bs);
   }
   tl_ts_children_end(&cs);
@@ -290,6 +335,7 @@ typedef struct fx_walk {
   capture_vec caps;
   TSNode fwd_params[2], fwd_body[2];
   bool have[2];
+  node_vec nested; /* forward bodies of the subgraph classes in have[0]'s */
 } fx_walk;
 
 /* The nodes of a chunk's tree that can hold the forward, in text order:
@@ -301,7 +347,8 @@ static bool visit_node(TSNode n, void *ctx) {
   TSSymbol sym = ts_node_symbol(n);
   if (sym == w->y.module) {
     if (!w->have[0] && !w->have[1])
-      find_forwards(n, w->text, &w->y, w->fwd_params, w->fwd_body, w->have);
+      find_forwards(n, w->text, &w->y, w->fwd_params, w->fwd_body, w->have,
+                    &w->nested);
   } else if (sym == w->y.parameters) {
     if (w->with_params)
       parameter_captures(n, &w->y, &w->caps);
@@ -328,10 +375,13 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
   w.with_params = with_params;
   tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
+  node_vec none = {0};
   if (chosen >= 0)
     collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],
-            params_only ? (TSNode){{0}, 0, 0} : w.fwd_body[chosen]);
+            params_only ? (TSNode){{0}, 0, 0} : w.fwd_body[chosen],
+            chosen == 0 && !params_only ? &w.nested : &none);
   TL_VEC_FREE(w.caps);
+  TL_VEC_FREE(w.nested);
 }
 
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {

@@ -68,6 +68,15 @@ SINGLE = {
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_add_gelu_native_layer_norm_1:4"),
     ]),
+    # The torch.cond branches' nodes (relu, sigmoid) are in subgraph
+    # classes nested in the post-grad graph's; `mul` and `sub` name nodes of
+    # both graphs, and the outer graph's come first.
+    "rec-cond": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_mul_relu_2:5"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_sigmoid_sub_3:6"),
+    ]),
     "rec-draft-export": ([], []),
     # The cpp_wrapper output code is Python holding the C++ wrapper in one
     # raw string; its kernel links are checked in CppWrapper below.
@@ -150,10 +159,12 @@ def view_inputs(entries, cdir, which):
 
 
 def definitions(graph):
-    """Node name -> 1-based line, from the body of the top-level forward."""
+    """Node name -> 1-based line of its first assignment: in the body of the
+    top-level forward (indented 8) or of a subgraph's forward, whose class
+    print_readable nests in the graph's class (indented 12, 16, ...)."""
     lines = {}
     for n, text in enumerate(graph.split("\n"), 1):
-        m = re.match(r"^        (\w+)(?:: \"[^\"]*\")? = ", text)
+        m = re.match(r"^(?:    ){2,}(\w+)(?:: \"[^\"]*\")? = ", text)
         if m and m.group(1) not in lines:
             lines[m.group(1)] = n
     return lines
