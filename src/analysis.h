@@ -22,16 +22,24 @@
 typedef struct tl_fx_node {
   tl_str name;
   int line;
+  int graph; /* 0 the outer forward, 1 + i the i-th nested one (text order) */
 } tl_fx_node;
 
 typedef struct tl_fx_graph {
-  tl_fx_node *nodes; /* sorted by name (tl_str_cmp), names unique */
+  /* Sorted by name (tl_str_cmp). A name repeats only when several graphs
+   * define it: the outer forward and the subgraph classes nested in its
+   * class, one definition each, the outer graph's first, then text order. */
+  tl_fx_node *nodes;
   size_t node_count;
 } tl_fx_graph;
 
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out);
-/* Returns the defining line of `name`, or 0 when the graph has none. */
+/* Returns the first defining line of `name`, or 0 when the graph has none. */
 int tl_fx_lookup(const tl_fx_graph *graph, tl_str name);
+/* Every definition of `name` (see tl_fx_graph): the first of `*count`
+ * consecutive nodes, or NULL and 0. */
+const tl_fx_node *tl_fx_definitions(const tl_fx_graph *graph, tl_str name,
+                                    size_t *count);
 
 typedef enum tl_kernel_kind {
   TL_KERNEL_TRITON,   /* async_compile.triton / call_triton_* launcher */

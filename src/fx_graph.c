@@ -10,8 +10,10 @@
  * (`class true_graph_0(torch.nn.Module):` after the forward, for a
  * torch.cond branch; classes nest as subgraphs do), whose nodes Inductor's
  * mappings name too; placeholders are the outer forward's parameters or the
- * export `;` line. A name keeps its first definition in the text, so a
- * subgraph's node never shadows the outer graph's of the same name. A large
+ * export `;` line. A name keeps its first definition in each graph; the
+ * outer graph's comes first, so a subgraph's node never shadows it, and a
+ * name defined in several graphs (the mappings name a node by its name
+ * alone) keeps every graph's (tl_fx_definitions). A large
  * graph of this shape is parsed a slice of forward's statements at a time
  * (tl_ts_chunker_begin_nested, ts_query.h). Node names are copied into the
  * arena, in text order (a mapped text is never read back whole), and so are
@@ -39,6 +41,7 @@ typedef TL_VEC(capture) capture_vec;
 typedef struct fx_def {
   tl_str name;
   int line;
+  size_t graph; /* 0 the outer forward, 1 + i the i-th nested forward */
   size_t order; /* text order, so that the first definition wins */
 } fx_def;
 
@@ -76,6 +79,8 @@ static int def_cmp(const void *a, const void *b) {
   int c = tl_str_cmp(x->name, y->name);
   if (c)
     return c;
+  if (x->graph != y->graph)
+    return x->graph < y->graph ? -1 : 1;
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -96,17 +101,19 @@ static bool follows_semicolon(TSNode stmt, tl_str text) {
 typedef TL_VEC(fx_def) def_vec;
 typedef TL_VEC(TSNode) node_vec;
 
-static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line) {
-  fx_def d = {tl_ts_text(name_node, text), line, defs->count};
+static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line,
+                     size_t graph) {
+  fx_def d = {tl_ts_text(name_node, text), line, graph, defs->count};
   if (d.name.len)
     TL_VEC_PUSH(*defs, d);
 }
 
-static bool is_one_of(TSNode n, const node_vec *nodes) {
+/* 1 + the index of `n` in `nodes`; 0 when it is not there. */
+static size_t position_in(TSNode n, const node_vec *nodes) {
   for (size_t i = 0; i < nodes->count; i++)
     if (ts_node_eq(n, nodes->items[i]))
-      return true;
-  return false;
+      return i + 1;
+  return 0;
 }
 
 /* Collects the definitions under the chosen forward from `caps`: its
@@ -120,10 +127,12 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
         continue;
       tl_str name = tl_ts_text(c->node, text);
       if (!tl_str_eq_cstr(name, "self"))
-        push_def(defs, text, c->node, tl_ts_first_line(c->node));
+        push_def(defs, text, c->node, tl_ts_first_line(c->node), 0);
       continue;
     }
-    if (!ts_node_eq(c->parent, body) && !is_one_of(c->parent, nested))
+    size_t graph = 0;
+    if (!ts_node_eq(c->parent, body) &&
+        (graph = position_in(c->parent, nested)) == 0)
       continue;
     TSNode assign = c->assign;
     bool declaration =
@@ -134,14 +143,14 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
       continue; /* cleanup names after `;` */
     int line = tl_ts_first_line(c->stmt);
     if (c->pattern == 3) {
-      push_def(defs, text, c->node, line);
+      push_def(defs, text, c->node, line, graph);
       continue;
     }
     uint32_t count = ts_node_named_child_count(c->node);
     for (uint32_t k = 0; k < count; k++) {
       TSNode t = ts_node_named_child(c->node, k);
       if (strcmp(ts_node_type(t), "identifier") == 0)
-        push_def(defs, text, t, line);
+        push_def(defs, text, t, line, graph);
     }
   }
 }
@@ -435,11 +444,11 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     tl_sort(defs.items, defs.count, sizeof *defs.items, def_cmp);
     out->nodes = tl_arena_alloc(arena, defs.count * sizeof *out->nodes);
     for (size_t i = 0; i < defs.count; i++) {
-      if (out->node_count &&
-          tl_str_eq(out->nodes[out->node_count - 1].name, defs.items[i].name))
-        continue; /* a later definition of the same name */
-      out->nodes[out->node_count++] =
-          (tl_fx_node){defs.items[i].name, defs.items[i].line};
+      if (i && tl_str_eq(defs.items[i - 1].name, defs.items[i].name) &&
+          defs.items[i - 1].graph == defs.items[i].graph)
+        continue; /* a later definition of the same name in its graph */
+      out->nodes[out->node_count++] = (tl_fx_node){
+          defs.items[i].name, defs.items[i].line, (int)defs.items[i].graph};
     }
   }
   TL_VEC_FREE(defs);
@@ -449,10 +458,28 @@ static int node_key_cmp(const void *key, const void *elem) {
   return tl_str_cmp(*(const tl_str *)key, ((const tl_fx_node *)elem)->name);
 }
 
-int tl_fx_lookup(const tl_fx_graph *graph, tl_str name) {
+const tl_fx_node *tl_fx_definitions(const tl_fx_graph *graph, tl_str name,
+                                    size_t *count) {
+  *count = 0;
   if (!graph || !graph->node_count)
-    return 0;
-  const tl_fx_node *n = bsearch(&name, graph->nodes, graph->node_count,
-                                sizeof *graph->nodes, node_key_cmp);
-  return n ? n->line : 0;
+    return NULL;
+  size_t lo = 0, hi = graph->node_count;
+  while (lo < hi) { /* the first node not before `name` */
+    size_t mid = lo + (hi - lo) / 2;
+    if (node_key_cmp(&name, &graph->nodes[mid]) > 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < graph->node_count && tl_str_eq(graph->nodes[end].name, name))
+    end++;
+  *count = end - lo;
+  return *count ? &graph->nodes[lo] : NULL;
+}
+
+int tl_fx_lookup(const tl_fx_graph *graph, tl_str name) {
+  size_t count;
+  const tl_fx_node *first = tl_fx_definitions(graph, name, &count);
+  return first ? first->line : 0;
 }

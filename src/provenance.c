@@ -36,11 +36,17 @@ typedef struct named_line {
 } named_line;
 typedef TL_VEC(named_line) name_vec;
 
+typedef TL_VEC(int) int_vec;
+
 typedef struct kernel {
   tl_str key, name;
   long long handle; /* -1: none */
   name_vec posts;   /* post node names (line unused) */
   TL_VEC(int) calls;
+  /* The post-grad graphs of its cppCodeToPost names (context_of): which
+   * definition of a name that several graphs define it means. */
+  int_vec context;
+  bool has_context;
   /* Resolved once the joins are done (resolve_kernels). */
   const tl_kernel_def *def;
   tl_kernel_kind kind;
@@ -193,6 +199,10 @@ typedef struct view {
   pair_vec pre_to_post, post_to_pre, code_to_post, post_to_code;
   pair_vec kernel_to_post, post_to_kernel;
   cJSON *malformed; /* mapping entries of the wrong type, skipped */
+  /* "node_definitions" pre and post, built while the graphs' tables are
+   * here (definitions_json) */
+  cJSON *definitions[2];
+  int_vec context, lines_a, lines_b; /* scratch of the joins */
 } view;
 
 static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
@@ -223,15 +233,64 @@ static void lines_of(const calls_by *idx, tl_str name, kernel *k) {
     TL_VEC_PUSH(k->calls, idx->items[lo].line);
 }
 
+/* A name is defined once in each graph of a panel: the outer forward and
+ * the subgraph classes nested in it (tl_fx_definitions). The mapping names
+ * a node by its name alone, so when several graphs define it, the other
+ * names of the same mapping entry tell which is meant: the context is the
+ * set of graphs of the entry's names that one graph alone defines. */
+static bool has_graph(const int_vec *graphs, int graph) {
+  for (size_t i = 0; i < graphs->count; i++)
+    if (graphs->items[i] == graph)
+      return true;
+  return false;
+}
+
+static void context_of(const tl_fx_graph *g, const cJSON *names,
+                       int_vec *graphs) {
+  graphs->count = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, names) {
+    if (!cJSON_IsString(item) || !item->valuestring)
+      continue;
+    size_t count;
+    const tl_fx_node *d =
+        tl_fx_definitions(g, tl_str_from(item->valuestring), &count);
+    if (count == 1 && !has_graph(graphs, d->graph))
+      TL_VEC_PUSH(*graphs, d->graph);
+  }
+}
+
 /* Records that the mapping names node `name` of one graph; returns its
- * line (0 when the graph has none). The name is copied: the mapping's tree
- * is freed before the view's JSON is built. */
-static int node_line(view *v, bool pre, tl_str name) {
-  named_line n = {tl_arena_str(&v->arena, name), 0, TL_KERNEL_UNKNOWN};
-  n.line = tl_fx_lookup(pre ? &v->pre : &v->post, name);
+ * definitions, `*count` of them (NULL and 0 when the graph has none). The
+ * name is copied: the mapping's tree is freed before the view's JSON is
+ * built. */
+static const tl_fx_node *node_defs(view *v, bool pre, tl_str name,
+                                   size_t *count) {
+  const tl_fx_node *defs =
+      tl_fx_definitions(pre ? &v->pre : &v->post, name, count);
+  named_line n = {tl_arena_str(&v->arena, name), defs ? defs->line : 0,
+                  TL_KERNEL_UNKNOWN};
   name_vec *names = pre ? &v->pre_names : &v->post_names;
   TL_VEC_PUSH(*names, n);
-  return n.line;
+  return defs;
+}
+
+/* Sets `lines` to those of the definitions meant: the only one; else, with
+ * a context, those in the context's subgraphs, or else the outer graph's
+ * when the context holds it; else every one. */
+static void meant_lines(const tl_fx_node *defs, size_t count,
+                        const int_vec *context, int_vec *lines) {
+  lines->count = 0;
+  if (count > 1 && context) {
+    for (size_t i = 0; i < count; i++)
+      if (defs[i].graph != 0 && has_graph(context, defs[i].graph))
+        TL_VEC_PUSH(*lines, defs[i].line);
+    if (!lines->count && defs[0].graph == 0 && has_graph(context, 0))
+      TL_VEC_PUSH(*lines, defs[0].line);
+  }
+  if (!lines->count)
+    for (size_t i = 0; i < count; i++)
+      TL_VEC_PUSH(*lines, defs[i].line);
 }
 
 static tl_str json_str(const cJSON *j) {
@@ -341,22 +400,30 @@ static bool is_name_list(view *v, const char *section, const cJSON *entry) {
   return true;
 }
 
-/* pre <-> post: `map` is {"node": ["node", ...]}; from_pre tells the side. */
+/* pre <-> post: `map` is {"node": ["node", ...]}; from_pre tells the side.
+ * The key has no context in its own graph: every definition of it links. */
 static void join_graphs(view *v, const cJSON *map, bool from_pre) {
   const char *section = from_pre ? "preToPost" : "postToPre";
   const cJSON *entry;
   cJSON_ArrayForEach(entry, map) {
     if (!is_name_list(v, section, entry))
       continue;
-    int a = node_line(v, from_pre, tl_str_from(entry->string));
+    size_t count;
+    const tl_fx_node *defs =
+        node_defs(v, from_pre, tl_str_from(entry->string), &count);
+    meant_lines(defs, count, NULL, &v->lines_a);
+    context_of(from_pre ? &v->post : &v->pre, entry, &v->context);
     const cJSON *to;
     cJSON_ArrayForEach(to, entry) {
       if (!cJSON_IsString(to))
         continue;
-      int b = node_line(v, !from_pre, json_str(to));
+      defs = node_defs(v, !from_pre, json_str(to), &count);
+      meant_lines(defs, count, &v->context, &v->lines_b);
       pair_vec *pairs = from_pre ? &v->pre_to_post : &v->post_to_pre;
-      if (a && b)
-        TL_VEC_PUSH(*pairs, ((pair){a, b}));
+      for (size_t i = 0; i < v->lines_a.count; i++)
+        for (size_t j = 0; j < v->lines_b.count; j++)
+          TL_VEC_PUSH(*pairs,
+                      ((pair){v->lines_a.items[i], v->lines_b.items[j]}));
     }
   }
 }
@@ -378,40 +445,52 @@ static void add_kernel_pairs(view *v, kernel *k, int post, bool to_post) {
   }
 }
 
-/* code -> post: `code_to_post` is {"kernel key": ["node", ...]}. */
+/* code -> post: `code_to_post` is {"kernel key": ["node", ...]}. The
+ * kernel's names are its context (kernel.context). */
 static void join_code_to_post(view *v, const cJSON *code_to_post) {
   const cJSON *entry, *item;
   cJSON_ArrayForEach(entry, code_to_post) {
     if (!is_name_list(v, "cppCodeToPost", entry))
       continue;
     kernel *k = kernel_of(v, tl_str_from(entry->string));
+    if (!k->has_context) { /* a repeated key keeps its first context */
+      context_of(&v->post, entry, &k->context);
+      k->has_context = true;
+    }
     cJSON_ArrayForEach(item, entry) {
       if (!cJSON_IsString(item))
         continue;
-      size_t index = k - v->kernels.items.items;
-      int line = node_line(v, false, json_str(item));
+      size_t count;
+      const tl_fx_node *defs = node_defs(v, false, json_str(item), &count);
+      meant_lines(defs, count, &k->context, &v->lines_a);
       tl_str post = v->post_names.items[v->post_names.count - 1].name;
-      k = &v->kernels.items.items[index];
       TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
-      add_kernel_pairs(v, k, line, true);
+      for (size_t i = 0; i < v->lines_a.count; i++)
+        add_kernel_pairs(v, k, v->lines_a.items[i], true);
     }
   }
 }
 
-/* post -> code: `post_to_code` is {"node": ["kernel key", ...]}. */
+/* post -> code: `post_to_code` is {"node": ["kernel key", ...]}. For each
+ * kernel, the definition its own names point to (its context). */
 static void join_post_to_code(view *v, const cJSON *post_to_code) {
   const cJSON *entry, *item;
   cJSON_ArrayForEach(entry, post_to_code) {
     if (!is_name_list(v, "postToCppCode", entry))
       continue;
-    int line = node_line(v, false, tl_str_from(entry->string));
+    size_t count;
+    const tl_fx_node *defs =
+        node_defs(v, false, tl_str_from(entry->string), &count);
     tl_str post = v->post_names.items[v->post_names.count - 1].name;
     cJSON_ArrayForEach(item, entry) {
       if (!cJSON_IsString(item))
         continue;
       kernel *k = kernel_of(v, json_str(item));
       TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
-      add_kernel_pairs(v, k, line, false);
+      meant_lines(defs, count, k->has_context ? &k->context : NULL,
+                  &v->lines_a);
+      for (size_t i = 0; i < v->lines_a.count; i++)
+        add_kernel_pairs(v, k, v->lines_a.items[i], false);
     }
   }
 }
@@ -549,6 +628,28 @@ static void names_json(name_vec *names, cJSON *resolved, cJSON *unresolved) {
   }
 }
 
+/* {"name": [line, ...]} of the names the mapping mentions that several
+ * graphs of `g` define, every definition, the outer graph's first. */
+static cJSON *definitions_json(name_vec *names, const tl_fx_graph *g) {
+  unique_names(names);
+  cJSON *out = cJSON_CreateObject();
+  for (size_t i = 0; i < names->count; i++) {
+    size_t count;
+    const tl_fx_node *defs = tl_fx_definitions(g, names->items[i].name, &count);
+    if (count < 2)
+      continue;
+    tl_str name = names->items[i].name;
+    char *key = tl_xmalloc(name.len + 1);
+    memcpy(key, name.ptr, name.len);
+    key[name.len] = '\0';
+    cJSON *lines = cJSON_AddArrayToObject(out, key);
+    for (size_t j = 0; j < count; j++)
+      cJSON_AddItemToArray(lines, cJSON_CreateNumber(defs[j].line));
+    free(key);
+  }
+  return out;
+}
+
 static int kernel_key_cmp(const void *a, const void *b) {
   return tl_str_cmp(*(const tl_str *)a, *(const tl_str *)b);
 }
@@ -579,6 +680,11 @@ static void emit(view *v, tl_json_printer *p, const cJSON *traces,
   cJSON *post = cJSON_CreateObject();
   names_json(&v->post_names, post, un_post);
   tl_json_print_item(p, "post", post);
+  tl_json_print_close(p);
+  tl_json_print_open(p, "node_definitions", false);
+  tl_json_print_item(p, "pre", v->definitions[0]);
+  tl_json_print_item(p, "post", v->definitions[1]);
+  v->definitions[0] = v->definitions[1] = NULL;
   tl_json_print_close(p);
   size_t nk = v->kernels.items.count;
   tl_str *missing = tl_xmalloc((nk + 1) * sizeof *missing);
@@ -930,6 +1036,8 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   /* The graphs' node tables are read by the joins only (node names come
    * from the mapping): gone before the view's JSON is written. */
   resolve_kernels(&v);
+  v.definitions[0] = definitions_json(&v.pre_names, &v.pre);
+  v.definitions[1] = definitions_json(&v.post_names, &v.post);
   tl_arena_free(&v.graph_arena);
   memset(&v.pre, 0, sizeof v.pre);
   memset(&v.post, 0, sizeof v.post);
@@ -939,7 +1047,11 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   for (size_t i = 0; i < v.kernels.items.count; i++) {
     TL_VEC_FREE(v.kernels.items.items[i].posts);
     TL_VEC_FREE(v.kernels.items.items[i].calls);
+    TL_VEC_FREE(v.kernels.items.items[i].context);
   }
+  TL_VEC_FREE(v.context);
+  TL_VEC_FREE(v.lines_a);
+  TL_VEC_FREE(v.lines_b);
   TL_VEC_FREE(v.kernels.items);
   free(v.kernels.slots);
   TL_VEC_FREE(v.pre_names);

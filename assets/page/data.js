@@ -119,18 +119,26 @@
   var kernelToPost = lineMap(klines.kernelToPost, 'kernel', 'post');
   var postToKernel = lineMap(klines.postToKernel, 'post', 'kernel');
 
-  /* Node name -> line and line -> names, built on first use. */
+  /* Node name -> lines and line -> names, built on first use. A name has
+   * several lines when subgraphs nested in the graph define it too
+   * (node_definitions); the first is the outer graph's. */
   var nodes = isObj(view.nodes) ? view.nodes : {};
+  var nodeDefs = isObj(view.node_definitions) ? view.node_definitions : {};
   var nodeMaps = {};
   function nodeMap(p) {
     if (nodeMaps[p]) return nodeMaps[p];
     var obj = isObj(nodes[p]) ? nodes[p] : {}, byName = new Map(), byLine = new Map();
+    var defs = isObj(nodeDefs[p]) ? nodeDefs[p] : {};
     for (var name in obj) {
-      var line = obj[name];
-      if (!inPanel(p, line)) continue;
-      byName.set(name, line);
-      var at = byLine.get(line);
-      if (at) at.push(name); else byLine.set(line, [name]);
+      var lines = Array.isArray(defs[name]) ? defs[name] : [obj[name]];
+      lines = lines.filter(function (l) { return inPanel(p, l); });
+      if (!lines.length) continue;
+      byName.set(name, lines);
+      lines.forEach(function (line) {
+        var at = byLine.get(line);
+        if (!at) byLine.set(line, [name]);
+        else if (at.indexOf(name) < 0) at.push(name);
+      });
     }
     return (nodeMaps[p] = {byName: byName, byLine: byLine});
   }

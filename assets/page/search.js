@@ -16,8 +16,10 @@
   function buildIndex() {
     index = [];
     ['pre', 'post'].forEach(function (p) {
-      nodeMap(p).byName.forEach(function (line, name) {
-        index.push({label: name, lc: name.toLowerCase(), kind: p, line: line});
+      nodeMap(p).byName.forEach(function (lines, name) {
+        lines.forEach(function (line) {
+          index.push({label: name, lc: name.toLowerCase(), kind: p, line: line});
+        });
       });
     });
     K.forEach(function (k) { index.push({label: k.key, lc: k.key.toLowerCase(), kind: 'kernel', k: k.i}); });

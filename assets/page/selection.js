@@ -21,8 +21,16 @@
       ks.forEach(function (k) {
         add(r.hl.code, K[k].calls);
         K[k].post.forEach(function (name) {
-          var l = nodeMap('post').byName.get(name);
-          if (l) r.hl.post.add(l);
+          var defs = nodeMap('post').byName.get(name);
+          /* A name several graphs define: the definitions the engine linked
+           * to the kernel's calls (docs/provenance-json.md), else all. */
+          var linked = defs && defs.length > 1 ? defs.filter(function (l) {
+            return K[k].calls.some(function (c) {
+              var to = codeToPost.get(c);
+              return to && to.indexOf(l) >= 0;
+            });
+          }) : [];
+          add(r.hl.post, linked.length ? linked : defs);
         });
       });
       fromPost();

@@ -103,13 +103,32 @@ export function expectCodeLine(view, line) {
   const ks = (view.kernels || []).filter((k) => (k.calls || []).includes(line));
   let post = num(L.codeToPost, line);
   if (!post.length) {
-    post = ks.flatMap((k) => (k.post_nodes || []).map((n) => (view.nodes.post || {})[n]))
+    // A name that subgraphs define too has every line (node_definitions).
+    const defs = (view.node_definitions || {}).post || {};
+    post = ks.flatMap((k) => (k.post_nodes || [])
+      .flatMap((n) => defs[n] || [(view.nodes.post || {})[n]]))
       .filter((x) => x);
   }
   const pre = post.flatMap((p) => num(L.postToPre, p));
   const kernel = ks.filter((k) => k.definition && k.definition.file === 'kernel_code')
     .map((k) => k.definition.first);
   return { pre: uniqSorted(pre), post: uniqSorted(post), code: [], kernel: uniqSorted(kernel) };
+}
+
+// Expected post-grad highlight when kernel `k` is selected (the kernels
+// table, #kernel=): each post node's line; for a name that several graphs
+// define (node_definitions), the definitions codeToPost links to the
+// kernel's calls, else all of them.
+export function expectKernelPost(view, k) {
+  const L = view.lines || {};
+  const defs = (view.node_definitions || {}).post || {};
+  const linkedToCalls = new Set((k.calls || []).flatMap((c) => num(L.codeToPost, c)));
+  const post = (k.post_nodes || []).flatMap((n) => {
+    const all = defs[n] || [(view.nodes.post || {})[n]].filter((x) => x);
+    const linked = all.length > 1 ? all.filter((l) => linkedToCalls.has(l)) : [];
+    return linked.length ? linked : all;
+  });
+  return uniqSorted(post);
 }
 
 export async function highlighted(page) {
@@ -176,6 +195,11 @@ export async function checkContract(browser, name, file, view, shotDir) {
     eq(`${name}: code:${line} is the pinned selection`, [sel.panel, sel.lines, sel.pinned],
       ['code', [line], true]);
     eq(`${name}: DOM shows the highlight of code:${line}`, await domAgrees(page, want), []);
+  }
+  for (const k of kernels.slice(0, 20)) {
+    await page.evaluate((key) => window.tlprov.selectKernel(key), k.key);
+    eq(`${name}: selecting kernel ${k.key} highlights its post-grad lines`,
+      (await highlighted(page)).post, expectKernelPost(view, k));
   }
   if (kernels.length) {
     const k = kernels[0];

@@ -159,15 +159,49 @@ def view_inputs(entries, cdir, which):
 
 
 def definitions(graph):
-    """Node name -> 1-based line of its first assignment: in the body of the
-    top-level forward (indented 8) or of a subgraph's forward, whose class
-    print_readable nests in the graph's class (indented 12, 16, ...)."""
-    lines = {}
+    """Node name -> [(graph, line)]: the first assignment of the name in the
+    body of each forward, the top-level class's (graph 0, indented 8) and
+    those of the subgraph classes print_readable nests in it (1, 2, ... in
+    text order; a class indented c has its forward's body at c + 8)."""
+    defs = {}
+    classes = []  # (indent, graph) of the classes open at this line
+    count = 0
     for n, text in enumerate(graph.split("\n"), 1):
-        m = re.match(r"^(?:    ){2,}(\w+)(?:: \"[^\"]*\")? = ", text)
-        if m and m.group(1) not in lines:
-            lines[m.group(1)] = n
-    return lines
+        indent = len(text) - len(text.lstrip(" "))
+        m = re.match(r"^ *class \S+\(", text)
+        if m:
+            while classes and classes[-1][0] >= indent:
+                classes.pop()
+            classes.append((indent, 0 if not classes else count))
+            count += 1
+            continue
+        m = re.match(r"^ *(\w+)(?:: \"[^\"]*\")? = ", text)
+        if not m:
+            continue
+        while classes and classes[-1][0] + 8 > indent:
+            classes.pop()
+        if not classes or classes[-1][0] + 8 != indent:
+            continue
+        g = classes[-1][1]
+        found = defs.setdefault(m.group(1), [])
+        if g not in [x for x, _ in found]:
+            found.append((g, n))
+    return defs
+
+
+def meant(defs, name, names):
+    """The lines of `name` that the mapping entry `names` means: the only
+    definition; else those in the subgraphs of the entry's names defined in
+    one graph alone, or else the outer one when such a name is outer; else
+    every one."""
+    found = defs.get(name, [])
+    if len(found) < 2:
+        return [line for _, line in found]
+    context = {defs[x][0][0] for x in names if len(defs.get(x, [])) == 1}
+    lines = [line for g, line in found if g != 0 and g in context]
+    if not lines and 0 in context:
+        lines = [line for g, line in found if g == 0]
+    return lines or [line for _, line in found]
 
 
 def expected_links(inputs, key):
@@ -183,13 +217,17 @@ def expected_links(inputs, key):
     post_names = list(dict.fromkeys(mapping["cppCodeToPost"][key]))
     post_def = definitions(inputs["post"])
     pre_def = definitions(inputs["pre"])
-    post_lines = sorted({post_def[p] for p in post_names})
+    post_lines = sorted({line for p in post_names
+                         for line in meant(post_def, p, post_names)})
     post_to_pre = {}
     for p in post_names:
-        pre = {pre_def[q] for q in mapping["postToPre"].get(p, [])
-               if q in pre_def}
-        post_to_pre[str(post_def[p])] = sorted(
-            pre | set(post_to_pre.get(str(post_def[p]), [])))
+        values = mapping["postToPre"].get(p, [])
+        pre = {line for q in values for line in meant(pre_def, q, values)}
+        # a key has no context in its own graph: every definition of it
+        for key_line in meant(post_def, p, []):
+            post_to_pre.setdefault(str(key_line), set()).update(pre)
+    post_to_pre = {k: sorted(v) for k, v in post_to_pre.items()
+                   if int(k) in post_lines}
     definition = None
     if inputs["kernel_code"] is not None and name.startswith("cpp_"):
         kc = inputs["kernel_code"].split("\n")

@@ -77,6 +77,34 @@ TEST(analyzers_accept_empty_and_garbage_input) {
   tl_arena_free(&arena);
 }
 
+TEST(a_name_of_two_graphs_has_both_definitions_the_outer_first) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_str text = TL_STR_LIT("class G(torch.nn.Module):\n"
+                           "    def forward(self, x):\n"
+                           "        mul = x * 3\n"
+                           "        mul = x * 4\n"
+                           "        return (mul,)\n"
+                           "    class true_graph_0(torch.nn.Module):\n"
+                           "        def forward(self, x):\n"
+                           "            relu = x.relu()\n"
+                           "            mul = relu * 2\n"
+                           "            mul = relu * 5\n"
+                           "            return (mul,)\n");
+  tl_fx_analyze(&arena, text, &g);
+  size_t count = 0;
+  const tl_fx_node *mul = tl_fx_definitions(&g, TL_STR_LIT("mul"), &count);
+  CHECK_INT_EQ(count, 2); /* the first of each graph */
+  CHECK(mul && mul[0].line == 3 && mul[1].line == 9);
+  CHECK_INT_EQ(tl_fx_lookup(&g, TL_STR_LIT("mul")), 3);
+  const tl_fx_node *relu = tl_fx_definitions(&g, TL_STR_LIT("relu"), &count);
+  CHECK(relu && count == 1 && relu->line == 8);
+  CHECK(!tl_fx_definitions(&g, TL_STR_LIT("mu"), &count) && count == 0);
+  CHECK(!tl_fx_definitions(&g, TL_STR_LIT("zzz"), &count) && count == 0);
+  tl_arena_free(&arena);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3) {
     size_t len = 0;
@@ -97,5 +125,6 @@ int main(int argc, char **argv) {
   RUN(pycode_cpp_wrapper_corpus_cases_all_match);
 #endif
   RUN(analyzers_accept_empty_and_garbage_input);
+  RUN(a_name_of_two_graphs_has_both_definitions_the_outer_first);
   return check_summary();
 }

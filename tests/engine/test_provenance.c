@@ -292,6 +292,52 @@ TEST(names_without_a_line_are_listed_as_unresolved) {
   cJSON_Delete(j);
 }
 
+/* A torch.cond branch's `mul` has the outer graph's name, and the mapping
+ * names nodes by name alone: the other names of the same entry (their
+ * graphs) tell which definition is meant; with no such name, both link.
+ * node_definitions lists both (the outer first); `nodes` keeps the first. */
+TEST(a_node_name_of_two_graphs_links_the_definition_its_entry_means) {
+  static const char *const post =
+      "class GraphModule(torch.nn.Module):\n"                    /* 1 */
+      "    def forward(self, primals_1: \"f32[8][1]cuda:0\"):\n" /* 2 */
+      "        mul: \"f32[8][1]\" = primals_1 * 3\n"             /* 3 */
+      "        add: \"f32[8][1]\" = mul + 1\n"                   /* 4 */
+      "        true_graph_0 = self.true_graph_0\n"               /* 5 */
+      "        cond = torch.ops.higher_order.cond(add, true_graph_0)\n"
+      "        return (cond,)\n"                            /* 7 */
+      "    class true_graph_0(torch.nn.Module):\n"          /* 8 */
+      "        def forward(self, arg0_1: \"f32[8][1]\"):\n" /* 9 */
+      "            relu: \"f32[8][1]\" = arg0_1.relu()\n"   /* 10 */
+      "            mul: \"f32[8][1]\" = relu * 2\n"         /* 11 */
+      "            return (mul,)\n";                        /* 12 */
+  tl_prov_inputs in = small_view(
+      "{\"cppCodeToPost\": {\"k_1:1\": [\"relu\", \"mul\"],"
+      " \"k_10:12\": [\"add\", \"mul\"], \"extern_kernels.mm:2\": [\"mul\"]},"
+      " \"postToCppCode\": {\"mul\": [\"k_1:1\", \"k_10:12\","
+      " \"extern_kernels.mm:2\"]},"
+      " \"preToPost\": {\"x\": [\"mul\"], \"y\": [\"mul\", \"relu\"]},"
+      " \"postToPre\": {\"mul\": [\"y\"]}, \"version\": 2.0}",
+      NULL);
+  in.post_graph = tl_str_from(post);
+  cJSON *j = build_scribbled(&in);
+  /* k_1 (line 9) with relu: the branch's mul; k_10 (13) with add: the
+   * outer one; mm (16) with mul alone: both */
+  CHECK(json_equals(at(j, "lines", "codeToPost"),
+                    "{\"9\": [10, 11], \"13\": [3, 4], \"16\": [3, 11]}"));
+  CHECK(json_equals(at(j, "lines", "postToCode"),
+                    "{\"3\": [13, 16], \"11\": [9, 16]}"));
+  /* x (pre line 4) maps to mul alone: both; y (5) with relu: the branch's */
+  CHECK(json_equals(at(j, "lines", "preToPost"),
+                    "{\"4\": [3, 11], \"5\": [10, 11]}"));
+  /* a key has no context in its own graph: every definition */
+  CHECK(json_equals(at(j, "lines", "postToPre"), "{\"3\": [5], \"11\": [5]}"));
+  CHECK(json_equals(at(j, "nodes", "post"),
+                    "{\"add\": 4, \"mul\": 3, \"relu\": 10}"));
+  CHECK(json_equals(at(j, "node_definitions", NULL),
+                    "{\"pre\": {}, \"post\": {\"mul\": [3, 11]}}"));
+  cJSON_Delete(j);
+}
+
 TEST(key_with_inner_colons_splits_its_handle_at_the_last_colon) {
   cJSON *j = build("{\"cppCodeToPost\": {\"a::b::op:7\": [\"mm\"]},"
                    " \"version\": 2.0}",
@@ -572,6 +618,7 @@ int main(int argc, char **argv) {
   RUN(graph_line_maps_are_sorted_unions);
   RUN(mapping_entries_of_the_wrong_type_are_listed_as_malformed);
   RUN(names_without_a_line_are_listed_as_unresolved);
+  RUN(a_node_name_of_two_graphs_links_the_definition_its_entry_means);
   RUN(key_with_inner_colons_splits_its_handle_at_the_last_colon);
   RUN(view_without_usable_mapping_says_why_and_keeps_artifacts);
   RUN(kernel_kind_names_cover_every_kind);

@@ -1,9 +1,9 @@
 /* fuzz_fx.c: the FX graph analyzer (tl_fx_analyze) on any text.
  *
- * Invariants: node names are sorted and unique, each lies inside the text
- * or the arena (touched for ASan), each line is within the text, and
- * tl_fx_lookup finds every node at its own line; and the analysis in chunks
- * equals the whole one.
+ * Invariants: node names are sorted, each lies inside the text or the arena
+ * (touched for ASan), each line is within the text, tl_fx_definitions finds
+ * every node in the run of its name and tl_fx_lookup the run's first line;
+ * and the analysis in chunks equals the whole one.
  */
 #include "analysis.h"
 #include "fuzz.h"
@@ -31,8 +31,11 @@ static void analyze(const uint8_t *data, size_t size, size_t limit,
     sum += fuzz_touch(n->name);
     FUZZ_CHECK(n->line >= 1 && n->line <= lines);
     if (i > 0)
-      FUZZ_CHECK(tl_str_cmp(g.nodes[i - 1].name, n->name) < 0);
-    FUZZ_CHECK(tl_fx_lookup(&g, n->name) == n->line);
+      FUZZ_CHECK(tl_str_cmp(g.nodes[i - 1].name, n->name) <= 0);
+    size_t count;
+    const tl_fx_node *first = tl_fx_definitions(&g, n->name, &count);
+    FUZZ_CHECK(first && first <= n && n < first + count);
+    FUZZ_CHECK(tl_fx_lookup(&g, n->name) == first->line);
   }
   FUZZ_CHECK(tl_fx_lookup(&g, TL_STR_LIT("\x01no such node")) == 0);
   sink = sum;
