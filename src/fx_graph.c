@@ -28,12 +28,14 @@
 #include "ts_query.h"
 
 typedef struct capture {
-  TSNode node;      /* the name, or the target list (pattern 4) */
-  TSNode parent;    /* the parameters / block that holds it */
-  TSNode stmt;      /* patterns 3 and 4: the expression_statement */
-  TSNode assign;    /* pattern 3: the assignment */
-  uint32_t pattern; /* 2 a parameter, 3 one name, 4 a target list (both
-                       read from a block) */
+  TSNode node;        /* the name, or the target list (pattern 4) */
+  TSNode parent;      /* the parameters / block that holds it */
+  TSNode stmt;        /* patterns 3 and 4: the expression_statement */
+  TSNode assign;      /* pattern 3: the assignment */
+  uint32_t pattern;   /* 2 a parameter, 3 one name, 4 a target list (both
+                         read from a block) */
+  bool after_inplace; /* its statement follows, on the same line, one that
+                         operates in place (inplace_statement) */
 } capture;
 
 typedef TL_VEC(capture) capture_vec;
@@ -101,6 +103,23 @@ static bool follows_semicolon(TSNode stmt, tl_str text) {
 typedef TL_VEC(fx_def) def_vec;
 typedef TL_VEC(TSNode) node_vec;
 
+/* FX writes an in-place operator node as two statements on one line, the
+ * operation and then the node's name bound to its target (torch/fx/graph.py,
+ * inplace_methods): `x += y;  iadd = x`, `x[i] = v;  setitem = x`. True for
+ * such a first statement, one that starts its line: an augmented
+ * assignment, or an assignment to a subscript. */
+static bool inplace_statement(TSNode stmt, tl_str text) {
+  TSNode op = ts_node_named_child(stmt, 0);
+  if (ts_node_is_null(op) || follows_semicolon(stmt, text))
+    return false;
+  if (strcmp(ts_node_type(op), "augmented_assignment") == 0)
+    return true;
+  if (strcmp(ts_node_type(op), "assignment") != 0)
+    return false;
+  TSNode left = ts_node_child_by_field_name(op, "left", 4);
+  return !ts_node_is_null(left) && strcmp(ts_node_type(left), "subscript") == 0;
+}
+
 static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line,
                      size_t graph) {
   fx_def d = {tl_ts_text(name_node, text), line, graph, defs->count};
@@ -139,7 +158,7 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
         c->pattern == 3 &&
         ts_node_is_null(ts_node_child_by_field_name(assign, "right", 5)) &&
         !ts_node_is_null(ts_node_child_by_field_name(assign, "type", 4));
-    if (!declaration && follows_semicolon(c->stmt, text))
+    if (!declaration && !c->after_inplace && follows_semicolon(c->stmt, text))
       continue; /* cleanup names after `;` */
     int line = tl_ts_first_line(c->stmt);
     if (c->pattern == 3) {
@@ -273,10 +292,17 @@ static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
  * arg3_1: "f32[..]"; ` (annotation, no value); and `a, b = rhs` (left: a
  * pattern_list or tuple_pattern: multi-target node lines, the export
  * flatten line). */
-static void block_captures(TSNode block, const fx_syms *y, capture_vec *caps) {
+static void block_captures(TSNode block, const fx_syms *y, tl_str text,
+                           capture_vec *caps) {
   tl_ts_children ss;
   tl_ts_children_begin(&ss, block, 0);
+  bool inplace_before = false; /* the previous statement's line and kind */
+  uint32_t previous_row = UINT32_MAX;
   for (TSNode stmt; tl_ts_children_next(&ss, y->expression_statement, &stmt);) {
+    uint32_t row = ts_node_start_point(stmt).row;
+    bool after_inplace = inplace_before && previous_row == row;
+    inplace_before = inplace_statement(stmt, text);
+    previous_row = row;
     tl_ts_children as;
     tl_ts_children_begin(&as, stmt, 0);
     for (TSNode assign; tl_ts_children_next(&as, y->assignment, &assign);) {
@@ -284,7 +310,10 @@ static void block_captures(TSNode block, const fx_syms *y, capture_vec *caps) {
       tl_ts_children_begin(&ls, assign, y->left);
       for (TSNode left; tl_ts_children_next(&ls, 0, &left);) {
         TSSymbol sym = ts_node_symbol(left);
-        capture c = {.node = left, .parent = block, .stmt = stmt};
+        capture c = {.node = left,
+                     .parent = block,
+                     .stmt = stmt,
+                     .after_inplace = after_inplace};
         if (sym == y->identifier) {
           c.pattern = 3;
           c.assign = assign;
@@ -362,7 +391,7 @@ static bool visit_node(TSNode n, void *ctx) {
     if (w->with_params)
       parameter_captures(n, &w->y, &w->caps);
   } else if (sym == w->y.block) {
-    block_captures(n, &w->y, &w->caps);
+    block_captures(n, &w->y, w->text, &w->caps);
   }
   /* Only the forward's parameters and body block are kept (collect), and
    * they sit in a function_definition in the module or in a top-level

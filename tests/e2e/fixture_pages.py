@@ -23,7 +23,8 @@ FIXTURES = ["inductor_provenance_jit_cuda_log.txt",
             "inductor_provenance_aot_cuda_log.txt",
             "inductor_provenance_aot_log.txt",
             "inductor_provenance_aot_log_old.txt"]
-EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo", "rec-cond"]
+EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo", "rec-cond",
+            "rec-flex"]
 
 
 def check_trace(work, trace, name, env):

@@ -77,6 +77,15 @@ SINGLE = {
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_gt_sigmoid_sub_3:6"),
     ]),
+    # The score and mask functions are subgraph classes nested in both
+    # graphs; the block mask's `dense_mask[...] = new_ones;  setitem =
+    # dense_mask` is an in-place node.
+    "rec-flex": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused__to_copy_flex_attention_ones_slice_sum_transpose_zeros_1:2"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_ones_zeros_0:1"),
+    ]),
     "rec-draft-export": ([], []),
     # The cpp_wrapper output code is Python holding the C++ wrapper in one
     # raw string; its kernel links are checked in CppWrapper below.
@@ -158,6 +167,11 @@ def view_inputs(entries, cdir, which):
     }
 
 
+# FX's in-place operator node: `x[i] = v;  setitem = x`, `x += y;  iadd = x`.
+INPLACE = (r"^ *\w+(?:\[.*\] = | (?:\+|-|\*|/|//|%|\*\*|@|&|\||\^|<<|>>)= )"
+           r"[^;]*;  (\w+)(?:: \"[^\"]*\")? = \w+(?:;|$)")
+
+
 def definitions(graph):
     """Node name -> [(graph, line)]: the first assignment of the name in the
     body of each forward, the top-level class's (graph 0, indented 8) and
@@ -175,7 +189,8 @@ def definitions(graph):
             classes.append((indent, 0 if not classes else count))
             count += 1
             continue
-        m = re.match(r"^ *(\w+)(?:: \"[^\"]*\")? = ", text)
+        m = (re.match(r"^ *(\w+)(?:: \"[^\"]*\")? = ", text) or
+             re.match(INPLACE, text))
         if not m:
             continue
         while classes and classes[-1][0] + 8 > indent:
@@ -316,6 +331,38 @@ class Recordings(unittest.TestCase):
                     with self.subTest(view=view_name, kernel=key):
                         self.check_kernel(out, entries, cdir, which,
                                           view_name, key)
+
+    def test_every_mapped_node_has_its_lines(self):
+        """In the recordings with subgraphs and in-place nodes, every name
+        the mapping mentions resolves, to the lines our own reading finds:
+        nodes gives the first definition, node_definitions every one."""
+        for name in ("rec-cond", "rec-flex"):
+            log = os.path.join(EXAMPLES, name, "trace.log")
+            inputs = view_inputs(read_log(log), "-_0_0_0", -1)
+            with self.subTest(trace=name), \
+                    tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "out")
+                self.assertEqual(run(log, out, "-i").returncode, 0)
+                view = load(os.path.join(out,
+                                         "provenance_tracking_-_0_0_0.json"))
+                m = inputs["mapping"]
+                for side, names in (
+                        ("pre", set(m["preToPost"]) |
+                         {q for v in m["postToPre"].values() for q in v}),
+                        ("post", set(m["postToPre"]) | set(m["postToCppCode"]) |
+                         {p for v in m["preToPost"].values() for p in v} |
+                         {p for v in m["cppCodeToPost"].values() for p in v})):
+                    defs = definitions(inputs[side])
+                    self.assertEqual(view["unresolved"][side + "_nodes"], [])
+                    self.assertEqual(
+                        view["nodes"][side],
+                        {n: defs[n][0][1] for n in names})
+                    self.assertEqual(
+                        view["node_definitions"][side],
+                        {n: [line for _, line in defs[n]] for n in names
+                         if len(defs[n]) > 1})
+        # the in-place node of the block mask
+        self.assertIn("setitem", view["nodes"]["pre"])
 
     def test_backward_mapping_is_empty_in_torch_2_13(self):
         log = os.path.join(EXAMPLES, "rec-train-cpu", "trace.log")
