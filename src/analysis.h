@@ -22,7 +22,8 @@
 typedef struct tl_fx_node {
   tl_str name;
   int line;
-  int graph; /* 0 the outer forward, 1 + i the i-th nested one (text order) */
+  uint32_t graph; /* 0 the outer forward, else the byte where the body of
+                     a nested one starts (in text order) */
 } tl_fx_node;
 
 typedef struct tl_fx_graph {

@@ -43,8 +43,9 @@ typedef TL_VEC(capture) capture_vec;
 typedef struct fx_def {
   tl_str name;
   int line;
-  size_t graph; /* 0 the outer forward, 1 + i the i-th nested forward */
-  size_t order; /* text order, so that the first definition wins */
+  uint32_t graph; /* 0 the outer forward, else where a nested one's body
+                     starts (the same in every chunk; text order) */
+  size_t order;   /* text order, so that the first definition wins */
 } fx_def;
 
 /* print_readable names the post-grad class of AOT graphs `<lambda>`, which
@@ -121,17 +122,18 @@ static bool inplace_statement(TSNode stmt, tl_str text) {
 }
 
 static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line,
-                     size_t graph) {
+                     uint32_t graph) {
   fx_def d = {tl_ts_text(name_node, text), line, graph, defs->count};
   if (d.name.len)
     TL_VEC_PUSH(*defs, d);
 }
 
-/* 1 + the index of `n` in `nodes`; 0 when it is not there. */
-static size_t position_in(TSNode n, const node_vec *nodes) {
-  for (size_t i = 0; i < nodes->count; i++)
-    if (ts_node_eq(n, nodes->items[i]))
-      return i + 1;
+/* The graph whose forward body `block` is, among the `nested` ones: where
+ * it starts (never 0: a class line precedes it); 0 when it is none. */
+static uint32_t subgraph_of(TSNode block, const node_vec *nested) {
+  for (size_t i = 0; i < nested->count; i++)
+    if (ts_node_eq(block, nested->items[i]))
+      return ts_node_start_byte(block);
   return 0;
 }
 
@@ -149,9 +151,9 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
         push_def(defs, text, c->node, tl_ts_first_line(c->node), 0);
       continue;
     }
-    size_t graph = 0;
+    uint32_t graph = 0;
     if (!ts_node_eq(c->parent, body) &&
-        (graph = position_in(c->parent, nested)) == 0)
+        (graph = subgraph_of(c->parent, nested)) == 0)
       continue;
     TSNode assign = c->assign;
     bool declaration =
@@ -402,10 +404,11 @@ static bool visit_node(TSNode n, void *ctx) {
 
 /* Adds the definitions under one chunk's forward to `defs`; the parameters
  * only when `with_params` (later chunks repeat the `def forward(...)` line
- * as their header), and only they for a slice of the parameters (whose
- * chunk repeats the body's first statement). */
+ * as their header), and not the body's for a slice of the parameters or a
+ * subgraph class (whose chunks repeat the body's first statement). */
 static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
-                         tl_str text, bool with_params, bool params_only) {
+                         tl_str text, bool with_params, bool params_only,
+                         bool classes_only) {
   fx_walk w;
   memset(&w, 0, sizeof w);
   w.y = *y;
@@ -416,7 +419,8 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
   node_vec none = {0};
   if (chosen >= 0)
     collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],
-            params_only ? (TSNode){{0}, 0, 0} : w.fwd_body[chosen],
+            params_only || classes_only ? (TSNode){{0}, 0, 0}
+                                        : w.fwd_body[chosen],
             chosen == 0 && !params_only ? &w.nested : &none);
   TL_VEC_FREE(w.caps);
   TL_VEC_FREE(w.nested);
@@ -435,7 +439,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   /* A large forward is parsed a slice of body statements at a time, each
    * under the class and `def forward` header lines (see ts_query.h). */
   tl_ts_cuts cuts = {0};
-  tl_ts_forward fwd = {0, 0, 0};
+  tl_ts_forward fwd = {0, 0, 0, 0};
   if (text.len > tl_ts_chunk_limit &&
       !tl_ts_python_forward_cuts(text, &cuts, &fwd))
     cuts.count = 0;
@@ -450,8 +454,9 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
       defs.count = 0;
       first = true;
     }
-    collect_tree(&defs, &y, tree, text, first || ch.params_chunk,
-                 ch.params_chunk);
+    collect_tree(&defs, &y, tree, text,
+                 (first || ch.params_chunk) && !ch.class_chunk, ch.params_chunk,
+                 ch.class_chunk);
     first = false;
     ts_tree_delete(tree);
   }
@@ -477,7 +482,7 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
           defs.items[i - 1].graph == defs.items[i].graph)
         continue; /* a later definition of the same name in its graph */
       out->nodes[out->node_count++] = (tl_fx_node){
-          defs.items[i].name, defs.items[i].line, (int)defs.items[i].graph};
+          defs.items[i].name, defs.items[i].line, defs.items[i].graph};
     }
   }
   TL_VEC_FREE(defs);

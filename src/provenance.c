@@ -37,6 +37,7 @@ typedef struct named_line {
 typedef TL_VEC(named_line) name_vec;
 
 typedef TL_VEC(int) int_vec;
+typedef TL_VEC(uint32_t) graph_vec; /* tl_fx_node.graph values */
 
 typedef struct kernel {
   tl_str key, name;
@@ -45,7 +46,7 @@ typedef struct kernel {
   TL_VEC(int) calls;
   /* The post-grad graphs of its cppCodeToPost names (context_of): which
    * definition of a name that several graphs define it means. */
-  int_vec context;
+  graph_vec context;
   bool has_context;
   /* Resolved once the joins are done (resolve_kernels). */
   const tl_kernel_def *def;
@@ -202,7 +203,8 @@ typedef struct view {
   /* "node_definitions" pre and post, built while the graphs' tables are
    * here (definitions_json) */
   cJSON *definitions[2];
-  int_vec context, lines_a, lines_b; /* scratch of the joins */
+  graph_vec context; /* scratch of the joins */
+  int_vec lines_a, lines_b;
 } view;
 
 static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
@@ -238,7 +240,7 @@ static void lines_of(const calls_by *idx, tl_str name, kernel *k) {
  * a node by its name alone, so when several graphs define it, the other
  * names of the same mapping entry tell which is meant: the context is the
  * set of graphs of the entry's names that one graph alone defines. */
-static bool has_graph(const int_vec *graphs, int graph) {
+static bool has_graph(const graph_vec *graphs, uint32_t graph) {
   for (size_t i = 0; i < graphs->count; i++)
     if (graphs->items[i] == graph)
       return true;
@@ -246,7 +248,7 @@ static bool has_graph(const int_vec *graphs, int graph) {
 }
 
 static void context_of(const tl_fx_graph *g, const cJSON *names,
-                       int_vec *graphs) {
+                       graph_vec *graphs) {
   graphs->count = 0;
   const cJSON *item;
   cJSON_ArrayForEach(item, names) {
@@ -279,7 +281,7 @@ static const tl_fx_node *node_defs(view *v, bool pre, tl_str name,
  * a context, those in the context's subgraphs, or else the outer graph's
  * when the context holds it; else every one. */
 static void meant_lines(const tl_fx_node *defs, size_t count,
-                        const int_vec *context, int_vec *lines) {
+                        const graph_vec *context, int_vec *lines) {
   lines->count = 0;
   if (count > 1 && context) {
     for (size_t i = 0; i < count; i++)

@@ -424,6 +424,27 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
   c->head[0] = (TSRange){{0, 0}, a, 0, fwd.params_start};
   c->head[1] = (TSRange){b, e, fwd.params_end, fwd.body};
   c->head_count = 2;
+  if (fwd.classes) {
+    /* The subgraph classes: their own chunks, each after the header and
+     * the body's first statement, unless that statement is large (it would
+     * be parsed again for every class): then the whole text at once. */
+    uint32_t first_end = cuts.items[0];
+    if (first_end - fwd.body > TL_TS_CHUNK_LIMIT_DEFAULT ||
+        fwd.classes <= fwd.body) {
+      c->cuts.count = 0;
+      c->whole = true;
+      return;
+    }
+    c->class_filler = (TSRange){
+        e, advance_point(e, c->text, fwd.body, first_end), fwd.body, first_end};
+    size_t k = 0;
+    while (k < c->cuts.count && c->cuts.items[k] < fwd.classes)
+      k++;
+    for (size_t i = k; i < c->cuts.count; i++)
+      TL_VEC_PUSH(c->classes, c->cuts.items[i]);
+    c->cuts.count = k;
+    c->body_end = fwd.classes;
+  }
   /* Parameters larger than a chunk: in slices of about the chunk size,
    * then the body from its first statement, under the header. */
   tl_ts_cuts params = {0};
@@ -734,6 +755,12 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
   return true;
 }
 
+/* Where the top-level chunks end: the region's end, or before the nested
+ * subgraph classes of an FX graph, which have chunks of their own. */
+static uint32_t body_end(const tl_ts_chunker *c) {
+  return c->body_end ? c->body_end : c->region.end_byte;
+}
+
 /* The end of the next chunk in the current body (or the text): the first
  * cut always (progress), then every cut within the limit; goes into the
  * bodies of large items first. Leaves bodies that are done. Returns false
@@ -741,7 +768,7 @@ static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
 static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
   for (;;) {
     tl_ts_nest *nest = c->depth ? &c->nests[c->depth - 1] : NULL;
-    uint32_t region_end = nest ? nest->body.close : c->region.end_byte;
+    uint32_t region_end = nest ? nest->body.close : body_end(c);
     uint32_t blank = c->start; /* a rest of only blanks makes no chunk */
     while (blank < region_end && strchr(" \t\r\n", c->text.ptr[blank]))
       blank++;
@@ -867,9 +894,38 @@ static void trim_now_and_then(tl_ts_chunker *c, size_t bytes) {
 #endif
 }
 
+/* The next subgraph class of an FX graph (see begin_nested), or NULL when
+ * none is left; sets *failed when it does not parse cleanly. */
+static TSTree *next_class_chunk(tl_ts_chunker *c, bool *failed) {
+  *failed = false;
+  if (c->next_class >= c->classes.count)
+    return NULL;
+  uint32_t start = c->classes.items[c->next_class++];
+  uint32_t end = c->next_class < c->classes.count
+                     ? c->classes.items[c->next_class]
+                     : c->region.end_byte;
+  if (c->next_class == 1) /* after the body's chunks: c->point is theirs */
+    c->class_point = advance_point(c->point, c->text, c->start, start);
+  TSPoint from = c->class_point;
+  tl_text_passed(c->text.ptr + start);
+  trim_now_and_then(c, end - start);
+  c->class_point = advance_point(from, c->text, start, end);
+  TSRange ranges[4] = {c->head[0],
+                       c->head[1],
+                       c->class_filler,
+                       {from, c->class_point, start, end}};
+  TSTree *tree = parse_ranges(c, ranges, 4);
+  if (tree && !ts_node_has_error(ts_tree_root_node(tree)))
+    return tree;
+  if (tree)
+    ts_tree_delete(tree);
+  *failed = true;
+  return NULL;
+}
+
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
   *restart = false;
-  c->params_chunk = false;
+  c->params_chunk = c->class_chunk = false;
   while (!c->done && !c->whole) {
     bool failed;
     TSTree *slice = next_param_slice(c, &failed);
@@ -897,7 +953,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     uint32_t end;
     if (!next_chunk_end(c, &end)) {
       c->done = true;
-      return NULL;
+      break;
     }
     uint32_t start = c->start;
     tl_text_passed(c->text.ptr + start); /* a mapped text's pages before */
@@ -920,7 +976,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     TSTree *tree = parse_ranges(c, ranges, count);
     c->start = end;
     c->point = to;
-    c->done = c->depth == 0 && end >= c->region.end_byte;
+    c->done = c->depth == 0 && end >= body_end(c);
     TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
     bool failed = !tree || (c->strict  ? ts_node_has_error(root)
                             : c->depth ? nested_error(c, root)
@@ -940,7 +996,24 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     c->done = false;
     *restart = c->chunks > 0;
   }
-  return NULL;
+  if (c->whole || c->gave_up)
+    return NULL;
+  bool failed;
+  TSTree *tree = next_class_chunk(c, &failed);
+  if (tree) {
+    c->class_chunk = true;
+    c->chunks++;
+    return tree;
+  }
+  if (!failed)
+    return NULL;
+  /* as a chunk that fails: all at once */
+  bool again = c->chunks > 0;
+  c->whole = c->gave_up = true;
+  c->done = false;
+  tree = tl_ts_chunker_next(c, restart);
+  *restart = again;
+  return tree;
 }
 
 void tl_ts_chunker_end(tl_ts_chunker *c) {
@@ -950,6 +1023,7 @@ void tl_ts_chunker_end(tl_ts_chunker *c) {
   TL_VEC_FREE(c->skips);
   TL_VEC_FREE(c->ranges);
   TL_VEC_FREE(c->param_slices);
+  TL_VEC_FREE(c->classes);
   for (uint32_t i = 0; i < TL_TS_MAX_NEST; i++)
     TL_VEC_FREE(c->nests[i].cuts);
   memset(c, 0, sizeof *c);

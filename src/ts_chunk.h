@@ -85,13 +85,17 @@ bool tl_ts_python_body(tl_str text, uint32_t start, uint32_t end,
                        tl_ts_body *body, tl_ts_cuts *cuts);
 /* An FX graph as print_readable writes it, and only that shape: one
  * top-level `class ...:` whose body is one `def forward(...):`, whose body
- * statements sit at indentation 8 (deeper lines are theirs). Fills `fwd`
- * (the first body statement's line, and the bytes between the parentheses
- * of `forward(...)`) and sets `cuts` to the starts of the other statements'
- * lines. False, with no cuts, for any other shape or when unsure. */
+ * statements sit at indentation 8 (deeper lines are theirs), then maybe
+ * the subgraph classes nested in it, each from a `class ` line at
+ * indentation 4. Fills `fwd` (the first body statement's line, the bytes
+ * between the parentheses of `forward(...)`, the first nested class's line)
+ * and sets `cuts` to the starts of the other statements' lines and of the
+ * nested classes' lines. False, with no cuts, for any other shape or when
+ * unsure. */
 typedef struct tl_ts_forward {
   uint32_t body;                     /* line start of the first statement */
   uint32_t params_start, params_end; /* after `(`, at the matching `)` */
+  uint32_t classes; /* line start of the first nested class; 0: none */
 } tl_ts_forward;
 bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
                                tl_ts_forward *fwd);
@@ -159,6 +163,16 @@ typedef struct tl_ts_chunker {
   TSPoint slice_point;
   TSRange slice_tail;
   bool params_chunk; /* the tree returned last is of a parameter slice */
+  /* A nested chunker's subgraph classes after the forward's body: their
+   * starts, the next one, the point of its start, and the body statement
+   * every class is parsed after (so that the forward has a body). */
+  tl_ts_cuts classes;
+  size_t next_class;
+  TSPoint class_point;
+  TSRange class_filler;
+  uint32_t body_end; /* where the forward's body chunks end: the first
+                        class; 0: the region's end */
+  bool class_chunk;  /* the tree returned last is of a subgraph class */
   size_t isolated;   /* parses redone one member at a time (for tests) */
 } tl_ts_chunker;
 
@@ -237,8 +251,10 @@ bool tl_ts_python_param_cuts(tl_str text, uint32_t start, uint32_t end,
  * chunk (one per weight of a large model) come first, a slice at a time,
  * each slice between the header's `def forward(` and its `):` and the
  * body's first statement (params_chunk says so: that statement is not the
- * slice's to read); then the body in chunks. Such chunks give up on any
- * syntax error. */
+ * slice's to read); then the body in chunks; then each nested subgraph
+ * class (fwd.classes: the cuts from there on) after the header and the
+ * body's first statement (class_chunk says so, and that statement is not
+ * the chunk's to read either). Such chunks give up on any syntax error. */
 void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
                                 tl_str text, tl_ts_cuts cuts,
                                 tl_ts_forward fwd);

@@ -216,17 +216,26 @@ typedef struct py_block_state {
 } py_block_state;
 
 /* Lines 0 and 1 are the class and `def forward` headers; the body's
- * statements are at indentation 8, deeper lines belong to them. */
+ * statements are at indentation 8, deeper lines belong to them. After the
+ * body, the subgraph classes print_readable nests in the class, each from
+ * a `class ` line at indentation 4 (deeper lines are theirs). */
 static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
   py_block_state *st = ctx;
   size_t k = st->lines++;
   const char *p = text.ptr + line + (indent == SIZE_MAX ? 0 : indent);
   size_t rest = text.len - (size_t)(p - text.ptr);
+  bool is_class = rest > 6 && memcmp(p, "class ", 6) == 0;
   if (k == 0)
-    st->ok &= indent == 0 && rest > 6 && memcmp(p, "class ", 6) == 0;
+    st->ok &= indent == 0 && is_class;
   else if (k == 1) {
     st->ok &= indent == 4 && rest > 12 && memcmp(p, "def forward(", 12) == 0;
     st->fwd->params_start = (uint32_t)(p - text.ptr) + 12;
+  } else if (indent == 4 && is_class && k > 2) {
+    if (!st->fwd->classes)
+      st->fwd->classes = (uint32_t)line;
+    add_cut(st->cuts, line, 0, text.len);
+  } else if (st->fwd->classes) {
+    st->ok &= indent > 4 && indent != SIZE_MAX;
   } else if (indent == 8) {
     st->ok &= *p != '@' && !py_is_clause(text, line + 8);
     if (k == 2)
@@ -312,7 +321,8 @@ bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
   py_block_state st = {cuts, fwd, 0, true};
   cuts->count = 0;
   memset(fwd, 0, sizeof *fwd);
-  if (py_scan(text, py_block_visit, &st) && st.ok && st.lines > 2) {
+  if (py_scan(text, py_block_visit, &st) && st.ok && st.lines > 2 &&
+      fwd->body) {
     fwd->params_end = (uint32_t)py_params_end(text, fwd->params_start);
     if (fwd->params_end > 0 && fwd->params_end < fwd->body)
       return true;

@@ -560,6 +560,93 @@ TEST(fx_scanner_accepts_only_the_print_readable_shape) {
   TL_VEC_FREE(cuts);
 }
 
+TEST(fx_scanner_cuts_before_each_nested_subgraph_class) {
+  const char *g = "class G(torch.nn.Module):\n"
+                  "    def forward(self, x):\n"
+                  "        a = x.relu()\n"
+                  "        b = a * 2\n"
+                  "        return (b,)\n"
+                  "        \n"
+                  "    class true_graph_0(torch.nn.Module):\n"
+                  "        def forward(self, y):\n"
+                  "            c = y.sin()\n"
+                  "            return (c,)\n"
+                  "            \n"
+                  "        class inner_0(torch.nn.Module):\n"
+                  "            def forward(self, z):\n"
+                  "                return (z,)\n"
+                  "    class false_graph_0(torch.nn.Module):\n"
+                  "        def forward(self, y):\n"
+                  "            return (y,)\n";
+  tl_ts_cuts cuts = {0};
+  tl_ts_forward fwd;
+  CHECK(tl_ts_python_forward_cuts(tl_str_from(g), &cuts, &fwd));
+  const char *t = strstr(g, "    class true"),
+             *f = strstr(g, "    class false");
+  CHECK_INT_EQ(fwd.classes, t - g);
+  /* b, return, then the two classes at indentation 4 (not the one inside) */
+  CHECK_INT_EQ(cuts.count, 4);
+  if (cuts.count == 4) {
+    CHECK_INT_EQ(cuts.items[0], strstr(g, "        b =") - g);
+    CHECK_INT_EQ(cuts.items[2], t - g);
+    CHECK_INT_EQ(cuts.items[3], f - g);
+  }
+  /* A class before any statement of the body, or anything but a class at
+   * indentation 4 after the first: parsed whole. */
+  static const char *const others[] = {
+      "class G:\n    def forward(self):\n    class s(M):\n"
+      "        def forward(self):\n            a = 1\n",
+      "class G:\n    def forward(self):\n        a = 1\n    class s(M):\n"
+      "        def forward(self):\n            b = 1\n    c = 2\n",
+      "class G:\n    def forward(self):\n        a = 1\n    class s(M):\n"
+      "        def forward(self):\n            b = 1\nd = 3\n",
+  };
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+    CHECK(!tl_ts_python_forward_cuts(tl_str_from(others[i]), &cuts, &fwd));
+    CHECK_INT_EQ(cuts.count, 0);
+  }
+  TL_VEC_FREE(cuts);
+}
+
+/* The recorded graphs with subgraph classes (torch.cond branches,
+ * flex_attention's score and mask functions) chunk each class on its own
+ * and give the whole parse's nodes at every chunk size. */
+TEST(fx_recorded_graphs_with_subgraphs_in_chunks_equal_whole) {
+  static const char *const logs[] = {"examples/rec-cond/trace.log",
+                                     "examples/rec-flex/trace.log"};
+  int with_classes = 0;
+  for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", TL_SOURCE_DIR, logs[i]);
+    tl_buf all;
+    tl_buf_init(&all);
+    int n = payloads(path, "_graph", &all);
+    CHECK(n >= 2);
+    const char *p = all.data;
+    for (int k = 0; k < n; k++) {
+      size_t len = strlen(p);
+      tl_str text = {p, len};
+      char what[256];
+      snprintf(what, sizeof what, "%s, graph %d", logs[i], k + 1);
+      size_t chunks = check_chunked_equals_whole(what, text, true);
+      tl_ts_cuts cuts = {0};
+      tl_ts_forward fwd;
+      /* fx_chunks reads `class <lambda>` unpatched, which fails to parse
+       * (the analysis, which patches it, is compared above) */
+      bool lambda = strncmp(p, "class <lambda>", 14) == 0;
+      if (tl_ts_python_forward_cuts(text, &cuts, &fwd) && fwd.classes &&
+          !lambda) {
+        with_classes++;
+        CHECK(chunks > cuts.count / 2); /* split, not parsed whole */
+      }
+      TL_VEC_FREE(cuts);
+      p += len + 1;
+    }
+    tl_buf_free(&all);
+  }
+  CHECK(with_classes >= 3);
+}
+
 int main(void) {
   RUN(python_scanner_cuts_before_each_top_level_statement);
   RUN(python_scanner_ignores_column_0_lines_inside_triple_quoted_strings);
@@ -569,6 +656,8 @@ int main(void) {
   RUN(python_body_cuts_a_def_or_with_between_its_statements);
   RUN(python_body_leaves_clauses_tabs_and_small_items_whole);
   RUN(fx_scanner_accepts_only_the_print_readable_shape);
+  RUN(fx_scanner_cuts_before_each_nested_subgraph_class);
+  RUN(fx_recorded_graphs_with_subgraphs_in_chunks_equal_whole);
   RUN(pycode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(pycode_in_tiny_chunks_equals_whole_on_every_fixture_output_code);
