@@ -128,13 +128,26 @@ static void push_def(def_vec *defs, tl_str text, TSNode name_node, int line,
     TL_VEC_PUSH(*defs, d);
 }
 
-/* The graph whose forward body `block` is, among the `nested` ones: where
- * it starts (never 0: a class line precedes it); 0 when it is none. */
+/* The graph whose forward body `block` is, among the `nested` ones (sorted
+ * by start, by_start): where it starts (never 0: a class line precedes it);
+ * 0 when it is none. */
 static uint32_t subgraph_of(TSNode block, const node_vec *nested) {
-  for (size_t i = 0; i < nested->count; i++)
-    if (ts_node_eq(block, nested->items[i]))
-      return ts_node_start_byte(block);
-  return 0;
+  uint32_t at = ts_node_start_byte(block);
+  size_t lo = 0, hi = nested->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ts_node_start_byte(nested->items[mid]) < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < nested->count && ts_node_eq(block, nested->items[lo]) ? at : 0;
+}
+
+static int by_start(const void *a, const void *b) {
+  uint32_t x = ts_node_start_byte(*(const TSNode *)a);
+  uint32_t y = ts_node_start_byte(*(const TSNode *)b);
+  return (x > y) - (x < y);
 }
 
 /* Collects the definitions under the chosen forward from `caps`: its
@@ -240,8 +253,8 @@ static bool find_forward(TSNode parent, tl_str text, const fx_syms *y,
 }
 
 /* The forward bodies of the classes nested in `block` (a class body), and
- * of the classes nested in theirs, in text order (a worklist, not recursion:
- * nesting depth comes from the text). */
+ * of the classes nested in theirs, level by level (a worklist, not
+ * recursion: nesting depth comes from the text). */
 static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
                             node_vec *bodies) {
   node_vec blocks = {0};
@@ -417,6 +430,7 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
   tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
   node_vec none = {0};
+  tl_sort(w.nested.items, w.nested.count, sizeof *w.nested.items, by_start);
   if (chosen >= 0)
     collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],
             params_only || classes_only ? (TSNode){{0}, 0, 0}
@@ -505,9 +519,14 @@ const tl_fx_node *tl_fx_definitions(const tl_fx_graph *graph, tl_str name,
     else
       hi = mid;
   }
-  size_t end = lo;
-  while (end < graph->node_count && tl_str_eq(graph->nodes[end].name, name))
-    end++;
+  size_t end = lo, top = graph->node_count; /* the first node after it */
+  while (end < top) {
+    size_t mid = end + (top - end) / 2;
+    if (node_key_cmp(&name, &graph->nodes[mid]) >= 0)
+      end = mid + 1;
+    else
+      top = mid;
+  }
   *count = end - lo;
   return *count ? &graph->nodes[lo] : NULL;
 }

@@ -239,12 +239,21 @@ static void lines_of(const calls_by *idx, tl_str name, kernel *k) {
  * the subgraph classes nested in it (tl_fx_definitions). The mapping names
  * a node by its name alone, so when several graphs define it, the other
  * names of the same mapping entry tell which is meant: the context is the
- * set of graphs of the entry's names that one graph alone defines. */
+ * set of graphs of the entry's names that one graph alone defines, sorted.
+ * An entry whose names span more graphs than MAX_CONTEXT tells nothing
+ * (an empty context), and a name that would link more definitions than
+ * MAX_LINKED links its first (the outer graph's when it has one): both keep
+ * the joins linear in the mapping, whatever the graphs hold. */
+enum { MAX_CONTEXT = 64, MAX_LINKED = 8 };
+
+static int graph_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
 static bool has_graph(const graph_vec *graphs, uint32_t graph) {
-  for (size_t i = 0; i < graphs->count; i++)
-    if (graphs->items[i] == graph)
-      return true;
-  return false;
+  return graphs->count && bsearch(&graph, graphs->items, graphs->count,
+                                  sizeof graph, graph_cmp) != NULL;
 }
 
 static void context_of(const tl_fx_graph *g, const cJSON *names,
@@ -257,9 +266,15 @@ static void context_of(const tl_fx_graph *g, const cJSON *names,
     size_t count;
     const tl_fx_node *d =
         tl_fx_definitions(g, tl_str_from(item->valuestring), &count);
-    if (count == 1 && !has_graph(graphs, d->graph))
+    if (count == 1)
       TL_VEC_PUSH(*graphs, d->graph);
   }
+  tl_sort(graphs->items, graphs->count, sizeof *graphs->items, graph_cmp);
+  size_t kept = 0;
+  for (size_t i = 0; i < graphs->count; i++)
+    if (!kept || graphs->items[kept - 1] != graphs->items[i])
+      graphs->items[kept++] = graphs->items[i];
+  graphs->count = kept <= MAX_CONTEXT ? kept : 0;
 }
 
 /* Records that the mapping names node `name` of one graph; returns its
@@ -279,20 +294,39 @@ static const tl_fx_node *node_defs(view *v, bool pre, tl_str name,
 
 /* Sets `lines` to those of the definitions meant: the only one; else, with
  * a context, those in the context's subgraphs, or else the outer graph's
- * when the context holds it; else every one. */
+ * when the context holds it; else every one; the first alone past
+ * MAX_LINKED. `defs` are sorted by graph, the outer one (0) first. */
 static void meant_lines(const tl_fx_node *defs, size_t count,
                         const graph_vec *context, int_vec *lines) {
   lines->count = 0;
-  if (count > 1 && context) {
-    for (size_t i = 0; i < count; i++)
-      if (defs[i].graph != 0 && has_graph(context, defs[i].graph))
-        TL_VEC_PUSH(*lines, defs[i].line);
+  if (count > 1 && context && context->count) {
+    if (count <= context->count) {
+      for (size_t i = 0; i < count; i++)
+        if (defs[i].graph != 0 && has_graph(context, defs[i].graph))
+          TL_VEC_PUSH(*lines, defs[i].line);
+    } else {
+      for (size_t k = 0; k < context->count; k++) {
+        uint32_t g = context->items[k];
+        size_t lo = 0, hi = count; /* defs[lo]: the first of graph >= g */
+        while (lo < hi) {
+          size_t mid = lo + (hi - lo) / 2;
+          if (defs[mid].graph < g)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (g != 0 && lo < count && defs[lo].graph == g)
+          TL_VEC_PUSH(*lines, defs[lo].line);
+      }
+    }
     if (!lines->count && defs[0].graph == 0 && has_graph(context, 0))
       TL_VEC_PUSH(*lines, defs[0].line);
   }
   if (!lines->count)
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count && i <= MAX_LINKED; i++)
       TL_VEC_PUSH(*lines, defs[i].line);
+  if (lines->count > MAX_LINKED)
+    lines->count = 1;
 }
 
 static tl_str json_str(const cJSON *j) {

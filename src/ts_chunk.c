@@ -894,18 +894,30 @@ static void trim_now_and_then(tl_ts_chunker *c, size_t bytes) {
 #endif
 }
 
-/* The next subgraph class of an FX graph (see begin_nested), or NULL when
- * none is left; sets *failed when it does not parse cleanly. */
+/* The next subgraph classes of an FX graph (see begin_nested), as many as
+ * fit in a chunk, at least one; NULL when none is left; sets *failed when
+ * they do not parse cleanly. */
 static TSTree *next_class_chunk(tl_ts_chunker *c, bool *failed) {
   *failed = false;
   if (c->next_class >= c->classes.count)
     return NULL;
+  if (c->next_class == 0) /* after the body's chunks: c->point is theirs */
+    c->class_point =
+        advance_point(c->point, c->text, c->start, c->classes.items[0]);
+  /* One class, then the next ones while they fit in the limit. */
+  size_t n = c->classes.count;
   uint32_t start = c->classes.items[c->next_class++];
-  uint32_t end = c->next_class < c->classes.count
-                     ? c->classes.items[c->next_class]
-                     : c->region.end_byte;
-  if (c->next_class == 1) /* after the body's chunks: c->point is theirs */
-    c->class_point = advance_point(c->point, c->text, c->start, start);
+  uint32_t end =
+      c->next_class < n ? c->classes.items[c->next_class] : c->region.end_byte;
+  while (c->next_class < n) {
+    uint32_t with_next = c->next_class + 1 < n
+                             ? c->classes.items[c->next_class + 1]
+                             : c->region.end_byte;
+    if (with_next - start > c->limit)
+      break;
+    c->next_class++;
+    end = with_next;
+  }
   TSPoint from = c->class_point;
   tl_text_passed(c->text.ptr + start);
   trim_now_and_then(c, end - start);

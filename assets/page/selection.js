@@ -20,16 +20,17 @@
       r.ks = ks.slice();
       ks.forEach(function (k) {
         add(r.hl.code, K[k].calls);
+        var toCalls = null; /* post lines linked to the kernel's calls */
         K[k].post.forEach(function (name) {
           var defs = nodeMap('post').byName.get(name);
+          if (!defs || defs.length < 2) { add(r.hl.post, defs); return; }
           /* A name several graphs define: the definitions the engine linked
            * to the kernel's calls (docs/provenance-json.md), else all. */
-          var linked = defs && defs.length > 1 ? defs.filter(function (l) {
-            return K[k].calls.some(function (c) {
-              var to = codeToPost.get(c);
-              return to && to.indexOf(l) >= 0;
-            });
-          }) : [];
+          if (!toCalls) {
+            toCalls = new Set();
+            K[k].calls.forEach(function (c) { add(toCalls, codeToPost.get(c)); });
+          }
+          var linked = defs.filter(function (l) { return toCalls.has(l); });
           add(r.hl.post, linked.length ? linked : defs);
         });
       });

@@ -1,6 +1,6 @@
 /* dump.h: the analyses of tests/engine as text, one fact a line, the form
  * the corpus case files (tests/engine/corpus/) spell out:
- *   FX graph:    NAME LINE
+ *   FX graph:    NAME LINE [in subgraph N]
  *   output code: def NAME KIND FILE FIRST-LAST / call LINE NAME KIND
  *                [handle=KEY] / embedded FILE FIRST-LAST LANGUAGE /
  *                entry FIRST-LAST / cpp_wrapper (the C++ of a
@@ -10,17 +10,45 @@
 #ifndef TL_TEST_ENGINE_DUMP_H
 #define TL_TEST_ENGINE_DUMP_H
 
+#include <stdlib.h>
+
 #include "analysis.h"
 #include "buf.h"
 
+static int dump_graph_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* "name line", and " in subgraph N" for a node of the N-th subgraph class
+ * nested in the graph's class (text order). */
 static void dump_fx(tl_str input, tl_buf *out) {
   tl_arena arena;
   tl_arena_init(&arena);
   tl_fx_graph g;
   tl_fx_analyze(&arena, input, &g);
+  uint32_t *ids = malloc((g.node_count + 1) * sizeof *ids);
+  size_t n = 0;
   for (size_t i = 0; i < g.node_count; i++)
-    tl_buf_printf(out, "%.*s %d\n", (int)g.nodes[i].name.len,
-                  g.nodes[i].name.ptr, g.nodes[i].line);
+    if (g.nodes[i].graph)
+      ids[n++] = g.nodes[i].graph;
+  qsort(ids, n, sizeof *ids, dump_graph_cmp);
+  size_t distinct = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!distinct || ids[distinct - 1] != ids[i])
+      ids[distinct++] = ids[i];
+  for (size_t i = 0; i < g.node_count; i++) {
+    tl_buf_printf(out, "%.*s %d", (int)g.nodes[i].name.len, g.nodes[i].name.ptr,
+                  g.nodes[i].line);
+    const uint32_t *at = g.nodes[i].graph
+                             ? bsearch(&g.nodes[i].graph, ids, distinct,
+                                       sizeof *ids, dump_graph_cmp)
+                             : NULL;
+    if (at)
+      tl_buf_printf(out, " in subgraph %zu", (size_t)(at - ids) + 1);
+    tl_buf_putc(out, '\n');
+  }
+  free(ids);
   tl_arena_free(&arena);
 }
 

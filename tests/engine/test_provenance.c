@@ -338,6 +338,39 @@ TEST(a_node_name_of_two_graphs_links_the_definition_its_entry_means) {
   cJSON_Delete(j);
 }
 
+/* Many subgraphs defining one name: a name alone would link every one, so
+ * past 8 it links its first; with a context, the subgraph it points to. */
+TEST(a_name_that_many_graphs_define_links_its_first_alone) {
+  tl_buf post;
+  tl_buf_init(&post);
+  tl_buf_puts(&post, "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, primals_1: \"f32[8][1]\"):\n"
+                     "        mul: \"f32[8][1]\" = primals_1 * 3\n"
+                     "        return (mul,)\n");
+  /* subgraph i (0..11): lines 5 + 5 i (class), relu_i at 7 + 5 i, mul at
+   * 8 + 5 i */
+  for (int i = 0; i < 12; i++)
+    tl_buf_printf(&post,
+                  "    class sub_%d(torch.nn.Module):\n"
+                  "        def forward(self, arg0_1: \"f32[8][1]\"):\n"
+                  "            relu_%d: \"f32[8][1]\" = arg0_1.relu()\n"
+                  "            mul: \"f32[8][1]\" = relu_%d * 2\n"
+                  "            return (mul,)\n",
+                  i, i, i);
+  tl_prov_inputs in =
+      small_view("{\"cppCodeToPost\": {\"k_1:1\": [\"mul\"],"
+                 " \"k_10:12\": [\"relu_3\", \"mul\"]}, \"version\": 2.0}",
+                 NULL);
+  in.post_graph = tl_buf_str(&post);
+  cJSON *j = build_scribbled(&in);
+  CHECK(json_equals(at(j, "lines", "codeToPost"),
+                    "{\"9\": [3], \"13\": [22, 23]}"));
+  const cJSON *defs = at(at(j, "node_definitions", "post"), "mul", NULL);
+  CHECK_INT_EQ(cJSON_GetArraySize(defs), 13);
+  cJSON_Delete(j);
+  tl_buf_free(&post);
+}
+
 TEST(key_with_inner_colons_splits_its_handle_at_the_last_colon) {
   cJSON *j = build("{\"cppCodeToPost\": {\"a::b::op:7\": [\"mm\"]},"
                    " \"version\": 2.0}",
@@ -619,6 +652,7 @@ int main(int argc, char **argv) {
   RUN(mapping_entries_of_the_wrong_type_are_listed_as_malformed);
   RUN(names_without_a_line_are_listed_as_unresolved);
   RUN(a_node_name_of_two_graphs_links_the_definition_its_entry_means);
+  RUN(a_name_that_many_graphs_define_links_its_first_alone);
   RUN(key_with_inner_colons_splits_its_handle_at_the_last_colon);
   RUN(view_without_usable_mapping_says_why_and_keeps_artifacts);
   RUN(kernel_kind_names_cover_every_kind);

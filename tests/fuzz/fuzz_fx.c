@@ -1,9 +1,10 @@
 /* fuzz_fx.c: the FX graph analyzer (tl_fx_analyze) on any text.
  *
  * Invariants: node names are sorted, each lies inside the text or the arena
- * (touched for ASan), each line is within the text, tl_fx_definitions finds
- * every node in the run of its name and tl_fx_lookup the run's first line;
- * and the analysis in chunks equals the whole one.
+ * (touched for ASan), each line is within the text, a name repeats only
+ * for another graph (ascending), tl_fx_definitions finds every node in the
+ * run of its name and tl_fx_lookup the run's first line; and the analysis
+ * in chunks equals the whole one, graphs included.
  */
 #include "analysis.h"
 #include "fuzz.h"
@@ -30,8 +31,10 @@ static void analyze(const uint8_t *data, size_t size, size_t limit,
     const tl_fx_node *n = &g.nodes[i];
     sum += fuzz_touch(n->name);
     FUZZ_CHECK(n->line >= 1 && n->line <= lines);
-    if (i > 0)
-      FUZZ_CHECK(tl_str_cmp(g.nodes[i - 1].name, n->name) <= 0);
+    if (i > 0) { /* one definition per name and graph, graphs ascending */
+      int c = tl_str_cmp(g.nodes[i - 1].name, n->name);
+      FUZZ_CHECK(c < 0 || (c == 0 && g.nodes[i - 1].graph < n->graph));
+    }
     size_t count;
     const tl_fx_node *first = tl_fx_definitions(&g, n->name, &count);
     FUZZ_CHECK(first && first <= n && n < first + count);
@@ -39,9 +42,11 @@ static void analyze(const uint8_t *data, size_t size, size_t limit,
   }
   FUZZ_CHECK(tl_fx_lookup(&g, TL_STR_LIT("\x01no such node")) == 0);
   sink = sum;
+  /* the graph too: chunks must name a subgraph as the whole parse does */
   for (size_t i = 0; i < g.node_count; i++)
-    tl_buf_printf(dump, "%.*s %d\n", (int)g.nodes[i].name.len,
-                  g.nodes[i].name.ptr, g.nodes[i].line);
+    tl_buf_printf(dump, "%.*s %d %u\n", (int)g.nodes[i].name.len,
+                  g.nodes[i].name.ptr, g.nodes[i].line,
+                  (unsigned)g.nodes[i].graph);
   tl_arena_free(&arena);
 }
 
