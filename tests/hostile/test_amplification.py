@@ -183,6 +183,48 @@ class Bound(unittest.TestCase):
         for name in ("provenance.js", "provenance.css", "highlight.min.js"):
             self.assertTrue(os.path.isfile(os.path.join(out, "static", name)))
 
+    def test_a_name_of_3000_subgraphs_links_a_bounded_number_of_lines(self):
+        # Every one of 3,000 subgraph classes nested in the post-grad graph
+        # defines `mul`, and 3,000 pre-grad nodes each map to `mul` alone:
+        # linking every definition would make 9 million line pairs. A name
+        # alone past 8 definitions links its first (docs/provenance-json.md).
+        n = 3000
+        pre = ("class GraphModule(torch.nn.Module):\n"
+               "    def forward(self, x):\n"
+               + "".join("        x_%d = x + %d\n" % (i, i) for i in range(n))
+               + "        return (x,)")
+        post = ("class GraphModule(torch.nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        mul = x * 3\n"
+                "        return (mul,)\n"
+                + "".join("    class sub_%d(torch.nn.Module):\n"
+                          "        def forward(self, y):\n"
+                          "            mul = y * 2\n"
+                          "            return (mul,)\n" % i
+                          for i in range(n)))
+        mapping = json.dumps({"preToPost": {"x_%d" % i: ["mul"]
+                                            for i in range(n)},
+                              "version": 2.0})
+
+        def artifact(name, payload, encoding):
+            md5 = hashlib.md5(payload.encode()).hexdigest()
+            return (line({"artifact": {"name": name, "encoding": encoding},
+                          "frame_id": 0, "frame_compile_id": 0, "attempt": 0,
+                          "has_payload": md5})
+                    + "".join("\t" + l + "\n" for l in payload.split("\n")))
+        text = (artifact("before_pre_grad_graph", pre, "string")
+                + artifact("after_post_grad_graph", post, "string")
+                + artifact("inductor_provenance_tracking_node_mappings",
+                           mapping, "json"))
+        out = self.check(text, 1)
+        with open(os.path.join(out, "provenance_tracking_-_0_0_0.json")) as f:
+            view = json.load(f)
+        self.assertEqual(view["unresolved"]["post_nodes"], [])
+        self.assertEqual(len(view["node_definitions"]["post"]["mul"]), n + 1)
+        # each pre-grad line links the outer `mul` (line 3) alone
+        self.assertEqual(len(view["lines"]["preToPost"]), n)
+        self.assertEqual({tuple(v) for v in view["lines"]["preToPost"].values()},
+                         {(3,)})
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
