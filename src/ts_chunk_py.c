@@ -213,18 +213,30 @@ typedef struct py_block_state {
   tl_ts_forward *fwd;
   size_t lines;
   bool ok;
+  size_t previous_indent; /* of the line before */
+  bool previous_opens;    /* it was a `class ` or `def ` line */
 } py_block_state;
 
 /* Lines 0 and 1 are the class and `def forward` headers; the body's
  * statements are at indentation 8, deeper lines belong to them. After the
  * body, the subgraph classes print_readable nests in the class, each from
- * a `class ` line at indentation 4 (deeper lines are theirs). */
+ * a `class ` line at indentation 4 (deeper lines are theirs). A statement
+ * deeper than the one before it, unless that one is a `class ` or `def `
+ * line and the step is 4, is not print_readable's: tree-sitter reads such
+ * an indent without an error, but what it makes of it depends on the lines
+ * around, so a chunk could read it otherwise than the whole text. */
 static void py_block_visit(void *ctx, tl_str text, size_t line, size_t indent) {
   py_block_state *st = ctx;
   size_t k = st->lines++;
   const char *p = text.ptr + line + (indent == SIZE_MAX ? 0 : indent);
   size_t rest = text.len - (size_t)(p - text.ptr);
   bool is_class = rest > 6 && memcmp(p, "class ", 6) == 0;
+  bool opens = is_class || (rest > 4 && memcmp(p, "def ", 4) == 0);
+  if (k > 0 && indent != SIZE_MAX && indent > st->previous_indent &&
+      !(st->previous_opens && indent == st->previous_indent + 4))
+    st->ok = false;
+  st->previous_indent = indent;
+  st->previous_opens = opens;
   if (k == 0)
     st->ok &= indent == 0 && is_class;
   else if (k == 1) {
@@ -318,7 +330,7 @@ bool tl_ts_python_param_cuts(tl_str text, uint32_t start, uint32_t end,
 
 bool tl_ts_python_forward_cuts(tl_str text, tl_ts_cuts *cuts,
                                tl_ts_forward *fwd) {
-  py_block_state st = {cuts, fwd, 0, true};
+  py_block_state st = {cuts, fwd, 0, true, 0, false};
   cuts->count = 0;
   memset(fwd, 0, sizeof *fwd);
   if (py_scan(text, py_block_visit, &st) && st.ok && st.lines > 2 &&

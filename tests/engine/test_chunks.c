@@ -600,6 +600,11 @@ TEST(fx_scanner_cuts_before_each_nested_subgraph_class) {
       "        def forward(self):\n            b = 1\n    c = 2\n",
       "class G:\n    def forward(self):\n        a = 1\n    class s(M):\n"
       "        def forward(self):\n            b = 1\nd = 3\n",
+      /* a statement deeper than the one before (not a class or def) */
+      "class G:\n    def forward(self):\n        a = 1\n            b,\n"
+      "        c = 2\n",
+      "class G:\n    def forward(self):\n        a = 1\n    class s(M):\n"
+      "        def forward(self):\n            b = 1\n                c,\n",
   };
   for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
     CHECK(!tl_ts_python_forward_cuts(tl_str_from(others[i]), &cuts, &fwd));
