@@ -742,7 +742,7 @@ static void failures_section(tl_buf *html, const tl_store *store) {
 }
 
 static void chromium_section(tl_buf *html, const tl_store *store) {
-  if (store->chromium_event_count)
+  if (store->chromium.count)
     tl_buf_puts(html, "<h2> Chromium Events </h2>\n<p>PT2 generates <a "
                       "href=\"chromium_events.json\">Chromium Trace "
                       "Events</a> in JSON on specific events during "

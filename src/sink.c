@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chromium_events.h"
 #include "fsutil.h"
 #include "html.h"
 #include "json_serde.h"
@@ -28,6 +29,7 @@ typedef enum step_kind {
   STEP_WRITE,         /* `data` to `path` */
   STEP_WRITE_ESCAPED, /* `data` around the current record's payload, escaped */
   STEP_RAW_LOG,       /* `data` appended to raw.log */
+  STEP_CHROMIUM,      /* the current record's payload to `chromium` */
   STEP_RECORD_END     /* the current record let go */
 } step_kind;
 
@@ -49,6 +51,7 @@ typedef struct step {
   size_t member_count;
   char *expected_md5; /* may be NULL: "not a string" */
   bool check_md5;
+  tl_chromium_out *chromium; /* CHROMIUM */
 } step;
 
 typedef struct digest_text {
@@ -169,6 +172,45 @@ static void write_raw_jsonl(tl_sink *sink, const step *s) {
   }
 }
 
+/* chromium_events.json: the current record's payload as one element of
+ * the pretty array, keys sorted (and, for --all-ranks-html, the combined
+ * file's form from the very text just written, as the parent would make it
+ * from this rank's file). */
+static void write_chromium_event(tl_sink *sink, tl_chromium_out *out) {
+  const step *record = sink->current;
+  if (!record || !record->has_payload || !out->events)
+    return;
+  tl_buf *event = &sink->scratch;
+  tl_buf_clear(event);
+  tl_json_serde_options o = {true, 1, NULL, 0};
+  if (tl_json_serde(event, (tl_str){record->payload, record->len}, &o, NULL,
+                    NULL, 0) != TL_JSON_SERDE_OK) {
+    tl_diag_add(sink->diag, TL_DIAG_CHROMIUM, record->line,
+                "chromium_event payload is not JSON (left out of "
+                "chromium_events.json; the line is in raw.log)");
+    return;
+  }
+  fputs(out->count ? ",\n  " : "\n  ", out->events);
+  fwrite(event->data, 1, event->len, out->events);
+  out->count++;
+  if (out->part) {
+    tl_buf with_pid;
+    tl_buf_init(&with_pid);
+    if (tl_chromium_event_with_pid_pretty(&with_pid, event->data, event->len,
+                                          out->pid) ||
+        tl_chromium_event_with_pid(&with_pid, event->data, 0, event->len,
+                                   out->pid)) {
+      fputs(",\n  ", out->part);
+      fwrite(with_pid.data, 1, with_pid.len, out->part);
+    }
+    tl_buf_free(&with_pid);
+  }
+  if (event->cap > SCRATCH_KEPT) { /* do not hold a large event's copy */
+    tl_buf_free(event);
+    tl_buf_init(event);
+  }
+}
+
 /* Does one step; returns the step if it must stay (the current record). */
 static step *run_step(tl_sink *sink, step *s) {
   switch (s->kind) {
@@ -198,6 +240,9 @@ static step *run_step(tl_sink *sink, step *s) {
   case STEP_RAW_LOG:
     if (sink->raw_log)
       fwrite(s->data, 1, s->len, sink->raw_log);
+    break;
+  case STEP_CHROMIUM:
+    write_chromium_event(sink, s->chromium);
     break;
   case STEP_RECORD_END:
     break; /* run_steps lets the current record go */
@@ -343,6 +388,12 @@ size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
   sink->record_bytes = step_bytes(s);
   submit(sink, s);
   return ticket;
+}
+
+void tl_sink_chromium_event(tl_sink *sink, tl_chromium_out *out) {
+  step *s = new_step(STEP_CHROMIUM, NULL);
+  s->chromium = out;
+  submit(sink, s);
 }
 
 void tl_sink_record_end(tl_sink *sink) {

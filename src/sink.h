@@ -49,6 +49,20 @@ size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
                              tl_str payload, tl_buf *owner, const char *kind,
                              const char *expected_md5, bool check_md5);
 enum { TL_SINK_TAKE_AT = 1 << 20 };
+/* chromium_events.json, and this rank's part for --all-ranks-html: files
+ * the caller opens and closes (after tl_sink_finish), written by the sink
+ * in record order; `count` events written so far. */
+typedef struct tl_chromium_out {
+  FILE *events, *part;
+  unsigned pid;
+  size_t count;
+} tl_chromium_out;
+/* Appends the payload of the record begun last to `out`, as the Rust tool
+ * writes chromium_events.json (one pretty array, keys sorted), on the
+ * sink's thread: the re-writing was a third of the reading thread's time
+ * on a long training job's events. A payload that is not JSON is left out,
+ * with a diagnostic at the record's line. `out` lives until tl_sink_finish. */
+void tl_sink_chromium_event(tl_sink *sink, tl_chromium_out *out);
 /* The record begun last needs no more steps: its copy or taken payload is
  * let go once the steps before are done, not held while the next record is
  * read (the 14 MB post-grad graph of a huge compile while its 57 MB wrapper

@@ -584,38 +584,8 @@ static void store_entry(tl_store *store, const tl_record *rec) {
     return;
   }
   case OUT_CHROMIUM:
-    if (store->chromium_events && rec->payload.ptr) {
-      /* As the Rust tool writes them: one pretty array, keys sorted. */
-      tl_buf event;
-      tl_buf_init(&event);
-      tl_json_serde_options o = {true, 1, NULL, 0};
-      if (tl_json_serde(&event, rec->payload, &o, NULL, NULL, 0) ==
-          TL_JSON_SERDE_OK) {
-        fputs(store->chromium_event_count ? ",\n  " : "\n  ",
-              store->chromium_events);
-        fwrite(event.data, 1, event.len, store->chromium_events);
-        store->chromium_event_count++;
-        if (store->chromium_part) {
-          /* The combined file's form, from the very text just written, as
-           * the parent would make it from this rank's file. */
-          tl_buf with_pid;
-          tl_buf_init(&with_pid);
-          if (tl_chromium_event_with_pid_pretty(
-                  &with_pid, event.data, event.len, store->chromium_pid) ||
-              tl_chromium_event_with_pid(&with_pid, event.data, 0, event.len,
-                                         store->chromium_pid)) {
-            fputs(",\n  ", store->chromium_part);
-            fwrite(with_pid.data, 1, with_pid.len, store->chromium_part);
-          }
-          tl_buf_free(&with_pid);
-        }
-      } else {
-        tl_diag_add(store->diag, TL_DIAG_CHROMIUM, rec->line,
-                    "chromium_event payload is not JSON (left out of "
-                    "chromium_events.json; the line is in raw.log)");
-      }
-      tl_buf_free(&event);
-    }
+    if (store->chromium.events && rec->payload.ptr)
+      tl_sink_chromium_event(store->sink, &store->chromium);
     return;
   case OUT_DUMP_FILE:
     tl_artifact_pages_dump_file(store, dir, rec);
@@ -706,13 +676,13 @@ bool tl_store_open(tl_store *store, const char *out_dir,
     store->failed = true;
     snprintf(store->error, sizeof store->error, "%s", error);
   }
-  store->chromium_events = open_stream(store, "chromium_events.json");
-  if (store->chromium_events)
-    fputs("[", store->chromium_events);
+  store->chromium.events = open_stream(store, "chromium_events.json");
+  if (store->chromium.events)
+    fputs("[", store->chromium.events);
   if (options->chromium_part_path) {
-    store->chromium_pid = options->chromium_pid;
-    store->chromium_part = fopen(options->chromium_part_path, "wbx");
-    if (!store->chromium_part && !store->failed) {
+    store->chromium.pid = options->chromium_pid;
+    store->chromium.part = fopen(options->chromium_part_path, "wbx");
+    if (!store->chromium.part && !store->failed) {
       store->failed = true;
       snprintf(store->error, sizeof store->error, "cannot write %s",
                options->chromium_part_path);
@@ -761,10 +731,10 @@ bool tl_store_close(tl_store *store) {
     tl_sink_free(store->sink);
     store->sink = NULL;
   }
-  if (store->chromium_events)
-    fputs(store->chromium_event_count ? "\n]" : "]", store->chromium_events);
-  close_stream(store, &store->chromium_events, "chromium_events.json");
-  close_stream(store, &store->chromium_part, "chromium_events.part");
+  if (store->chromium.events)
+    fputs(store->chromium.count ? "\n]" : "]", store->chromium.events);
+  close_stream(store, &store->chromium.events, "chromium_events.json");
+  close_stream(store, &store->chromium.part, "chromium_events.part");
   if (store->raw_jsonl.entries) {
     char error[512];
     if (!tl_raw_jsonl_finish(&store->raw_jsonl, &store->strings, error,

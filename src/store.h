@@ -120,9 +120,9 @@ typedef struct tl_store {
   tl_compile_dir **dir_table; /* open addressing by folder name */
   size_t dir_table_size;      /* a power of two, or 0 */
   FILE *raw_log;
-  FILE *chromium_events;
-  FILE *chromium_part; /* store options' chromium_part_path, or NULL */
-  unsigned chromium_pid;
+  /* chromium_events.json and the part of store options'
+   * chromium_part_path (or NULL), written by the sink */
+  tl_chromium_out chromium;
   tl_raw_jsonl raw_jsonl;
   /* The `str` entries' table: the reader moves it here at the end of the
    * run (tl_reader_options.keep_strings), for raw.jsonl's first line. */
@@ -140,7 +140,6 @@ typedef struct tl_store {
   tl_sink *sink;            /* between open and close; NULL after */
   size_t record_md5_ticket; /* the current record's, or TL_SINK_NO_TICKET */
   TL_VEC(tl_pending_md5) pending_md5;
-  size_t chromium_event_count;
   size_t record_count;
   TL_VEC(tl_start) starts;
   /* Stacks logged beside an entry's kind (a top-level "stack"), in log

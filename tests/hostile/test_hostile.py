@@ -394,6 +394,27 @@ class Broken(Case):
                          "column %d (1 broken JSON envelopes)" % (log, col))
         self.kept(out)
 
+    def test_a_chromium_event_that_is_not_json_is_left_out_alone(self):
+        good = b'{"name": "b", "ts": 2, "args": {"z": 1, "a": 2}, "ph": "B"}'
+        log = self.write("t.log", self.GOOD
+                         + entry(b'"chromium_event": {}', good, ids=None)
+                         + entry(b'"chromium_event": {}', b'{"name": "x",',
+                                 ids=None)
+                         + entry(b'"chromium_event": {}', b"[1, 2.50]",
+                                 ids=None))
+        r, out = self.parse(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # the record on line 7 (its glog line), named once
+        self.assertEqual(r.stderr.count(b"chromium_event payload is not JSON"),
+                         1, r.stderr)
+        self.assertIn(b"t.log:7: chromium_event payload is not JSON", r.stderr)
+        # the other two, re-written as the Rust tool writes them
+        self.assertEqual(self.read(out, "chromium_events.json"), (
+            b'[\n  {\n    "args": {\n      "a": 2,\n      "z": 1\n    },\n'
+            b'    "name": "b",\n    "ph": "B",\n    "ts": 2\n  },\n'
+            b'  [\n    1,\n    2.5\n  ]\n]'))
+        self.kept(out)
+
     def test_deeply_nested_payloads_are_kept_verbatim(self):
         deep = b"[" * 100000 + b"]" * 100000
         log = self.write("t.log", self.GOOD
