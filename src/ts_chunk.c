@@ -474,6 +474,18 @@ void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
 static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
                             uint32_t count);
 
+/* The text over `ranges`, or NULL, with *failed set, when it does not
+ * parse cleanly (a slice of the forward's parameters, or subgraph classes,
+ * whose failure gives up chunking). */
+static TSTree *parse_clean(tl_ts_chunker *c, const TSRange *ranges,
+                           uint32_t count, bool *failed) {
+  TSTree *tree = parse_ranges(c, ranges, count);
+  *failed = !tree || ts_node_has_error(ts_tree_root_node(tree));
+  if (*failed && tree)
+    ts_tree_delete(tree);
+  return *failed ? NULL : tree;
+}
+
 /* The next slice of the forward's parameters (see begin_nested), or NULL
  * when none is left; sets *failed when it does not parse cleanly. */
 static TSTree *next_param_slice(tl_ts_chunker *c, bool *failed) {
@@ -486,13 +498,7 @@ static TSTree *next_param_slice(tl_ts_chunker *c, bool *failed) {
   c->slice_point = advance_point(from, c->text, start, end);
   TSRange ranges[3] = {
       c->head[0], {from, c->slice_point, start, end}, c->slice_tail};
-  TSTree *tree = parse_ranges(c, ranges, 3);
-  if (tree && !ts_node_has_error(ts_tree_root_node(tree)))
-    return tree;
-  if (tree)
-    ts_tree_delete(tree);
-  *failed = true;
-  return NULL;
+  return parse_clean(c, ranges, 3, failed);
 }
 
 void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs) {
@@ -926,13 +932,7 @@ static TSTree *next_class_chunk(tl_ts_chunker *c, bool *failed) {
                        c->head[1],
                        c->class_filler,
                        {from, c->class_point, start, end}};
-  TSTree *tree = parse_ranges(c, ranges, 4);
-  if (tree && !ts_node_has_error(ts_tree_root_node(tree)))
-    return tree;
-  if (tree)
-    ts_tree_delete(tree);
-  *failed = true;
-  return NULL;
+  return parse_clean(c, ranges, 4, failed);
 }
 
 TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
@@ -963,9 +963,18 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
       return tree;
     }
     uint32_t end;
-    if (!next_chunk_end(c, &end)) {
-      c->done = true;
-      break;
+    if (!next_chunk_end(c, &end)) { /* then the subgraph classes, if any */
+      bool failed;
+      TSTree *tree = next_class_chunk(c, &failed);
+      if (tree) {
+        c->class_chunk = true;
+        c->chunks++;
+        return tree;
+      }
+      c->done = !failed;
+      c->whole = c->gave_up = failed; /* as a chunk that fails: all at once */
+      *restart = failed && c->chunks > 0;
+      continue;
     }
     uint32_t start = c->start;
     tl_text_passed(c->text.ptr + start); /* a mapped text's pages before */
@@ -988,7 +997,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     TSTree *tree = parse_ranges(c, ranges, count);
     c->start = end;
     c->point = to;
-    c->done = c->depth == 0 && end >= body_end(c);
+    c->done = c->depth == 0 && end >= c->region.end_byte;
     TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
     bool failed = !tree || (c->strict  ? ts_node_has_error(root)
                             : c->depth ? nested_error(c, root)
@@ -1008,24 +1017,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     c->done = false;
     *restart = c->chunks > 0;
   }
-  if (c->whole || c->gave_up)
-    return NULL;
-  bool failed;
-  TSTree *tree = next_class_chunk(c, &failed);
-  if (tree) {
-    c->class_chunk = true;
-    c->chunks++;
-    return tree;
-  }
-  if (!failed)
-    return NULL;
-  /* as a chunk that fails: all at once */
-  bool again = c->chunks > 0;
-  c->whole = c->gave_up = true;
-  c->done = false;
-  tree = tl_ts_chunker_next(c, restart);
-  *restart = again;
-  return tree;
+  return NULL;
 }
 
 void tl_ts_chunker_end(tl_ts_chunker *c) {
