@@ -134,10 +134,17 @@ static int named_cmp(const void *a, const void *b) {
                     ((const named_line *)b)->name);
 }
 
+/* A NUL-terminated copy of `s` (cJSON takes C strings); the caller frees
+ * it. */
+static char *c_string(tl_str s) {
+  char *copy = tl_xmalloc(s.len + 1);
+  memcpy(copy, s.ptr, s.len);
+  copy[s.len] = '\0';
+  return copy;
+}
+
 static cJSON *str_json(tl_str s) {
-  char *tmp = tl_xmalloc(s.len + 1);
-  memcpy(tmp, s.ptr, s.len);
-  tmp[s.len] = '\0';
+  char *tmp = c_string(s);
   cJSON *j = cJSON_CreateString(tmp);
   free(tmp);
   return j;
@@ -630,9 +637,7 @@ static cJSON *kernel_json(kernel *k, const cJSON *traces) {
   }
   cJSON_AddItemToObject(o, "post_nodes", posts_json(k));
   cJSON *st = cJSON_AddArrayToObject(o, "stack_traces");
-  char *key = tl_xmalloc(k->key.len + 1);
-  memcpy(key, k->key.ptr, k->key.len);
-  key[k->key.len] = '\0';
+  char *key = c_string(k->key);
   const cJSON *t = traces ? cJSON_GetObjectItemCaseSensitive(traces, key) : 0;
   free(key);
   const cJSON *s;
@@ -648,14 +653,13 @@ static cJSON *path_json(const char *path) {
   return path ? cJSON_CreateString(path) : cJSON_CreateNull();
 }
 
-/* {"name": line} of the resolved names; the unresolved ones, sorted. */
-static void names_json(name_vec *names, cJSON *resolved, cJSON *unresolved) {
-  unique_names(names);
+/* {"name": line} of the resolved names (sorted, unique: unique_names); the
+ * unresolved ones, sorted. */
+static void names_json(const name_vec *names, cJSON *resolved,
+                       cJSON *unresolved) {
   for (size_t i = 0; i < names->count; i++) {
     named_line n = names->items[i];
-    char *key = tl_xmalloc(n.name.len + 1);
-    memcpy(key, n.name.ptr, n.name.len);
-    key[n.name.len] = '\0';
+    char *key = c_string(n.name);
     if (n.line)
       cJSON_AddNumberToObject(resolved, key, n.line);
     else
@@ -664,20 +668,17 @@ static void names_json(name_vec *names, cJSON *resolved, cJSON *unresolved) {
   }
 }
 
-/* {"name": [line, ...]} of the names the mapping mentions that several
- * graphs of `g` define, every definition, the outer graph's first. */
-static cJSON *definitions_json(name_vec *names, const tl_fx_graph *g) {
-  unique_names(names);
+/* {"name": [line, ...]} of the names the mapping mentions (sorted, unique:
+ * unique_names) that several graphs of `g` define, every definition, the
+ * outer graph's first. */
+static cJSON *definitions_json(const name_vec *names, const tl_fx_graph *g) {
   cJSON *out = cJSON_CreateObject();
   for (size_t i = 0; i < names->count; i++) {
     size_t count;
     const tl_fx_node *defs = tl_fx_definitions(g, names->items[i].name, &count);
     if (count < 2)
       continue;
-    tl_str name = names->items[i].name;
-    char *key = tl_xmalloc(name.len + 1);
-    memcpy(key, name.ptr, name.len);
-    key[name.len] = '\0';
+    char *key = c_string(names->items[i].name);
     cJSON *lines = cJSON_AddArrayToObject(out, key);
     for (size_t j = 0; j < count; j++)
       cJSON_AddItemToArray(lines, cJSON_CreateNumber(defs[j].line));
@@ -1072,6 +1073,8 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   /* The graphs' node tables are read by the joins only (node names come
    * from the mapping): gone before the view's JSON is written. */
   resolve_kernels(&v);
+  unique_names(&v.pre_names);
+  unique_names(&v.post_names);
   v.definitions[0] = definitions_json(&v.pre_names, &v.pre);
   v.definitions[1] = definitions_json(&v.post_names, &v.post);
   tl_arena_free(&v.graph_arena);
