@@ -135,6 +135,15 @@ static void write_escaped(tl_sink *sink, const step *s) {
     note_write_error(sink, error);
 }
 
+/* The scratch buffer after a use: not kept past SCRATCH_KEPT (a large
+ * entry's or event's copy is not held until the next one). */
+static void trim_scratch(tl_sink *sink) {
+  if (sink->scratch.cap > SCRATCH_KEPT) {
+    tl_buf_free(&sink->scratch);
+    tl_buf_init(&sink->scratch);
+  }
+}
+
 /* raw.jsonl: the current record's envelope re-written as the Rust tool
  * writes it, with the step's members added (raw_jsonl.h). */
 static void write_raw_jsonl(tl_sink *sink, const step *s) {
@@ -166,10 +175,7 @@ static void write_raw_jsonl(tl_sink *sink, const step *s) {
     tl_buf_putc(line, '\n');
     fwrite(line->data, 1, line->len, sink->raw_jsonl);
   }
-  if (line->cap > SCRATCH_KEPT) { /* do not hold a large entry's copy */
-    tl_buf_free(line);
-    tl_buf_init(line);
-  }
+  trim_scratch(sink);
 }
 
 /* chromium_events.json: the current record's payload as one element of
@@ -205,10 +211,7 @@ static void write_chromium_event(tl_sink *sink, tl_chromium_out *out) {
     }
     tl_buf_free(&with_pid);
   }
-  if (event->cap > SCRATCH_KEPT) { /* do not hold a large event's copy */
-    tl_buf_free(event);
-    tl_buf_init(event);
-  }
+  trim_scratch(sink);
 }
 
 /* Does one step; returns the step if it must stay (the current record). */

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "artifact_pages.h"
-#include "chromium_events.h"
 #include "fsutil.h"
 #include "html.h"
 #include "json_serde.h"
