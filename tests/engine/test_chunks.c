@@ -521,6 +521,17 @@ TEST(fx_graph_in_tiny_chunks_equals_whole_on_every_fixture_graph) {
   CHECK(split >= 10);
 }
 
+/* Each text is not print_readable's shape: no cuts, parsed whole. */
+static void check_parsed_whole(const char *const *texts, size_t count) {
+  tl_ts_cuts cuts = {0};
+  tl_ts_forward fwd;
+  for (size_t i = 0; i < count; i++) {
+    CHECK(!tl_ts_python_forward_cuts(tl_str_from(texts[i]), &cuts, &fwd));
+    CHECK_INT_EQ(cuts.count, 0);
+  }
+  TL_VEC_FREE(cuts);
+}
+
 TEST(fx_scanner_accepts_only_the_print_readable_shape) {
   const char *g = "class GraphModule(torch.nn.Module):\n"
                   "    def forward(self, x: \"f32[8]\"):\n"
@@ -553,10 +564,7 @@ TEST(fx_scanner_accepts_only_the_print_readable_shape) {
       "class G:\n    def forward(self):\n\ta = 1\n",
       "class G:\n    def forward(self):\n        a = \"\"\"\n",
   };
-  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
-    CHECK(!tl_ts_python_forward_cuts(tl_str_from(others[i]), &cuts, &fwd));
-    CHECK_INT_EQ(cuts.count, 0);
-  }
+  check_parsed_whole(others, sizeof others / sizeof *others);
   TL_VEC_FREE(cuts);
 }
 
@@ -606,10 +614,7 @@ TEST(fx_scanner_cuts_before_each_nested_subgraph_class) {
       "class G:\n    def forward(self):\n        a = 1\n    class s(M):\n"
       "        def forward(self):\n            b = 1\n                c,\n",
   };
-  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
-    CHECK(!tl_ts_python_forward_cuts(tl_str_from(others[i]), &cuts, &fwd));
-    CHECK_INT_EQ(cuts.count, 0);
-  }
+  check_parsed_whole(others, sizeof others / sizeof *others);
   TL_VEC_FREE(cuts);
 }
 
