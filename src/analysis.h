@@ -26,12 +26,28 @@ typedef struct tl_fx_node {
                      a nested one starts (in text order) */
 } tl_fx_node;
 
+/* A subgraph class nested in the graph's class (a torch.cond branch, an
+ * invoke_subgraph body), or in another subgraph's. */
+typedef struct tl_fx_subgraph {
+  uint32_t graph;  /* its tl_fx_node.graph */
+  uint32_t parent; /* the graph of the class it is nested in (0: the outer) */
+  tl_str name;     /* its class names from the outermost subgraph down,
+                      joined by `_` (`true_graph_0_false_graph_0`): the name
+                      Inductor gives the function it lifts the subgraph into
+                      (GraphLowering.qualify_name); len 0 when over
+                      TL_FX_SUBGRAPH_NAME_MAX bytes */
+} tl_fx_subgraph;
+enum { TL_FX_SUBGRAPH_NAME_MAX = 1024 };
+
 typedef struct tl_fx_graph {
   /* Sorted by name (tl_str_cmp). A name repeats only when several graphs
    * define it: the outer forward and the subgraph classes nested in its
    * class, one definition each, the outer graph's first, then text order. */
   tl_fx_node *nodes;
   size_t node_count;
+  /* Sorted by graph (by where each starts in the text). */
+  tl_fx_subgraph *subgraphs;
+  size_t subgraph_count;
 } tl_fx_graph;
 
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out);
@@ -41,6 +57,9 @@ int tl_fx_lookup(const tl_fx_graph *graph, tl_str name);
  * consecutive nodes, or NULL and 0. */
 const tl_fx_node *tl_fx_definitions(const tl_fx_graph *graph, tl_str name,
                                     size_t *count);
+/* The subgraph whose tl_fx_node.graph is `id`, or NULL (the outer graph,
+ * or none). */
+const tl_fx_subgraph *tl_fx_subgraph_of(const tl_fx_graph *graph, uint32_t id);
 
 typedef enum tl_kernel_kind {
   TL_KERNEL_TRITON,   /* async_compile.triton / call_triton_* launcher */
@@ -89,6 +108,10 @@ typedef struct tl_call_site {
   int line;          /* line of the call expression's first byte */
   tl_str handle_key; /* `name:handle` of the `[Provenance debug handles]`
                         comment bound to this call; len 0 when none */
+  tl_str function;   /* the name of the innermost Python `def` holding the
+                        call (`call`, `true_graph_0`: Inductor lifts a
+                        subgraph into a function named after it); len 0 at
+                        module level and in C++ */
 } tl_call_site;
 
 /* A kernel source embedded in the code text (Triton inside '''...''' or C++
@@ -106,6 +129,8 @@ typedef struct tl_code_analysis {
   size_t call_count;
   tl_embedded *embedded;
   size_t embedded_count;
+  tl_str *functions; /* the names of the Python `def`s, sorted, one each */
+  size_t function_count;
   int entry_first, entry_last; /* `call` / `run_impl` /
                                   `inductor_entry_impl` body; 0 if absent */
   /* JIT code of cpp_wrapper=True: the kernels are called from the C++

@@ -683,7 +683,7 @@ static bool classify(state *s, const raw_call *r, tl_str *name,
 }
 
 static site *find_site(state *s, uint32_t byte) {
-  site key = {{{0}, 0, 0, {0}}, byte};
+  site key = {{{0}, 0, 0, {0}, {0}}, byte};
   if (s->sites.count == 0)
     return NULL;
   return bsearch(&key, s->sites.items, s->sites.count, sizeof key, cmp_site);
@@ -734,7 +734,7 @@ static void bind_handle(state *s, size_t index) {
     tl_kernel_kind kind = d ? d->def.kind : kind_of_name(h->pure);
     if (kind == TL_KERNEL_UNKNOWN && r->form != FORM_PLAIN)
       kind = r->form == FORM_SHIM ? TL_KERNEL_SHIM : TL_KERNEL_TRITON;
-    site add = {{h->pure, kind, r->line, h->key}, r->byte};
+    site add = {{h->pure, kind, r->line, h->key, {NULL, 0}}, r->byte};
     TL_VEC_PUSH(s->sites, add);
     tl_sort(s->sites.items, s->sites.count, sizeof add, cmp_site);
     return;
@@ -1051,7 +1051,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     tl_kernel_kind kind;
     tl_text_passing(s.text.ptr, s.raws.items[i].byte, &next_passed);
     if (classify(&s, &s.raws.items[i], &name, &kind)) {
-      site add = {{name, kind, s.raws.items[i].line, {NULL, 0}},
+      site add = {{name, kind, s.raws.items[i].line, {NULL, 0}, {NULL, 0}},
                   s.raws.items[i].byte};
       TL_VEC_PUSH(s.sites, add);
     }

@@ -103,6 +103,7 @@ static bool follows_semicolon(TSNode stmt, tl_str text) {
 
 typedef TL_VEC(fx_def) def_vec;
 typedef TL_VEC(TSNode) node_vec;
+typedef TL_VEC(tl_fx_subgraph) subgraph_vec;
 
 /* FX writes an in-place operator node as two statements on one line, the
  * operation and then the node's name bound to its target (torch/fx/graph.py,
@@ -252,24 +253,70 @@ static bool find_forward(TSNode parent, tl_str text, const fx_syms *y,
   return found;
 }
 
+/* A class body still to look into, and the subgraph it belongs to: the
+ * nearest class around it with a forward (an index into the subgraphs
+ * found), SIZE_MAX for the outer graph's. */
+typedef struct class_body {
+  TSNode block;
+  size_t owner;
+} class_body;
+typedef TL_VEC(class_body) class_body_vec;
+
+/* `parent`'s name, `_`, then the class's (GraphLowering.qualify_name), in
+ * the arena; empty when either is empty or the result would be longer than
+ * TL_FX_SUBGRAPH_NAME_MAX (a nesting the text makes deep). */
+static tl_str qualified_name(tl_arena *arena, const tl_fx_subgraph *parent,
+                             tl_str own) {
+  if (!own.len || (parent && !parent->name.len))
+    return (tl_str){"", 0};
+  size_t prefix = parent ? parent->name.len + 1 : 0;
+  if (own.len > TL_FX_SUBGRAPH_NAME_MAX - prefix)
+    return (tl_str){"", 0};
+  char *name = tl_arena_alloc(arena, prefix + own.len + 1);
+  if (parent) {
+    memcpy(name, parent->name.ptr, parent->name.len);
+    name[parent->name.len] = '_';
+  }
+  memcpy(name + prefix, own.ptr, own.len);
+  name[prefix + own.len] = '\0';
+  return (tl_str){name, prefix + own.len};
+}
+
 /* The forward bodies of the classes nested in `block` (a class body), and
  * of the classes nested in theirs, level by level (a worklist, not
- * recursion: nesting depth comes from the text). */
+ * recursion: nesting depth comes from the text); and for each its subgraph
+ * (subs, in the same order: where it starts, the one it is nested in, its
+ * name). */
 static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
-                            node_vec *bodies) {
-  node_vec blocks = {0};
-  TL_VEC_PUSH(blocks, block);
+                            tl_arena *arena, node_vec *bodies,
+                            subgraph_vec *subs) {
+  class_body_vec blocks = {0};
+  size_t first = subs->count;
+  TL_VEC_PUSH(blocks, ((class_body){block, SIZE_MAX}));
   for (size_t i = 0; i < blocks.count; i++) {
+    size_t owner = blocks.items[i].owner;
     tl_ts_children cs;
-    tl_ts_children_begin(&cs, blocks.items[i], 0);
+    tl_ts_children_begin(&cs, blocks.items[i].block, 0);
     for (TSNode cls; tl_ts_children_next(&cs, y->class_definition, &cls);) {
+      TSNode name = ts_node_child_by_field_name(cls, "name", 4);
+      tl_str own =
+          ts_node_is_null(name) ? (tl_str){"", 0} : tl_ts_text(name, text);
       tl_ts_children bs;
       tl_ts_children_begin(&bs, cls, y->body);
       for (TSNode b; tl_ts_children_next(&bs, y->block, &b);) {
         TSNode params, body;
-        if (find_forward(b, text, y, &params, &body))
+        size_t inner = owner;
+        if (find_forward(b, text, y, &params, &body)) {
+          const tl_fx_subgraph *parent =
+              owner == SIZE_MAX ? NULL : &subs->items[first + owner];
+          tl_fx_subgraph sub = {ts_node_start_byte(body),
+                                parent ? parent->graph : 0,
+                                qualified_name(arena, parent, own)};
           TL_VEC_PUSH(*bodies, body);
-        TL_VEC_PUSH(blocks, b);
+          TL_VEC_PUSH(*subs, sub);
+          inner = subs->count - 1 - first;
+        }
+        TL_VEC_PUSH(blocks, ((class_body){b, inner}));
       }
       tl_ts_children_end(&bs);
     }
@@ -282,8 +329,8 @@ static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
  * and the top-level one (have[1]), the first of each in text order; and the
  * forwards of the subgraph classes nested in have[0]'s class. */
 static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
-                          TSNode params[2], TSNode body[2], bool have[2],
-                          node_vec *nested) {
+                          tl_arena *arena, TSNode params[2], TSNode body[2],
+                          bool have[2], node_vec *nested, subgraph_vec *subs) {
   have[1] = find_forward(module, text, y, &params[1], &body[1]);
   tl_ts_children cs;
   tl_ts_children_begin(&cs, module, 0);
@@ -294,7 +341,7 @@ static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
     for (TSNode b; !have[0] && tl_ts_children_next(&bs, y->block, &b);) {
       have[0] = find_forward(b, text, y, &params[0], &body[0]);
       if (have[0])
-        nested_forwards(b, text, y, nested);
+        nested_forwards(b, text, y, arena, nested, subs);
     }
     tl_ts_children_end(&bs);
   }
@@ -384,11 +431,13 @@ static void parameter_captures(TSNode list, const fx_syms *y,
 typedef struct fx_walk {
   fx_syms y;
   tl_str text;
+  tl_arena *arena;
   bool with_params;
   capture_vec caps;
   TSNode fwd_params[2], fwd_body[2];
   bool have[2];
-  node_vec nested; /* forward bodies of the subgraph classes in have[0]'s */
+  node_vec nested;   /* forward bodies of the subgraph classes in have[0]'s */
+  subgraph_vec subs; /* and those subgraphs (nested_forwards) */
 } fx_walk;
 
 /* The nodes of a chunk's tree that can hold the forward, in text order:
@@ -400,8 +449,8 @@ static bool visit_node(TSNode n, void *ctx) {
   TSSymbol sym = ts_node_symbol(n);
   if (sym == w->y.module) {
     if (!w->have[0] && !w->have[1])
-      find_forwards(n, w->text, &w->y, w->fwd_params, w->fwd_body, w->have,
-                    &w->nested);
+      find_forwards(n, w->text, &w->y, w->arena, w->fwd_params, w->fwd_body,
+                    w->have, &w->nested, &w->subs);
   } else if (sym == w->y.parameters) {
     if (w->with_params)
       parameter_captures(n, &w->y, &w->caps);
@@ -419,13 +468,15 @@ static bool visit_node(TSNode n, void *ctx) {
  * only when `with_params` (later chunks repeat the `def forward(...)` line
  * as their header), and not the body's for a slice of the parameters or a
  * subgraph class (whose chunks repeat the body's first statement). */
-static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
-                         tl_str text, bool with_params, bool params_only,
+static void collect_tree(def_vec *defs, subgraph_vec *subs, tl_arena *arena,
+                         const fx_syms *y, TSTree *tree, tl_str text,
+                         bool with_params, bool params_only,
                          bool classes_only) {
   fx_walk w;
   memset(&w, 0, sizeof w);
   w.y = *y;
   w.text = text;
+  w.arena = arena;
   w.with_params = with_params;
   tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
@@ -436,13 +487,22 @@ static void collect_tree(def_vec *defs, const fx_syms *y, TSTree *tree,
             params_only || classes_only ? (TSNode){{0}, 0, 0}
                                         : w.fwd_body[chosen],
             chosen == 0 && !params_only ? &w.nested : &none);
+  if (chosen == 0 && !params_only)
+    for (size_t i = 0; i < w.subs.count; i++)
+      TL_VEC_PUSH(*subs, w.subs.items[i]);
   TL_VEC_FREE(w.caps);
   TL_VEC_FREE(w.nested);
+  TL_VEC_FREE(w.subs);
+}
+
+static int subgraph_cmp(const void *a, const void *b) {
+  uint32_t x = ((const tl_fx_subgraph *)a)->graph;
+  uint32_t y = ((const tl_fx_subgraph *)b)->graph;
+  return (x > y) - (x < y);
 }
 
 void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
-  out->nodes = NULL;
-  out->node_count = 0;
+  memset(out, 0, sizeof *out);
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
     return;
   offset_vec patches = {0};
@@ -462,13 +522,14 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   tl_ts_chunker_patch(&ch, patches.items, underscores, patches.count);
   fx_syms y = fx_syms_get();
   def_vec defs = {0};
+  subgraph_vec subs = {0};
   bool restart, first = true;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart) {
-      defs.count = 0;
+      defs.count = subs.count = 0;
       first = true;
     }
-    collect_tree(&defs, &y, tree, text,
+    collect_tree(&defs, &subs, arena, &y, tree, text,
                  (first || ch.params_chunk) && !ch.class_chunk, ch.params_chunk,
                  ch.class_chunk);
     first = false;
@@ -500,6 +561,24 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
     }
   }
   TL_VEC_FREE(defs);
+  /* Every chunk with the forward sees the same classes (a class chunk its
+   * own, the whole text all): one each, by where it starts. */
+  tl_sort(subs.items, subs.count, sizeof *subs.items, subgraph_cmp);
+  if (subs.count) {
+    out->subgraphs = tl_arena_alloc(arena, subs.count * sizeof *out->subgraphs);
+    for (size_t i = 0; i < subs.count; i++)
+      if (!i || subs.items[i - 1].graph != subs.items[i].graph)
+        out->subgraphs[out->subgraph_count++] = subs.items[i];
+  }
+  TL_VEC_FREE(subs);
+}
+
+const tl_fx_subgraph *tl_fx_subgraph_of(const tl_fx_graph *graph, uint32_t id) {
+  if (!graph || !graph->subgraph_count || id == 0)
+    return NULL;
+  tl_fx_subgraph key = {id, 0, {"", 0}};
+  return bsearch(&key, graph->subgraphs, graph->subgraph_count,
+                 sizeof *graph->subgraphs, subgraph_cmp);
 }
 
 static int node_key_cmp(const void *key, const void *elem) {

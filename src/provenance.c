@@ -32,7 +32,8 @@ typedef TL_VEC(pair) pair_vec;
 typedef struct named_line {
   tl_str name;
   int line;
-  tl_kernel_kind kind; /* call indexes only */
+  tl_kernel_kind kind; /* call indexes only: */
+  tl_str function;     /* the call's (tl_call_site.function) */
 } named_line;
 typedef TL_VEC(named_line) name_vec;
 
@@ -48,6 +49,9 @@ typedef struct kernel {
    * definition of a name that several graphs define it means. */
   graph_vec context;
   bool has_context;
+  /* The post-grad graphs of the functions its calls are in, when the code
+   * lifts subgraphs into functions (call_graph); else empty. */
+  graph_vec call_graphs;
   /* Resolved once the joins are done (resolve_kernels). */
   const tl_kernel_def *def;
   tl_kernel_kind kind;
@@ -212,6 +216,10 @@ typedef struct view {
   cJSON *definitions[2];
   graph_vec context; /* scratch of the joins */
   int_vec lines_a, lines_b;
+  /* The post-grad subgraphs that the code defines a function for, sorted
+   * by name (index_lifted); none for code that inlines them. */
+  const tl_fx_subgraph **lifted;
+  size_t lifted_count;
 } view;
 
 static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
@@ -221,25 +229,11 @@ static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
   for (size_t i = 0; i < c->call_count; i++) {
     tl_str k = by_handle ? c->calls[i].handle_key : c->calls[i].name;
     if (k.len)
-      out.items[out.count++] =
-          (named_line){k, c->calls[i].line, c->calls[i].kind};
+      out.items[out.count++] = (named_line){
+          k, c->calls[i].line, c->calls[i].kind, c->calls[i].function};
   }
   tl_sort(out.items, out.count, sizeof *out.items, named_cmp);
   return out;
-}
-
-/* Appends the lines of every entry named `name` to `k->calls`. */
-static void lines_of(const calls_by *idx, tl_str name, kernel *k) {
-  size_t lo = 0, hi = idx->count;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (tl_str_cmp(idx->items[mid].name, name) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (; lo < idx->count && tl_str_eq(idx->items[lo].name, name); lo++)
-    TL_VEC_PUSH(k->calls, idx->items[lo].line);
 }
 
 /* A name is defined once in each graph of a panel: the outer forward and
@@ -292,8 +286,10 @@ static const tl_fx_node *node_defs(view *v, bool pre, tl_str name,
                                    size_t *count) {
   const tl_fx_node *defs =
       tl_fx_definitions(pre ? &v->pre : &v->post, name, count);
-  named_line n = {tl_arena_str(&v->arena, name), defs ? defs->line : 0,
-                  TL_KERNEL_UNKNOWN};
+  named_line n = {tl_arena_str(&v->arena, name),
+                  defs ? defs->line : 0,
+                  TL_KERNEL_UNKNOWN,
+                  {NULL, 0}};
   name_vec *names = pre ? &v->pre_names : &v->post_names;
   TL_VEC_PUSH(*names, n);
   return defs;
@@ -341,6 +337,155 @@ static tl_str json_str(const cJSON *j) {
                                              : (tl_str){"", 0};
 }
 
+/* ---- subgraphs lifted into functions ----------------------------------
+ * Inductor's Python wrapper lifts each subgraph into a function of the code
+ * named after it (`def true_graph_0(args):`, `def repeated_subgraph0`; a
+ * nested one's name joins its parents', tl_fx_subgraph.name) and calls the
+ * subgraph's kernels there, the outer graph's elsewhere (`call`, a
+ * partition's function). So when the code defines a function named after
+ * a post-grad subgraph, the function a kernel is called in tells which
+ * graph's nodes its mapping names (called_lines). The C++ wrappers (AOT,
+ * cpp_wrapper) inline subgraphs, no function is named after one, and this
+ * tells nothing. */
+static const uint32_t NOT_LIFTED = UINT32_MAX;
+
+static int lifted_cmp(const void *a, const void *b) {
+  return tl_str_cmp((*(const tl_fx_subgraph *const *)a)->name,
+                    (*(const tl_fx_subgraph *const *)b)->name);
+}
+
+static int function_cmp(const void *key, const void *elem) {
+  return tl_str_cmp(*(const tl_str *)key, *(const tl_str *)elem);
+}
+
+static void index_lifted(view *v) {
+  size_t n = v->post.subgraph_count;
+  const tl_fx_subgraph **lifted =
+      tl_arena_alloc(&v->arena, (n + 1) * sizeof *lifted);
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    const tl_fx_subgraph *s = &v->post.subgraphs[i];
+    if (s->name.len &&
+        bsearch(&s->name, v->code.functions, v->code.function_count,
+                sizeof *v->code.functions, function_cmp))
+      lifted[count++] = s;
+  }
+  tl_sort(lifted, count, sizeof *lifted, lifted_cmp);
+  v->lifted = lifted;
+  v->lifted_count = count;
+}
+
+/* The post-grad graph whose kernels a function of the code calls: the
+ * subgraph named after it, else the outer graph (0); NOT_LIFTED when the
+ * code lifts no subgraph. (Two subgraph classes of one qualified name,
+ * `a` in `b` and `b_a` beside it, cannot both have a function: the first
+ * is taken.) */
+static uint32_t call_graph(const view *v, tl_str function) {
+  if (!v->lifted_count)
+    return NOT_LIFTED;
+  size_t lo = 0, hi = v->lifted_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (tl_str_cmp(v->lifted[mid]->name, function) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < v->lifted_count && tl_str_eq(v->lifted[lo]->name, function)
+             ? v->lifted[lo]->graph
+             : 0;
+}
+
+/* Appends the lines of every entry named `name` to `k->calls`, and the
+ * graphs of their functions to `k->call_graphs` (sorted, one each; none
+ * past MAX_CONTEXT). */
+static void lines_of(const view *v, const calls_by *idx, tl_str name,
+                     kernel *k) {
+  size_t lo = 0, hi = idx->count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (tl_str_cmp(idx->items[mid].name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (; lo < idx->count && tl_str_eq(idx->items[lo].name, name); lo++) {
+    TL_VEC_PUSH(k->calls, idx->items[lo].line);
+    uint32_t g = call_graph(v, idx->items[lo].function);
+    if (g != NOT_LIFTED)
+      TL_VEC_PUSH(k->call_graphs, g);
+  }
+  graph_vec *gs = &k->call_graphs;
+  tl_sort(gs->items, gs->count, sizeof *gs->items, graph_cmp);
+  size_t kept = 0;
+  for (size_t i = 0; i < gs->count; i++)
+    if (!kept || gs->items[kept - 1] != gs->items[i])
+      gs->items[kept++] = gs->items[i];
+  gs->count = kept <= MAX_CONTEXT ? kept : 0;
+}
+
+/* The definition of graph `graph` among `defs` (sorted by graph), or NULL. */
+static const tl_fx_node *definition_in(const tl_fx_node *defs, size_t count,
+                                       uint32_t graph) {
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (defs[mid].graph < graph)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < count && defs[lo].graph == graph ? &defs[lo] : NULL;
+}
+
+/* A subgraph's kernel is also mapped to the nodes that run it in the graphs
+ * around (the `cond` and `gt` of the graph that holds the branch): a name
+ * the graph does not define is read in the graph it is nested in, and so
+ * on outwards, at most MAX_NESTING graphs. */
+enum { MAX_NESTING = 64 };
+
+/* Sets `lines` to the definitions of a name (`defs`, `count` > 1) that a
+ * kernel called in `call_graphs` means: in each of those graphs, the
+ * nearest one outwards that defines it (see above); false, with no lines,
+ * when none does. */
+static bool called_lines(const tl_fx_graph *post, const tl_fx_node *defs,
+                         size_t count, const graph_vec *call_graphs,
+                         int_vec *lines) {
+  lines->count = 0;
+  for (size_t i = 0; i < call_graphs->count; i++) {
+    uint32_t graph = call_graphs->items[i];
+    for (int depth = 0; depth < MAX_NESTING; depth++) {
+      const tl_fx_node *d = definition_in(defs, count, graph);
+      if (d) {
+        TL_VEC_PUSH(*lines, d->line);
+        break;
+      }
+      const tl_fx_subgraph *sub = tl_fx_subgraph_of(post, graph);
+      if (!sub)
+        break;
+      graph = sub->parent;
+    }
+  }
+  tl_sort(lines->items, lines->count, sizeof *lines->items, int_cmp);
+  size_t kept = 0;
+  for (size_t i = 0; i < lines->count; i++)
+    if (!kept || lines->items[kept - 1] != lines->items[i])
+      lines->items[kept++] = lines->items[i];
+  lines->count = kept;
+  return kept > 0;
+}
+
+/* The post-grad lines a kernel's name means: by the functions it is called
+ * in (called_lines), else by the other names of its mapping entry
+ * (meant_lines). */
+static void kernel_lines(const view *v, const kernel *k, const tl_fx_node *defs,
+                         size_t count, int_vec *lines) {
+  if (count > 1 && k->call_graphs.count &&
+      called_lines(&v->post, defs, count, &k->call_graphs, lines))
+    return;
+  meant_lines(defs, count, k->has_context ? &k->context : NULL, lines);
+}
+
 /* A kernel seen in the mapping: resolves its call lines once. */
 static kernel *kernel_of(view *v, tl_str key) {
   kernel *k = table_get(&v->kernels, key, false);
@@ -349,9 +494,9 @@ static kernel *kernel_of(view *v, tl_str key) {
   /* A copy of the key: the mapping's tree goes before the JSON is built. */
   k = table_get(&v->kernels, tl_arena_str(&v->arena, key), true);
   if (v->v2 && k->handle >= 0)
-    lines_of(&v->by_handle, k->key, k);
+    lines_of(v, &v->by_handle, k->key, k);
   else
-    lines_of(&v->by_name, k->name, k);
+    lines_of(v, &v->by_name, k->name, k);
   if (k->calls.count)
     tl_sort(k->calls.items, k->calls.count, sizeof(int), int_cmp);
   return k;
@@ -505,9 +650,10 @@ static void join_code_to_post(view *v, const cJSON *code_to_post) {
         continue;
       size_t count;
       const tl_fx_node *defs = node_defs(v, false, json_str(item), &count);
-      meant_lines(defs, count, &k->context, &v->lines_a);
+      kernel_lines(v, k, defs, count, &v->lines_a);
       tl_str post = v->post_names.items[v->post_names.count - 1].name;
-      TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
+      TL_VEC_PUSH(k->posts,
+                  ((named_line){post, 0, TL_KERNEL_UNKNOWN, {NULL, 0}}));
       for (size_t i = 0; i < v->lines_a.count; i++)
         add_kernel_pairs(v, k, v->lines_a.items[i], true);
     }
@@ -529,9 +675,9 @@ static void join_post_to_code(view *v, const cJSON *post_to_code) {
       if (!cJSON_IsString(item))
         continue;
       kernel *k = kernel_of(v, json_str(item));
-      TL_VEC_PUSH(k->posts, ((named_line){post, 0, TL_KERNEL_UNKNOWN}));
-      meant_lines(defs, count, k->has_context ? &k->context : NULL,
-                  &v->lines_a);
+      TL_VEC_PUSH(k->posts,
+                  ((named_line){post, 0, TL_KERNEL_UNKNOWN, {NULL, 0}}));
+      kernel_lines(v, k, defs, count, &v->lines_a);
       for (size_t i = 0; i < v->lines_a.count; i++)
         add_kernel_pairs(v, k, v->lines_a.items[i], false);
     }
@@ -971,6 +1117,7 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   v->by_name = index_calls(&v->arena, &v->code, false);
   v->by_handle = index_calls(&v->arena, &v->code, true);
   index_defs(v);
+  index_lifted(v);
 }
 
 void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
@@ -1087,6 +1234,7 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
     TL_VEC_FREE(v.kernels.items.items[i].posts);
     TL_VEC_FREE(v.kernels.items.items[i].calls);
     TL_VEC_FREE(v.kernels.items.items[i].context);
+    TL_VEC_FREE(v.kernels.items.items[i].call_graphs);
   }
   TL_VEC_FREE(v.context);
   TL_VEC_FREE(v.lines_a);

@@ -50,6 +50,7 @@ typedef struct handle {
 
 typedef struct span {
   uint32_t start, end;
+  tl_str name; /* a function's */
 } span;
 
 static tl_str trim(tl_str s) {
@@ -184,9 +185,9 @@ static tl_kernel_kind kind_from_name(tl_str name) {
   return TL_KERNEL_UNKNOWN;
 }
 
-/* The innermost function (span) holding byte `pos`; UINT32_MAX at module
- * level. `fns` is sorted by start, outer before inner. */
-static uint32_t function_of(const span *fns, size_t n, uint32_t pos) {
+/* The innermost function holding byte `pos`, or NULL at module level.
+ * `fns` is sorted by start, outer before inner. */
+static const span *function_of(const span *fns, size_t n, uint32_t pos) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -198,9 +199,9 @@ static uint32_t function_of(const span *fns, size_t n, uint32_t pos) {
   while (lo > 0) {
     lo--;
     if (fns[lo].start <= pos && pos < fns[lo].end)
-      return fns[lo].start;
+      return &fns[lo];
   }
-  return UINT32_MAX;
+  return NULL;
 }
 
 typedef TL_VEC(tl_kernel_def) def_vec;
@@ -584,7 +585,10 @@ static bool visit_code_node(TSNode n, void *ctx) {
     if (h.key.len)
       TL_VEC_PUSH(c->handles, h);
   } else if (sym == y->function_definition) {
-    span s = {ts_node_start_byte(n), ts_node_end_byte(n)};
+    span s = {ts_node_start_byte(n), ts_node_end_byte(n), {NULL, 0}};
+    TSNode name = ts_node_child_by_field_name(n, "name", 4);
+    if (!ts_node_is_null(name))
+      s.name = tl_ts_text(name, w->text);
     TL_VEC_PUSH(c->functions, s);
   }
   return true;
@@ -670,6 +674,27 @@ static void resolve_calls(collected *c, tl_arena *arena) {
         c->functions.items[spans - 1].start != c->functions.items[i].start)
       c->functions.items[spans++] = c->functions.items[i];
   c->functions.count = spans;
+}
+
+/* The functions' names (one span each after resolve_calls, in text
+ * order), copied into the arena; and `out->functions`, sorted, one each. */
+static void own_functions(collected *c, tl_arena *arena, tl_str text,
+                          tl_code_analysis *out) {
+  size_t next = 0, n = c->functions.count;
+  for (size_t i = 0; i < n; i++)
+    c->functions.items[i].name =
+        own(arena, text, c->functions.items[i].name, &next);
+  out->functions = tl_arena_alloc(arena, (n + 1) * sizeof *out->functions);
+  for (size_t i = 0; i < n; i++)
+    if (c->functions.items[i].name.len)
+      out->functions[out->function_count++] = c->functions.items[i].name;
+  tl_sort(out->functions, out->function_count, sizeof *out->functions,
+          tl_str_cmp_p);
+  size_t kept = 0;
+  for (size_t i = 0; i < out->function_count; i++)
+    if (!kept || !tl_str_eq(out->functions[kept - 1], out->functions[i]))
+      out->functions[kept++] = out->functions[i];
+  out->function_count = kept;
 }
 
 typedef struct by_name {
@@ -859,17 +884,22 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
     return;
   own_names(&c, arena, text);
   resolve_calls(&c, arena);
+  own_functions(&c, arena, text, out);
 
   out->defs = tl_arena_alloc(arena, (c.defs.count + 1) * sizeof *out->defs);
   if (c.defs.count)
     memcpy(out->defs, c.defs.items, c.defs.count * sizeof *out->defs);
   out->def_count = c.defs.count;
   out->calls = tl_arena_alloc(arena, (c.calls.count + 1) * sizeof *out->calls);
-  for (size_t i = 0; i < c.calls.count; i++)
+  for (size_t i = 0; i < c.calls.count; i++) {
+    const span *fn = function_of(c.functions.items, c.functions.count,
+                                 c.calls.items[i].start);
     out->calls[i] = (tl_call_site){c.calls.items[i].name,
                                    c.calls.items[i].kind,
                                    c.calls.items[i].line,
-                                   {NULL, 0}};
+                                   {NULL, 0},
+                                   fn ? fn->name : (tl_str){NULL, 0}};
+  }
   out->call_count = c.calls.count;
   bind_handles(&c, out->calls);
   out->embedded =

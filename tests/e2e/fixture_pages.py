@@ -24,7 +24,7 @@ FIXTURES = ["inductor_provenance_jit_cuda_log.txt",
             "inductor_provenance_aot_log.txt",
             "inductor_provenance_aot_log_old.txt"]
 EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo", "rec-cond",
-            "rec-flex"]
+            "rec-flex", "rec-subgraphs"]
 
 
 def check_trace(work, trace, name, env):

@@ -68,6 +68,23 @@ SINGLE = {
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_add_gelu_native_layer_norm_1:4"),
     ]),
+    # Subgraphs that the output code lifts into functions: the region's
+    # `repeated_subgraph0` and a torch.cond in a torch.cond's branch. `mul`
+    # is defined in four graphs, `gt` and `cond` in two; the function a
+    # kernel is called in tells which (the branch's `mul`, the `gt` of the
+    # graph around the branch).
+    "rec-subgraphs": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_mul_native_layer_norm_2:5"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_mean_mul_6:9"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_mean_mul_7:10"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_sigmoid_sub_8:11"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_0:2"),
+    ]),
     # The torch.cond branches' nodes (relu, sigmoid) are in subgraph
     # classes nested in the post-grad graph's; `mul` and `sub` name nodes of
     # both graphs, and the outer graph's come first.
@@ -204,6 +221,70 @@ def definitions(graph):
     return defs
 
 
+def subgraphs(graph):
+    """Subgraph (numbered as in definitions) -> (name, parent): the class
+    names from the outermost subgraph down, joined by "_" (the name of the
+    function Inductor's Python wrapper lifts it into), and the graph of the
+    class it is nested in (0: the outer one)."""
+    out = {}
+    classes = []  # (indent, graph, name) of the classes open at this line
+    count = 0
+    for text in graph.split("\n"):
+        m = re.match(r"^( *)class (\S+)\(", text)
+        if not m:
+            continue
+        indent = len(m.group(1))
+        while classes and classes[-1][0] >= indent:
+            classes.pop()
+        if classes:
+            _, parent, outer = classes[-1]
+            name = outer + "_" + m.group(2) if parent else m.group(2)
+            out[count] = (name, parent)
+            classes.append((indent, count, name))
+        else:
+            classes.append((indent, 0, ""))
+        count += 1
+    return out
+
+
+def function_of(code, line):
+    """The name of the innermost `def` around line `line` of the code."""
+    indent = len(code[line - 1]) - len(code[line - 1].lstrip())
+    for text in reversed(code[:line - 1]):
+        here = len(text) - len(text.lstrip())
+        if not text.strip() or here >= indent:
+            continue
+        m = re.match(r"^\s*def (\w+)\(", text)
+        if m:
+            return m.group(1)
+        indent = here
+    return None
+
+
+def call_graph(code, line, subs):
+    """The post-grad graph whose nodes a kernel called at `line` means when
+    the code lifts subgraphs into functions: the subgraph its function is
+    named after, else the outer graph (0); None when no function of the code
+    is named after a subgraph."""
+    functions = {m.group(1) for t in code
+                 for m in [re.match(r"^\s*def (\w+)\(", t)] if m}
+    lifted = {name: g for g, (name, _) in subs.items() if name in functions}
+    if not lifted:
+        return None
+    return lifted.get(function_of(code, line), 0)
+
+
+def called(defs, subs, name, graph):
+    """The line of `name` in graph `graph`, or else in the nearest graph
+    around it that defines it; [] when none does."""
+    found = dict(defs.get(name, []))
+    while graph not in found:
+        if graph == 0:
+            return []
+        graph = subs[graph][1]
+    return [found[graph]]
+
+
 def meant(defs, name, names):
     """The lines of `name` that the mapping entry `names` means: the only
     definition; else those in the subgraphs of the entry's names defined in
@@ -232,8 +313,16 @@ def expected_links(inputs, key):
     post_names = list(dict.fromkeys(mapping["cppCodeToPost"][key]))
     post_def = definitions(inputs["post"])
     pre_def = definitions(inputs["pre"])
-    post_lines = sorted({line for p in post_names
-                         for line in meant(post_def, p, post_names)})
+    subs = subgraphs(inputs["post"])
+    graph = call_graph(code, call, subs)
+
+    def kernel_meant(p):
+        if graph is not None and len(post_def.get(p, [])) > 1:
+            lines = called(post_def, subs, p, graph)
+            if lines:
+                return lines
+        return meant(post_def, p, post_names)
+    post_lines = sorted({line for p in post_names for line in kernel_meant(p)})
     post_to_pre = {}
     for p in post_names:
         values = mapping["postToPre"].get(p, [])
@@ -302,6 +391,13 @@ class Recordings(unittest.TestCase):
         for line in want["post_lines"]:
             self.assertIn(want["call"],
                           view["lines"]["postToCode"][str(line)])
+        # and no other definition of the kernel's names links the call
+        post_def = definitions(inputs["post"])
+        for line in {line for p in want["post_names"]
+                     for _, line in post_def.get(p, [])} - set(
+                         want["post_lines"]):
+            self.assertNotIn(want["call"], view["lines"]["postToCode"].get(
+                str(line), []), "post-grad line %s" % line)
         for line, pre in want["post_to_pre"].items():
             self.assertEqual(view["lines"]["postToPre"].get(line, []), pre,
                              "post-grad line %s" % line)
@@ -336,7 +432,7 @@ class Recordings(unittest.TestCase):
         """In the recordings with subgraphs and in-place nodes, every name
         the mapping mentions resolves, to the lines our own reading finds:
         nodes gives the first definition, node_definitions every one."""
-        for name in ("rec-cond", "rec-flex"):
+        for name in ("rec-cond", "rec-flex", "rec-subgraphs"):
             log = os.path.join(EXAMPLES, name, "trace.log")
             inputs = view_inputs(read_log(log), "-_0_0_0", -1)
             with self.subTest(trace=name), \
@@ -361,8 +457,8 @@ class Recordings(unittest.TestCase):
                         view["node_definitions"][side],
                         {n: [line for _, line in defs[n]] for n in names
                          if len(defs[n]) > 1})
-        # the in-place node of the block mask
-        self.assertIn("setitem", view["nodes"]["pre"])
+                if name == "rec-flex":  # the block mask's in-place node
+                    self.assertIn("setitem", view["nodes"]["pre"])
 
     def test_backward_mapping_is_empty_in_torch_2_13(self):
         log = os.path.join(EXAMPLES, "rec-train-cpu", "trace.log")

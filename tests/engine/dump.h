@@ -1,8 +1,9 @@
 /* dump.h: the analyses of tests/engine as text, one fact a line, the form
  * the corpus case files (tests/engine/corpus/) spell out:
- *   FX graph:    NAME LINE [in subgraph N]
+ *   FX graph:    NAME LINE [in subgraph N] / subgraph N NAME [in M]
  *   output code: def NAME KIND FILE FIRST-LAST / call LINE NAME KIND
- *                [handle=KEY] / embedded FILE FIRST-LAST LANGUAGE /
+ *                [handle=KEY] [in FUNCTION] / embedded FILE FIRST-LAST
+ *                LANGUAGE /
  *                entry FIRST-LAST / cpp_wrapper (the C++ of a
  *                cpp_wrapper=True module was found)
  * Shared by the corpus test and the chunked-equals-whole test.
@@ -21,7 +22,8 @@ static int dump_graph_cmp(const void *a, const void *b) {
 }
 
 /* "name line", and " in subgraph N" for a node of the N-th subgraph class
- * nested in the graph's class (text order). */
+ * nested in the graph's class (text order); then each subgraph with a node,
+ * "subgraph N qualified_name", and " in M" when nested in the M-th. */
 static void dump_fx(tl_str input, tl_buf *out) {
   tl_arena arena;
   tl_arena_init(&arena);
@@ -48,6 +50,19 @@ static void dump_fx(tl_str input, tl_buf *out) {
       tl_buf_printf(out, " in subgraph %zu", (size_t)(at - ids) + 1);
     tl_buf_putc(out, '\n');
   }
+  for (size_t i = 0; i < distinct; i++) {
+    const tl_fx_subgraph *s = tl_fx_subgraph_of(&g, ids[i]);
+    if (!s)
+      continue;
+    tl_buf_printf(out, "subgraph %zu %.*s", i + 1, (int)s->name.len,
+                  s->name.ptr);
+    const uint32_t *parent = s->parent ? bsearch(&s->parent, ids, distinct,
+                                                 sizeof *ids, dump_graph_cmp)
+                                       : NULL;
+    if (parent)
+      tl_buf_printf(out, " in %zu", (size_t)(parent - ids) + 1);
+    tl_buf_putc(out, '\n');
+  }
   free(ids);
   tl_arena_free(&arena);
 }
@@ -69,6 +84,9 @@ static void dump_py(tl_str input, tl_buf *out) {
     if (a.calls[i].handle_key.len)
       tl_buf_printf(out, " handle=%.*s", (int)a.calls[i].handle_key.len,
                     a.calls[i].handle_key.ptr);
+    if (a.calls[i].function.len)
+      tl_buf_printf(out, " in %.*s", (int)a.calls[i].function.len,
+                    a.calls[i].function.ptr);
     tl_buf_putc(out, '\n');
   }
   for (size_t i = 0; i < a.embedded_count; i++)

@@ -618,12 +618,14 @@ TEST(fx_scanner_cuts_before_each_nested_subgraph_class) {
   TL_VEC_FREE(cuts);
 }
 
-/* The recorded graphs with subgraph classes (torch.cond branches,
- * flex_attention's score and mask functions) chunk each class on its own
- * and give the whole parse's nodes at every chunk size. */
+/* The recorded graphs with subgraph classes (torch.cond branches, one
+ * nested in another, flex_attention's score and mask functions, a
+ * nested_compile_region) chunk each class on its own and give the whole
+ * parse's nodes and subgraphs at every chunk size. */
 TEST(fx_recorded_graphs_with_subgraphs_in_chunks_equal_whole) {
   static const char *const logs[] = {"examples/rec-cond/trace.log",
-                                     "examples/rec-flex/trace.log"};
+                                     "examples/rec-flex/trace.log",
+                                     "examples/rec-subgraphs/trace.log"};
   int with_classes = 0;
   for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
     char path[8192];

@@ -371,6 +371,114 @@ TEST(a_name_that_many_graphs_define_links_its_first_alone) {
   tl_buf_free(&post);
 }
 
+/* Inductor's Python wrapper lifts each subgraph into a function named
+ * after it (a nested one's name joins its parents'), and the function a
+ * kernel is called in tells which graph's `mul` its mapping means, where
+ * its other names tell nothing (k_2 names `mul` alone) or tell wrong (k_3's
+ * `gt` is the outer graph's and the inner branch's `cond` holder's): a name
+ * the function's graph does not define is the nearest outer graph's. */
+TEST(the_function_a_kernel_is_called_in_tells_its_subgraph) {
+  static const char *const post =
+      "class GraphModule(torch.nn.Module):\n"                    /* 1 */
+      "    def forward(self, primals_1: \"f32[8][1]cuda:0\"):\n" /* 2 */
+      "        mul: \"f32[8][1]\" = primals_1 * 3\n"             /* 3 */
+      "        gt: \"b8[][]\" = mul.sum() > 0\n"                 /* 4 */
+      "        true_graph_0 = self.true_graph_0\n"               /* 5 */
+      "        cond = torch.ops.higher_order.cond(gt, true_graph_0)\n"
+      "        return (cond,)\n"                            /* 7 */
+      "    class true_graph_0(torch.nn.Module):\n"          /* 8 */
+      "        def forward(self, arg0_1: \"f32[8][1]\"):\n" /* 9 */
+      "            gt: \"b8[][]\" = arg0_1.mean() > 0\n"    /* 10 */
+      "            mul: \"f32[8][1]\" = arg0_1 * 2\n"       /* 11 */
+      "            return (mul,)\n"                         /* 12 */
+      "        class false_graph_0(torch.nn.Module):\n"     /* 13 */
+      "            def forward(self, arg0_1: \"f32[8][1]\"):\n"
+      "                mul: \"f32[8][1]\" = arg0_1 * 4\n" /* 15 */
+      "                return (mul,)\n";                  /* 16 */
+  static const char *const code =
+      "def true_graph_0(args):\n"                /* 1 */
+      "    # [Provenance debug handles] k_1:1\n" /* 2 */
+      "    k_1.run(args[0])\n"                   /* 3 */
+      "def true_graph_0_false_graph_0(args):\n"  /* 4 */
+      "    # [Provenance debug handles] k_3:3\n" /* 5 */
+      "    k_3.run(args[0])\n"                   /* 6 */
+      "def call(args):\n"                        /* 7 */
+      "    # [Provenance debug handles] k_2:2\n" /* 8 */
+      "    k_2.run(args[0])\n"                   /* 9 */
+      "    buf0 = true_graph_0(args)\n";         /* 10 */
+  const char *mapping =
+      "{\"cppCodeToPost\": {\"k_1:1\": [\"mul\"], \"k_2:2\": [\"mul\"],"
+      " \"k_3:3\": [\"gt\", \"mul\"]},"
+      " \"postToCppCode\": {\"mul\": [\"k_1:1\", \"k_2:2\", \"k_3:3\"]},"
+      " \"version\": 2.0}";
+  tl_prov_inputs in = small_view(mapping, NULL);
+  in.post_graph = tl_str_from(post);
+  in.code = tl_str_from(code);
+  cJSON *j = build_scribbled(&in);
+  CHECK(json_equals(at(j, "lines", "codeToPost"),
+                    "{\"3\": [11], \"6\": [10, 15], \"9\": [3]}"));
+  CHECK(json_equals(at(j, "lines", "postToCode"),
+                    "{\"3\": [9], \"11\": [3], \"15\": [6]}"));
+  cJSON_Delete(j);
+  /* Code that names no function after a subgraph (a C++ wrapper inlines
+   * them): the names alone, so `mul` alone links every definition. */
+  static const char *const inlined =
+      "def call(args):\n"                        /* 1 */
+      "    # [Provenance debug handles] k_1:1\n" /* 2 */
+      "    k_1.run(args[0])\n";                  /* 3 */
+  in = small_view("{\"cppCodeToPost\": {\"k_1:1\": [\"mul\"]},"
+                  " \"version\": 2.0}",
+                  NULL);
+  in.post_graph = tl_str_from(post);
+  in.code = tl_str_from(inlined);
+  j = build_scribbled(&in);
+  CHECK(json_equals(at(j, "lines", "codeToPost"), "{\"3\": [3, 11, 15]}"));
+  cJSON_Delete(j);
+}
+
+/* The subgraphs of an FX graph: where each starts, the one it is nested
+ * in, and its name as Inductor qualifies it. */
+TEST(fx_subgraphs_have_their_qualified_names_and_parents) {
+  static const char *const post =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[8]\"):\n"
+      "        y = x * 2\n"
+      "        return (y,)\n"
+      "    class true_graph_0(torch.nn.Module):\n"
+      "        def forward(self, a: \"f32[8]\"):\n"
+      "            b = a * 3\n"
+      "            return (b,)\n"
+      "        class false_graph_0(torch.nn.Module):\n"
+      "            def forward(self, a: \"f32[8]\"):\n"
+      "                c = a * 4\n"
+      "                return (c,)\n"
+      "    class repeated_subgraph0(torch.nn.Module):\n"
+      "        def forward(self, a: \"f32[8]\"):\n"
+      "            d = a * 5\n"
+      "            return (d,)\n";
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_fx_analyze(&arena, tl_str_from(post), &g);
+  CHECK_INT_EQ((int)g.subgraph_count, 3);
+  if (g.subgraph_count == 3) {
+    const char *names[] = {"true_graph_0", "true_graph_0_false_graph_0",
+                           "repeated_subgraph0"};
+    for (int i = 0; i < 3; i++)
+      CHECK(tl_str_eq_cstr(g.subgraphs[i].name, names[i]));
+    CHECK_INT_EQ((int)g.subgraphs[0].parent, 0);
+    CHECK_INT_EQ((int)g.subgraphs[1].parent, (int)g.subgraphs[0].graph);
+    CHECK_INT_EQ((int)g.subgraphs[2].parent, 0);
+    /* each node's graph is one of them */
+    CHECK(
+        tl_fx_subgraph_of(
+            &g, tl_fx_definitions(&g, tl_str_from("c"), &(size_t){0})->graph) ==
+        &g.subgraphs[1]);
+    CHECK(tl_fx_subgraph_of(&g, 0) == NULL);
+  }
+  tl_arena_free(&arena);
+}
+
 TEST(key_with_inner_colons_splits_its_handle_at_the_last_colon) {
   cJSON *j = build("{\"cppCodeToPost\": {\"a::b::op:7\": [\"mm\"]},"
                    " \"version\": 2.0}",
@@ -653,6 +761,8 @@ int main(int argc, char **argv) {
   RUN(names_without_a_line_are_listed_as_unresolved);
   RUN(a_node_name_of_two_graphs_links_the_definition_its_entry_means);
   RUN(a_name_that_many_graphs_define_links_its_first_alone);
+  RUN(the_function_a_kernel_is_called_in_tells_its_subgraph);
+  RUN(fx_subgraphs_have_their_qualified_names_and_parents);
   RUN(key_with_inner_colons_splits_its_handle_at_the_last_colon);
   RUN(view_without_usable_mapping_says_why_and_keeps_artifacts);
   RUN(kernel_kind_names_cover_every_kind);

@@ -47,6 +47,22 @@ static void analyze(const uint8_t *data, size_t size, size_t limit,
     tl_buf_printf(dump, "%.*s %d %u\n", (int)g.nodes[i].name.len,
                   g.nodes[i].name.ptr, g.nodes[i].line,
                   (unsigned)g.nodes[i].graph);
+  /* and the subgraphs: one each, ascending, nested in the outer graph or
+   * in one before them, found by their graph */
+  FUZZ_CHECK(g.subgraph_count == 0 || g.subgraphs);
+  for (size_t i = 0; i < g.subgraph_count; i++) {
+    const tl_fx_subgraph *s = &g.subgraphs[i];
+    sum += fuzz_touch(s->name);
+    FUZZ_CHECK(s->graph > 0 && s->graph < size);
+    FUZZ_CHECK(i == 0 || g.subgraphs[i - 1].graph < s->graph);
+    FUZZ_CHECK(s->parent != s->graph);
+    FUZZ_CHECK(s->parent == 0 || tl_fx_subgraph_of(&g, s->parent));
+    FUZZ_CHECK(s->name.len <= TL_FX_SUBGRAPH_NAME_MAX);
+    FUZZ_CHECK(tl_fx_subgraph_of(&g, s->graph) == s);
+    tl_buf_printf(dump, "subgraph %u %u %.*s\n", (unsigned)s->graph,
+                  (unsigned)s->parent, (int)s->name.len, s->name.ptr);
+  }
+  sink = sum;
   tl_arena_free(&arena);
 }
 
