@@ -108,10 +108,14 @@ typedef struct tl_call_site {
   int line;          /* line of the call expression's first byte */
   tl_str handle_key; /* `name:handle` of the `[Provenance debug handles]`
                         comment bound to this call; len 0 when none */
-  tl_str function;   /* the name of the innermost Python `def` holding the
-                        call (`call`, `true_graph_0`: Inductor lifts a
-                        subgraph into a function named after it); len 0 at
-                        module level and in C++ */
+  tl_str scope;      /* where the call is, as Inductor names a subgraph's
+                        code (GraphLowering.qualify_name): the innermost
+                        Python `def` holding it (`call`,
+                        `true_graph_0_false_graph_0`, a subgraph lifted
+                        into a function), or in C++ the `// subgraph: NAME`
+                        blocks around it, names joined outer to inner by
+                        `_` (Inductor inlines a subgraph there); len 0 when
+                        none */
 } tl_call_site;
 
 /* A kernel source embedded in the code text (Triton inside '''...''' or C++
@@ -129,8 +133,9 @@ typedef struct tl_code_analysis {
   size_t call_count;
   tl_embedded *embedded;
   size_t embedded_count;
-  tl_str *functions; /* the names of the Python `def`s, sorted, one each */
-  size_t function_count;
+  tl_str *scopes; /* the calls' possible scopes (the Python `def`s, the C++
+                     subgraph blocks), sorted, one each */
+  size_t scope_count;
   int entry_first, entry_last; /* `call` / `run_impl` /
                                   `inductor_entry_impl` body; 0 if absent */
   /* JIT code of cpp_wrapper=True: the kernels are called from the C++

@@ -96,6 +96,15 @@ typedef struct embedded {
   uint32_t byte;
 } embedded;
 
+/* A block that opens with `// subgraph: NAME`: the code of a subgraph, which
+ * the C++ wrappers inline in the caller's (cpp_wrapper_cpu.py
+ * codegen_subgraph: `if (pred) { // subgraph: true_graph_0 ... }`), NAME
+ * the subgraph's own name. */
+typedef struct subgraph_block {
+  uint32_t start, end;
+  tl_str name;
+} subgraph_block;
+
 /* Launcher comments, kept as ranges: their chunk's tree is gone by the time
  * they are scanned. */
 typedef TL_VEC(TSRange) range_vec;
@@ -109,6 +118,7 @@ typedef struct state {
   TL_VEC(def) defs;
   TL_VEC(embedded) embedded;
   TL_VEC(tl_str) decls; /* extern "C" declared names */
+  TL_VEC(subgraph_block) blocks;
 } state;
 
 static void state_free(state *s) {
@@ -119,12 +129,14 @@ static void state_free(state *s) {
   TL_VEC_FREE(s->defs);
   TL_VEC_FREE(s->embedded);
   TL_VEC_FREE(s->decls);
+  TL_VEC_FREE(s->blocks);
 }
 
 /* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
 static void state_clear(state *s) {
   s->raws.count = s->handles.count = s->entries.count = 0;
   s->sites.count = s->defs.count = s->embedded.count = s->decls.count = 0;
+  s->blocks.count = 0;
 }
 
 static def *find_def(state *s, tl_str name) {
@@ -477,6 +489,27 @@ static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
 
 /* A call by name, `f(...)` or `a::b(...)`: a call_expression whose
  * function is an identifier or a qualified_identifier. */
+#define SUBGRAPH_PREFIX "// subgraph: "
+
+static void collect_block(state *s, const cpp_syms *y, TSNode block) {
+  TSNode first = ts_node_named_child(block, 0);
+  if (ts_node_is_null(first) || ts_node_symbol(first) != y->comment)
+    return;
+  tl_str c = tl_ts_text(first, s->text);
+  size_t skip = strlen(SUBGRAPH_PREFIX);
+  if (!tl_str_starts_with(c, SUBGRAPH_PREFIX))
+    return;
+  tl_str name = {c.ptr + skip, c.len - skip};
+  while (name.len &&
+         (name.ptr[name.len - 1] == '\r' || name.ptr[name.len - 1] == ' ' ||
+          name.ptr[name.len - 1] == '\t'))
+    name.len--;
+  if (!name.len)
+    return;
+  subgraph_block b = {ts_node_start_byte(block), ts_node_end_byte(block), name};
+  TL_VEC_PUSH(s->blocks, b);
+}
+
 static void collect_call(state *s, const cpp_syms *y, TSNode call) {
   tl_ts_children fs;
   tl_ts_children_begin(&fs, call, y->function);
@@ -547,6 +580,7 @@ static void collect_first_arg(state *s, const cpp_syms *y, TSNode fn,
  *   - call_expression: every call by name (collect_call), and for one
  *     whose function is an identifier, its first argument
  *     (collect_first_arg);
+ *   - compound_statement: a subgraph's block (collect_block);
  *   - comment: `// [Provenance debug handles] <key>`. */
 typedef struct wrapper_walk {
   state *s;
@@ -563,6 +597,8 @@ static bool visit_wrapper_node(TSNode n, void *ctx) {
     collect_function(w->s, y, n, w->comments, w->out);
   } else if (sym == y->linkage_specification) {
     collect_linkage(w->s, y, n);
+  } else if (sym == y->compound_statement) {
+    collect_block(w->s, y, n);
   } else if (sym == y->call_expression) {
     tl_ts_children fs;
     tl_ts_children_begin(&fs, n, y->function);
@@ -743,7 +779,84 @@ static void bind_handle(state *s, size_t index) {
 
 /* ---- results ------------------------------------------------------------ */
 
+static int cmp_block(const void *pa, const void *pb) {
+  const subgraph_block *a = pa, *b = pb;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return (a->end < b->end) - (a->end > b->end); /* the outer one first */
+}
+
+/* Each site's scope (tl_call_site.scope): the names of the subgraph blocks
+ * around it joined outer to inner by `_`, as Inductor qualifies a nested
+ * subgraph's name; and `out->scopes`, every block's. Blocks nest (they are
+ * a tree's nodes): sorted by start, the blocks around a byte are the last
+ * one starting before it and the blocks around that one. */
+static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out) {
+  size_t n = s->blocks.count;
+  out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
+  out->scope_count = 0;
+  if (!n)
+    return;
+  subgraph_block *b = s->blocks.items;
+  tl_sort(b, n, sizeof *b, cmp_block);
+  size_t kept = 0; /* a block seen by two chunks */
+  for (size_t i = 0; i < n; i++)
+    if (!kept || b[kept - 1].start != b[i].start)
+      b[kept++] = b[i];
+  n = s->blocks.count = kept;
+  size_t *parent = tl_xmalloc(n * sizeof *parent);
+  tl_str *scope = tl_xmalloc(n * sizeof *scope);
+  size_t *open = tl_xmalloc(n * sizeof *open), depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    while (depth && b[open[depth - 1]].end <= b[i].start)
+      depth--;
+    parent[i] = depth ? open[depth - 1] : SIZE_MAX;
+    open[depth++] = i;
+    const tl_str *outer = parent[i] == SIZE_MAX ? NULL : &scope[parent[i]];
+    size_t prefix = outer ? outer->len + 1 : 0;
+    scope[i] = (tl_str){"", 0};
+    if ((outer && !outer->len) ||
+        b[i].name.len > TL_FX_SUBGRAPH_NAME_MAX - prefix)
+      continue;
+    char *name = tl_arena_alloc(arena, prefix + b[i].name.len + 1);
+    if (outer) {
+      memcpy(name, outer->ptr, outer->len);
+      name[outer->len] = '_';
+    }
+    memcpy(name + prefix, b[i].name.ptr, b[i].name.len);
+    name[prefix + b[i].name.len] = '\0';
+    scope[i] = (tl_str){name, prefix + b[i].name.len};
+    out->scopes[out->scope_count++] = scope[i];
+  }
+  for (size_t i = 0; i < s->sites.count; i++) {
+    uint32_t at = s->sites.items[i].byte;
+    size_t lo = 0, hi = n; /* the first block starting after `at` */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (b[mid].start <= at)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    size_t j = lo ? lo - 1 : SIZE_MAX;
+    while (j != SIZE_MAX && b[j].end <= at)
+      j = parent[j];
+    if (j != SIZE_MAX)
+      s->sites.items[i].call.scope = scope[j];
+  }
+  tl_sort(out->scopes, out->scope_count, sizeof *out->scopes, tl_str_cmp_p);
+  kept = 0;
+  for (size_t i = 0; i < out->scope_count; i++)
+    if (!kept || !tl_str_eq(out->scopes[kept - 1], out->scopes[i]))
+      out->scopes[kept++] = out->scopes[i];
+  out->scope_count = kept;
+  free(parent);
+  free(scope);
+  free(open);
+}
+
 static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
+  scope_sites(s, arena, out);
   tl_sort(s->defs.items, s->defs.count, sizeof(def), cmp_def);
   tl_sort(s->embedded.items, s->embedded.count, sizeof(embedded), cmp_embedded);
   out->def_count = s->defs.count;

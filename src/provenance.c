@@ -33,7 +33,7 @@ typedef struct named_line {
   tl_str name;
   int line;
   tl_kernel_kind kind; /* call indexes only: */
-  tl_str function;     /* the call's (tl_call_site.function) */
+  tl_str scope;        /* the call's (tl_call_site.scope) */
 } named_line;
 typedef TL_VEC(named_line) name_vec;
 
@@ -49,8 +49,8 @@ typedef struct kernel {
    * definition of a name that several graphs define it means. */
   graph_vec context;
   bool has_context;
-  /* The post-grad graphs of the functions its calls are in, when the code
-   * lifts subgraphs into functions (call_graph); else empty. */
+  /* The post-grad graphs of its calls' scopes, when the code names its
+   * scopes after subgraphs (call_graph); else empty. */
   graph_vec call_graphs;
   /* Resolved once the joins are done (resolve_kernels). */
   const tl_kernel_def *def;
@@ -216,8 +216,8 @@ typedef struct view {
   cJSON *definitions[2];
   graph_vec context; /* scratch of the joins */
   int_vec lines_a, lines_b;
-  /* The post-grad subgraphs that the code defines a function for, sorted
-   * by name (index_lifted); none for code that inlines them. */
+  /* The post-grad subgraphs that the code has a scope of, sorted by name
+   * (index_lifted). */
   const tl_fx_subgraph **lifted;
   size_t lifted_count;
 } view;
@@ -230,7 +230,7 @@ static calls_by index_calls(tl_arena *a, const tl_code_analysis *c,
     tl_str k = by_handle ? c->calls[i].handle_key : c->calls[i].name;
     if (k.len)
       out.items[out.count++] = (named_line){
-          k, c->calls[i].line, c->calls[i].kind, c->calls[i].function};
+          k, c->calls[i].line, c->calls[i].kind, c->calls[i].scope};
   }
   tl_sort(out.items, out.count, sizeof *out.items, named_cmp);
   return out;
@@ -337,16 +337,17 @@ static tl_str json_str(const cJSON *j) {
                                              : (tl_str){"", 0};
 }
 
-/* ---- subgraphs lifted into functions ----------------------------------
+/* ---- the code of subgraphs ---------------------------------------------
  * Inductor's Python wrapper lifts each subgraph into a function of the code
  * named after it (`def true_graph_0(args):`, `def repeated_subgraph0`; a
  * nested one's name joins its parents', tl_fx_subgraph.name) and calls the
  * subgraph's kernels there, the outer graph's elsewhere (`call`, a
- * partition's function). So when the code defines a function named after
- * a post-grad subgraph, the function a kernel is called in tells which
- * graph's nodes its mapping names (called_lines). The C++ wrappers (AOT,
- * cpp_wrapper) inline subgraphs, no function is named after one, and this
- * tells nothing. */
+ * partition's function); the C++ wrappers (AOT, cpp_wrapper) inline it in
+ * a block that opens with `// subgraph: true_graph_0`. Either is a call's
+ * scope (tl_call_site.scope). So when the code has a scope named after a
+ * post-grad subgraph, the scope a kernel is called in tells which graph's
+ * nodes its mapping names (called_lines); code without one (no subgraph,
+ * or older code) tells nothing. */
 static const uint32_t NOT_LIFTED = UINT32_MAX;
 
 static int lifted_cmp(const void *a, const void *b) {
@@ -354,7 +355,7 @@ static int lifted_cmp(const void *a, const void *b) {
                     (*(const tl_fx_subgraph *const *)b)->name);
 }
 
-static int function_cmp(const void *key, const void *elem) {
+static int scope_cmp(const void *key, const void *elem) {
   return tl_str_cmp(*(const tl_str *)key, *(const tl_str *)elem);
 }
 
@@ -365,9 +366,8 @@ static void index_lifted(view *v) {
   size_t count = 0;
   for (size_t i = 0; i < n; i++) {
     const tl_fx_subgraph *s = &v->post.subgraphs[i];
-    if (s->name.len &&
-        bsearch(&s->name, v->code.functions, v->code.function_count,
-                sizeof *v->code.functions, function_cmp))
+    if (s->name.len && bsearch(&s->name, v->code.scopes, v->code.scope_count,
+                               sizeof *v->code.scopes, scope_cmp))
       lifted[count++] = s;
   }
   tl_sort(lifted, count, sizeof *lifted, lifted_cmp);
@@ -375,30 +375,30 @@ static void index_lifted(view *v) {
   v->lifted_count = count;
 }
 
-/* The post-grad graph whose kernels a function of the code calls: the
- * subgraph named after it, else the outer graph (0); NOT_LIFTED when the
- * code lifts no subgraph. (Two subgraph classes of one qualified name,
- * `a` in `b` and `b_a` beside it, cannot both have a function: the first
- * is taken.) */
-static uint32_t call_graph(const view *v, tl_str function) {
+/* The post-grad graph whose kernels a scope of the code calls: the
+ * subgraph named after it, else the outer graph (0); NOT_LIFTED when no
+ * scope of the code is named after a subgraph. (Two subgraph classes of one
+ * qualified name, `a` in `b` and `b_a` beside it, cannot both have their
+ * own scope: the first is taken.) */
+static uint32_t call_graph(const view *v, tl_str scope) {
   if (!v->lifted_count)
     return NOT_LIFTED;
   size_t lo = 0, hi = v->lifted_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (tl_str_cmp(v->lifted[mid]->name, function) < 0)
+    if (tl_str_cmp(v->lifted[mid]->name, scope) < 0)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo < v->lifted_count && tl_str_eq(v->lifted[lo]->name, function)
+  return lo < v->lifted_count && tl_str_eq(v->lifted[lo]->name, scope)
              ? v->lifted[lo]->graph
              : 0;
 }
 
 /* Appends the lines of every entry named `name` to `k->calls`, and the
- * graphs of their functions to `k->call_graphs` (sorted, one each; none
- * past MAX_CONTEXT). */
+ * graphs of their scopes to `k->call_graphs` (sorted, one each; none past
+ * MAX_CONTEXT). */
 static void lines_of(const view *v, const calls_by *idx, tl_str name,
                      kernel *k) {
   size_t lo = 0, hi = idx->count;
@@ -411,7 +411,7 @@ static void lines_of(const view *v, const calls_by *idx, tl_str name,
   }
   for (; lo < idx->count && tl_str_eq(idx->items[lo].name, name); lo++) {
     TL_VEC_PUSH(k->calls, idx->items[lo].line);
-    uint32_t g = call_graph(v, idx->items[lo].function);
+    uint32_t g = call_graph(v, idx->items[lo].scope);
     if (g != NOT_LIFTED)
       TL_VEC_PUSH(k->call_graphs, g);
   }
@@ -475,7 +475,7 @@ static bool called_lines(const tl_fx_graph *post, const tl_fx_node *defs,
   return kept > 0;
 }
 
-/* The post-grad lines a kernel's name means: by the functions it is called
+/* The post-grad lines a kernel's name means: by the scopes it is called
  * in (called_lines), else by the other names of its mapping entry
  * (meant_lines). */
 static void kernel_lines(const view *v, const kernel *k, const tl_fx_node *defs,

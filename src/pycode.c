@@ -677,24 +677,23 @@ static void resolve_calls(collected *c, tl_arena *arena) {
 }
 
 /* The functions' names (one span each after resolve_calls, in text
- * order), copied into the arena; and `out->functions`, sorted, one each. */
+ * order), copied into the arena; and `out->scopes`, sorted, one each. */
 static void own_functions(collected *c, tl_arena *arena, tl_str text,
                           tl_code_analysis *out) {
   size_t next = 0, n = c->functions.count;
   for (size_t i = 0; i < n; i++)
     c->functions.items[i].name =
         own(arena, text, c->functions.items[i].name, &next);
-  out->functions = tl_arena_alloc(arena, (n + 1) * sizeof *out->functions);
+  out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
   for (size_t i = 0; i < n; i++)
     if (c->functions.items[i].name.len)
-      out->functions[out->function_count++] = c->functions.items[i].name;
-  tl_sort(out->functions, out->function_count, sizeof *out->functions,
-          tl_str_cmp_p);
+      out->scopes[out->scope_count++] = c->functions.items[i].name;
+  tl_sort(out->scopes, out->scope_count, sizeof *out->scopes, tl_str_cmp_p);
   size_t kept = 0;
-  for (size_t i = 0; i < out->function_count; i++)
-    if (!kept || !tl_str_eq(out->functions[kept - 1], out->functions[i]))
-      out->functions[kept++] = out->functions[i];
-  out->function_count = kept;
+  for (size_t i = 0; i < out->scope_count; i++)
+    if (!kept || !tl_str_eq(out->scopes[kept - 1], out->scopes[i]))
+      out->scopes[kept++] = out->scopes[i];
+  out->scope_count = kept;
 }
 
 typedef struct by_name {
@@ -834,6 +833,19 @@ static void merge_cpp(tl_arena *arena, tl_code_analysis *out,
             : cpp->calls[j++];
   out->calls = calls;
   out->call_count = nc;
+  size_t ns = out->scope_count + cpp->scope_count, kept = 0;
+  tl_str *scopes = tl_arena_alloc(arena, (ns + 1) * sizeof *scopes);
+  if (out->scope_count)
+    memcpy(scopes, out->scopes, out->scope_count * sizeof *scopes);
+  if (cpp->scope_count)
+    memcpy(scopes + out->scope_count, cpp->scopes,
+           cpp->scope_count * sizeof *scopes);
+  tl_sort(scopes, ns, sizeof *scopes, tl_str_cmp_p);
+  for (size_t k = 0; k < ns; k++)
+    if (!kept || !tl_str_eq(scopes[kept - 1], scopes[k]))
+      scopes[kept++] = scopes[k];
+  out->scopes = scopes;
+  out->scope_count = kept;
   if (cpp->entry_first) {
     out->entry_first = cpp->entry_first;
     out->entry_last = cpp->entry_last;

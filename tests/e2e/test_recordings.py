@@ -85,6 +85,29 @@ SINGLE = {
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_add_gelu_native_layer_norm_0:2"),
     ]),
+    # The same torch.cond under AOTInductor and with cpp_wrapper=True: the
+    # C++ wrappers inline each branch in a block opening with
+    # `// subgraph: true_graph_0`, the inner ones nested in it.
+    "rec-subgraphs-aot": ([], [
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_gt_mean_mul_3:6"),
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_gt_mean_mul_4:7"),
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_gt_sigmoid_sub_5:8"),
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_add_gelu_native_layer_norm_0:2"),
+    ]),
+    "rec-subgraphs-cpp-wrapper": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_mean_mul_3:6"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_mean_mul_4:7"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_gt_sigmoid_sub_5:8"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_0:2"),
+    ]),
     # The torch.cond branches' nodes (relu, sigmoid) are in subgraph
     # classes nested in the post-grad graph's; `mul` and `sub` name nodes of
     # both graphs, and the outer graph's come first.
@@ -261,17 +284,44 @@ def function_of(code, line):
     return None
 
 
+def subgraph_blocks(code):
+    """[(first, last, name)]: the C++ blocks that inline a subgraph's code, a
+    `// subgraph: NAME` line up to the line that closes it, the first `}` at
+    4 less indentation (Inductor's IndentedBuffer), with each name joined to
+    those of the blocks around it."""
+    blocks = []
+    for i, text in enumerate(code, 1):
+        m = re.match(r"^( *)// subgraph: (\w+)$", text)
+        if not m:
+            continue
+        indent = len(m.group(1)) - 4
+        last = next(j for j in range(i + 1, len(code) + 1)
+                    if re.match(r"^ {%d}\}" % indent, code[j - 1]))
+        outer = [b for b in blocks if b[0] < i <= b[1]]
+        name = "_".join([b[2] for b in outer[-1:]] + [m.group(2)])
+        blocks.append((i, last, name))
+    return blocks
+
+
+def scope_of(code, line):
+    """Where a call at `line` is, as Inductor names a subgraph's code: the
+    innermost C++ subgraph block around it, else the innermost `def`."""
+    around = [b for b in subgraph_blocks(code) if b[0] < line <= b[1]]
+    return around[-1][2] if around else function_of(code, line)
+
+
 def call_graph(code, line, subs):
     """The post-grad graph whose nodes a kernel called at `line` means when
-    the code lifts subgraphs into functions: the subgraph its function is
-    named after, else the outer graph (0); None when no function of the code
-    is named after a subgraph."""
-    functions = {m.group(1) for t in code
-                 for m in [re.match(r"^\s*def (\w+)\(", t)] if m}
-    lifted = {name: g for g, (name, _) in subs.items() if name in functions}
+    the code names some scope after a subgraph (a function of the Python
+    wrapper, a block of the C++ one): the subgraph its scope is named after,
+    else the outer graph (0); None when no scope is named after one."""
+    scopes = {m.group(1) for t in code
+              for m in [re.match(r"^\s*def (\w+)\(", t)] if m}
+    scopes |= {name for _, _, name in subgraph_blocks(code)}
+    lifted = {name: g for g, (name, _) in subs.items() if name in scopes}
     if not lifted:
         return None
-    return lifted.get(function_of(code, line), 0)
+    return lifted.get(scope_of(code, line), 0)
 
 
 def called(defs, subs, name, graph):
@@ -432,7 +482,8 @@ class Recordings(unittest.TestCase):
         """In the recordings with subgraphs and in-place nodes, every name
         the mapping mentions resolves, to the lines our own reading finds:
         nodes gives the first definition, node_definitions every one."""
-        for name in ("rec-cond", "rec-flex", "rec-subgraphs"):
+        for name in ("rec-cond", "rec-flex", "rec-subgraphs",
+                     "rec-subgraphs-cpp-wrapper"):
             log = os.path.join(EXAMPLES, name, "trace.log")
             inputs = view_inputs(read_log(log), "-_0_0_0", -1)
             with self.subTest(trace=name), \

@@ -2,7 +2,7 @@
  * the corpus case files (tests/engine/corpus/) spell out:
  *   FX graph:    NAME LINE [in subgraph N] / subgraph N NAME [in M]
  *   output code: def NAME KIND FILE FIRST-LAST / call LINE NAME KIND
- *                [handle=KEY] [in FUNCTION] / embedded FILE FIRST-LAST
+ *                [handle=KEY] [in SCOPE] / embedded FILE FIRST-LAST
  *                LANGUAGE /
  *                entry FIRST-LAST / cpp_wrapper (the C++ of a
  *                cpp_wrapper=True module was found)
@@ -84,9 +84,9 @@ static void dump_py(tl_str input, tl_buf *out) {
     if (a.calls[i].handle_key.len)
       tl_buf_printf(out, " handle=%.*s", (int)a.calls[i].handle_key.len,
                     a.calls[i].handle_key.ptr);
-    if (a.calls[i].function.len)
-      tl_buf_printf(out, " in %.*s", (int)a.calls[i].function.len,
-                    a.calls[i].function.ptr);
+    if (a.calls[i].scope.len)
+      tl_buf_printf(out, " in %.*s", (int)a.calls[i].scope.len,
+                    a.calls[i].scope.ptr);
     tl_buf_putc(out, '\n');
   }
   for (size_t i = 0; i < a.embedded_count; i++)

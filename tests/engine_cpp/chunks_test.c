@@ -857,9 +857,11 @@ TEST(cppcode_leaves_out_most_of_a_recorded_wrapper_and_equals_whole) {
   /* The torch 2.13 recording of this repository: the bodies of the model
    * container's C API, its constructor and input checks are more than half
    * of its CPU wrapper (the rest: their heads, run_impl, declarations), and
-   * none of them is parsed. The generated examples must equal whole. */
+   * none of them is parsed. The generated examples, and the recording with
+   * subgraph blocks (their calls' scopes), must equal whole. */
   static const char *const logs[] = {"rec-aot-cpu/trace.log",
-                                     "aot-cpu/trace.log", "aot-cuda/trace.log"};
+                                     "aot-cpu/trace.log", "aot-cuda/trace.log",
+                                     "rec-subgraphs-aot/trace.log"};
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/examples", TL_SOURCE_DIR);
   for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {

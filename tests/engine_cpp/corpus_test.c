@@ -37,7 +37,8 @@ static void run_case_file(const char *file) {
 
 TEST(cppcode_matches_every_corpus_case) {
   static const char *const files[] = {"calls.txt", "handles.txt",
-                                      "definitions.txt", "garbage.txt"};
+                                      "definitions.txt", "garbage.txt",
+                                      "subgraphs.txt"};
   for (size_t i = 0; i < sizeof files / sizeof *files; i++)
     run_case_file(files[i]);
   printf("  %d corpus cases, %d failed\n", cases_run, cases_failed);

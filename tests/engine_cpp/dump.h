@@ -3,6 +3,7 @@
  * line, the form the corpus cases in tests/engine_cpp/cases/ spell out:
  *   entry FIRST-LAST / def NAME KIND FILE FIRST-LAST /
  *   embedded LANGUAGE FILE FIRST-LAST / call LINE NAME KIND [HANDLE KEY]
+ *   [in SCOPE] / scope NAME (the subgraph blocks' qualified names)
  */
 #ifndef TL_TEST_CPP_DUMP_H
 #define TL_TEST_CPP_DUMP_H
@@ -30,8 +31,12 @@ static void dump(const tl_code_analysis *r, tl_buf *out) {
                   c->name.ptr, tl_kernel_kind_name(c->kind));
     if (c->handle_key.len)
       tl_buf_printf(out, " %.*s", (int)c->handle_key.len, c->handle_key.ptr);
+    if (c->scope.len)
+      tl_buf_printf(out, " in %.*s", (int)c->scope.len, c->scope.ptr);
     tl_buf_putc(out, '\n');
   }
+  for (size_t i = 0; i < r->scope_count; i++)
+    tl_buf_printf(out, "scope %.*s\n", (int)r->scopes[i].len, r->scopes[i].ptr);
 }
 
 /* Runs both analyses and returns the dump in `out`. */

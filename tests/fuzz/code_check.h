@@ -5,6 +5,8 @@
 #ifndef TL_FUZZ_CODE_CHECK_H
 #define TL_FUZZ_CODE_CHECK_H
 
+#include <stdlib.h>
+
 #include "analysis.h"
 #include "fuzz.h"
 #include "ts_query.h"
@@ -33,6 +35,16 @@ static inline unsigned code_check(const tl_code_analysis *a, int lines_main,
     FUZZ_CHECK(c->line >= previous); /* in text order */
     previous = c->line;
     sum += fuzz_touch(c->name) + fuzz_touch(c->handle_key);
+    sum += fuzz_touch(c->scope);
+    /* a scope is one of the code's */
+    FUZZ_CHECK(!c->scope.len || bsearch(&c->scope, a->scopes, a->scope_count,
+                                        sizeof *a->scopes, tl_str_cmp_p));
+  }
+  FUZZ_CHECK(a->scope_count == 0 || a->scopes);
+  for (size_t i = 0; i < a->scope_count; i++) {
+    sum += fuzz_touch(a->scopes[i]);
+    FUZZ_CHECK(a->scopes[i].len > 0);
+    FUZZ_CHECK(i == 0 || tl_str_cmp(a->scopes[i - 1], a->scopes[i]) < 0);
   }
   for (size_t i = 0; i < a->embedded_count; i++) {
     const tl_embedded *e = &a->embedded[i];
@@ -54,10 +66,13 @@ static inline void code_dump(const tl_code_analysis *a, tl_buf *out) {
                   a->defs[i].name.ptr, (int)a->defs[i].kind,
                   (int)a->defs[i].file, a->defs[i].first, a->defs[i].last);
   for (size_t i = 0; i < a->call_count; i++)
-    tl_buf_printf(out, "call %d %.*s %d %.*s\n", a->calls[i].line,
+    tl_buf_printf(out, "call %d %.*s %d %.*s in %.*s\n", a->calls[i].line,
                   (int)a->calls[i].name.len, a->calls[i].name.ptr,
                   (int)a->calls[i].kind, (int)a->calls[i].handle_key.len,
-                  a->calls[i].handle_key.ptr);
+                  a->calls[i].handle_key.ptr, (int)a->calls[i].scope.len,
+                  a->calls[i].scope.ptr);
+  for (size_t i = 0; i < a->scope_count; i++)
+    tl_buf_printf(out, "scope %.*s\n", (int)a->scopes[i].len, a->scopes[i].ptr);
   for (size_t i = 0; i < a->embedded_count; i++)
     tl_buf_printf(out, "embedded %d %d-%d %s\n", (int)a->embedded[i].file,
                   a->embedded[i].first, a->embedded[i].last,
