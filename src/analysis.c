@@ -1,5 +1,6 @@
-/* analysis.c: the names of the analysis enums (analysis.h), shared by the
- * join, the analyzers' tests and the JSON. */
+/* analysis.c: the names of the analysis enums (analysis.h) and of
+ * subgraphs, shared by the analyzers, the join, their tests and the
+ * JSON. */
 #define _GNU_SOURCE /* memmem */
 #include "analysis.h"
 
@@ -25,6 +26,21 @@ const char *tl_kernel_kind_name(tl_kernel_kind kind) {
     return "unknown";
   }
   return "unknown";
+}
+
+tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own) {
+  size_t prefix = outer ? outer->len + 1 : 0;
+  if (!own.len || (outer && !outer->len) ||
+      own.len > TL_FX_SUBGRAPH_NAME_MAX - prefix)
+    return (tl_str){"", 0};
+  char *name = tl_arena_alloc(arena, prefix + own.len + 1);
+  if (outer) {
+    memcpy(name, outer->ptr, outer->len);
+    name[outer->len] = '_';
+  }
+  memcpy(name + prefix, own.ptr, own.len);
+  name[prefix + own.len] = '\0';
+  return (tl_str){name, prefix + own.len};
 }
 
 const char *tl_code_file_name(tl_code_file file) {

@@ -38,6 +38,10 @@ typedef struct tl_fx_subgraph {
                       TL_FX_SUBGRAPH_NAME_MAX bytes */
 } tl_fx_subgraph;
 enum { TL_FX_SUBGRAPH_NAME_MAX = 1024 };
+/* The name of subgraph `own` nested in the one named `*outer` (NULL: in the
+ * outer graph), as Inductor qualifies it: `outer_own`, in the arena; empty
+ * when `own` or `*outer` is, or when longer than TL_FX_SUBGRAPH_NAME_MAX. */
+tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own);
 
 typedef struct tl_fx_graph {
   /* Sorted by name (tl_str_cmp). A name repeats only when several graphs

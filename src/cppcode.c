@@ -813,20 +813,9 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out) {
     parent[i] = depth ? open[depth - 1] : SIZE_MAX;
     open[depth++] = i;
     const tl_str *outer = parent[i] == SIZE_MAX ? NULL : &scope[parent[i]];
-    size_t prefix = outer ? outer->len + 1 : 0;
-    scope[i] = (tl_str){"", 0};
-    if ((outer && !outer->len) ||
-        b[i].name.len > TL_FX_SUBGRAPH_NAME_MAX - prefix)
-      continue;
-    char *name = tl_arena_alloc(arena, prefix + b[i].name.len + 1);
-    if (outer) {
-      memcpy(name, outer->ptr, outer->len);
-      name[outer->len] = '_';
-    }
-    memcpy(name + prefix, b[i].name.ptr, b[i].name.len);
-    name[prefix + b[i].name.len] = '\0';
-    scope[i] = (tl_str){name, prefix + b[i].name.len};
-    out->scopes[out->scope_count++] = scope[i];
+    scope[i] = tl_subgraph_name(arena, outer, b[i].name);
+    if (scope[i].len)
+      out->scopes[out->scope_count++] = scope[i];
   }
   for (size_t i = 0; i < s->sites.count; i++) {
     uint32_t at = s->sites.items[i].byte;

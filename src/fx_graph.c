@@ -262,26 +262,6 @@ typedef struct class_body {
 } class_body;
 typedef TL_VEC(class_body) class_body_vec;
 
-/* `parent`'s name, `_`, then the class's (GraphLowering.qualify_name), in
- * the arena; empty when either is empty or the result would be longer than
- * TL_FX_SUBGRAPH_NAME_MAX (a nesting the text makes deep). */
-static tl_str qualified_name(tl_arena *arena, const tl_fx_subgraph *parent,
-                             tl_str own) {
-  if (!own.len || (parent && !parent->name.len))
-    return (tl_str){"", 0};
-  size_t prefix = parent ? parent->name.len + 1 : 0;
-  if (own.len > TL_FX_SUBGRAPH_NAME_MAX - prefix)
-    return (tl_str){"", 0};
-  char *name = tl_arena_alloc(arena, prefix + own.len + 1);
-  if (parent) {
-    memcpy(name, parent->name.ptr, parent->name.len);
-    name[parent->name.len] = '_';
-  }
-  memcpy(name + prefix, own.ptr, own.len);
-  name[prefix + own.len] = '\0';
-  return (tl_str){name, prefix + own.len};
-}
-
 /* The forward bodies of the classes nested in `block` (a class body), and
  * of the classes nested in theirs, level by level (a worklist, not
  * recursion: nesting depth comes from the text); and for each its subgraph
@@ -309,9 +289,9 @@ static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
         if (find_forward(b, text, y, &params, &body)) {
           const tl_fx_subgraph *parent =
               owner == SIZE_MAX ? NULL : &subs->items[first + owner];
-          tl_fx_subgraph sub = {ts_node_start_byte(body),
-                                parent ? parent->graph : 0,
-                                qualified_name(arena, parent, own)};
+          tl_fx_subgraph sub = {
+              ts_node_start_byte(body), parent ? parent->graph : 0,
+              tl_subgraph_name(arena, parent ? &parent->name : NULL, own)};
           TL_VEC_PUSH(*bodies, body);
           TL_VEC_PUSH(*subs, sub);
           inner = subs->count - 1 - first;
