@@ -46,10 +46,33 @@
   var ART_KEY = {pre: 'pre_grad_graph', post: 'post_grad_graph', code: 'code',
     kernel: 'kernel_code'};
 
-  function splitLines(text) {
-    var lines = text.split('\n');
-    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-    return lines;
+  /* Where each line of a text starts, as offsets (a panel's text may have a
+   * million lines: one string each would be a million objects for the
+   * garbage collector to mark while the page is used). Line i (1-based)
+   * is text[starts[i - 1], starts[i] - 1); a text that ends with a newline
+   * has no empty last line. */
+  function lineStarts(text) {
+    var count = 1, at = -1;
+    while ((at = text.indexOf('\n', at + 1)) >= 0) count++;
+    if (text.length && text.charCodeAt(text.length - 1) === 10) count--;
+    var starts = new Uint32Array(count + 1), i = 1;
+    at = -1;
+    while (i < count && (at = text.indexOf('\n', at + 1)) >= 0) starts[i++] = at + 1;
+    starts[count] = text.length + 1;
+    if (text.length && text.charCodeAt(text.length - 1) === 10) starts[count] = text.length;
+    return starts;
+  }
+  function stripCR(s) { return s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s; }
+  /* Line i of a panel's model, without its newline and a carriage return
+   * before it; lineLength counts the carriage return. */
+  function lineText(m, i) {
+    return stripCR(m.text.slice(m.starts[i - 1], m.starts[i] - 1));
+  }
+  function lineLength(m, i) { return m.starts[i] - 1 - m.starts[i - 1]; }
+  /* Lines a..b joined by newlines, without carriage returns before them. */
+  function linesText(m, a, b) {
+    var t = m.text.slice(m.starts[a - 1], m.starts[b] - 1);
+    return m.hasCR ? t.replace(/\r(?=\n|$)/g, '') : t;
   }
 
   /* A panel's text: a JSON string, or (large texts) deflated, which the
@@ -68,11 +91,13 @@
   var M = {};  /* panel name -> model */
   PANELS.forEach(function (p) {
     var text = readText(p);
-    var lines = typeof text === 'string' ? splitLines(text) : null;
-    var n = lines ? lines.length : 0, maxLen = 0;
-    for (var i = 0; i < n; i++) if (lines[i].length > maxLen) maxLen = lines[i].length;
-    M[p] = {name: p, lines: lines, n: n, maxLen: maxLen,
-      unreadable: !lines && isDeflated(p),
+    if (typeof text !== 'string') text = null;
+    var starts = text !== null ? lineStarts(text) : null;
+    var n = starts ? starts.length - 1 : 0, maxLen = 0;
+    for (var i = 1; i <= n; i++) maxLen = Math.max(maxLen, starts[i] - 1 - starts[i - 1]);
+    M[p] = {name: p, text: text, starts: starts, n: n, maxLen: maxLen,
+      hasCR: text !== null && text.indexOf('\r') >= 0,
+      unreadable: text === null && isDeflated(p),
       lang: (p === 'pre' || p === 'post' || !aot) ? 'python' : 'cpp',
       segs: [], html: new Array(n + 1), done: new Uint8Array(n + 1),
       mapped: new Uint8Array(n + 1), defs: [], defKeys: new Map()};

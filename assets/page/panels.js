@@ -52,20 +52,22 @@
     }
     return {a: a, b: b, lang: lang};
   }
-  function stripCR(s) { return s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s; }
   function highlightChunk(m, c) {
     var total = 0, plain = typeof hljs === 'undefined' || !hljs.getLanguage(c.lang);
     for (var i = c.a; i <= c.b && !plain; i++) {
-      var len = m.lines[i - 1].length;
+      var len = lineLength(m, i);
       total += len;
       if (len > 4000 || total > 300000) plain = true;
     }
     var parts = null;
     if (!plain) {
       try {
-        var text = m.lines.slice(c.a - 1, c.b).map(stripCR).join('\n');
+        var text = linesText(m, c.a, c.b);
         parts = splitHtml(hljs.highlight(text, {language: c.lang, ignoreIllegals: true}).value);
         if (parts.length !== c.b - c.a + 1) parts = null;
+        /* A carriage return left inside a line: HTML parsing would make it
+         * a line break, as text it shows as a space (CSS Text). */
+        else if (m.hasCR) parts = parts.map(function (h) { return h.replace(/\r/g, '&#13;'); });
       } catch (e) { parts = null; }
     }
     for (var j = c.a; j <= c.b; j++) {
@@ -132,7 +134,7 @@
 
   function artifactLink(p) {
     var path = str(artifacts[ART_KEY[p]]);
-    if (!path) return el('span', 'tp-pfile', M[p].lines ? '' : '(absent)');
+    if (!path) return el('span', 'tp-pfile', M[p].text !== null ? '' : '(absent)');
     var a = el('a', 'tp-pfile', path.split('/').pop());
     a.title = path;
     if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(path) && path.charAt(0) !== '/') {
@@ -168,7 +170,7 @@
     this.nav.hidden = true;
     this.nav.dataset.panel = p;
     head.appendChild(this.nav);
-    if (!m.lines) {
+    if (m.text === null) {
       this.rows.appendChild(el('div', 'tp-empty', m.unreadable ? 'This browser could ' +
         'not inflate the ' + TITLE[p].toLowerCase() + ' (it is stored deflated; ' +
         'DecompressionStream needs Chrome 103, Firefox 113, Safari 16.4 or later).' :
@@ -238,7 +240,7 @@
     this.top = this.scroller.scrollTop;
   };
   View.prototype.shown = function () {
-    return !!this.m.lines && !this.body.hidden;
+    return this.m.text !== null && !this.body.hidden;
   };
   View.prototype.render = function (force) {
     if (!this.shown()) return;
@@ -275,7 +277,7 @@
       if (m.html[i] != null) {
         s.innerHTML = m.html[i];
         row.setAttribute('data-hljs', '');
-      } else s.textContent = stripCR(m.lines[i - 1]);
+      } else s.textContent = lineText(m, i);
       row.appendChild(g);
       if (timeCell) row.appendChild(timeCell(this.p, i));
       row.appendChild(s);
@@ -337,7 +339,7 @@
     return top >= this.top && top + LH <= this.top + this.h;
   };
   View.prototype.reveal = function (line, force) {
-    if (!this.m.lines || !inPanel(this.p, line)) return;
+    if (this.m.text === null || !inPanel(this.p, line)) return;
     if (this.p === 'kernel' || this.p === 'code') showTab(this.p);
     if (force || !this.isVisible(line)) {
       var max = Math.max(0, this.m.n * LH - this.h);
@@ -386,7 +388,7 @@
     boxes.push(b.box);
   });
   var codeBox = panelBox(null, 'code'), tabs = {};
-  var hasKernelTab = !!M.kernel.lines || M.kernel.defs.length > 0;
+  var hasKernelTab = M.kernel.text !== null || M.kernel.defs.length > 0;
   ['code', 'kernel'].forEach(function (p) {
     if (p === 'kernel' && !hasKernelTab) return;
     var t = el('button', 'tp-tab', p === 'code' ? (aot ? 'AOT wrapper code' : 'Output code')

@@ -56,7 +56,7 @@
       return isObj(o) && finiteUs(o.total_us) ? o.total_us : null;
     };
     PANELS.forEach(function (p) {
-      if (V[p].m.lines) V[p].spacer.style.width = 'calc(' + V[p].spacer.style.width.replace(/^calc\(|\)$/g, '') + ' + 9ch)';
+      if (V[p].m.text !== null) V[p].spacer.style.width = 'calc(' + V[p].spacer.style.width.replace(/^calc\(|\)$/g, '') + ' + 9ch)';
     });
   }
 

@@ -308,8 +308,39 @@ async function deflateScenarios(browser) {
   await context.close();
 }
 
+// Every panel shows its artifact's lines as written: a carriage return
+// before a newline is dropped, a final newline ends the last line (it
+// starts no empty one), and the rows on screen hold the file's text
+// (tests/page/cases/line_endings: CRLF, a lone CR line, no final newline).
+async function linesAsWritten(browser, label, name, file) {
+  const view = readView(join(opt.cases, name, 'view.json'));
+  const { page, context } = await openPage(browser, file);
+  const panels = [['pre', 'pre_grad_graph'], ['post', 'post_grad_graph'], ['code', 'code'],
+    ['kernel', 'kernel_code']];
+  for (const [p, key] of panels) {
+    const path = (view.artifacts || {})[key];
+    if (!path) continue;
+    let lines = readFileSync(join(opt.cases, name, path), 'utf8').split('\n');
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    lines = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+    const got = await page.evaluate((p) => ({
+      n: window.tlprov.lineCount(p),
+      rows: Array.from(document.querySelectorAll(`.ln[data-panel="${p}"]`)).map((r) =>
+        [Number(r.dataset.line), r.querySelector('.s').textContent]),
+    }), p);
+    eq(`${label}: ${p} has the ${lines.length} lines of ${path}`, got.n, lines.length);
+    eq(`${label}: ${p} rows show the lines of ${path}`, got.rows,
+      got.rows.map(([l]) => [l, lines[l - 1]]));
+  }
+  await context.close();
+}
+
 const browser = await launch();
 try {
+  for (const name of Object.keys(pages)) {
+    await linesAsWritten(browser, name, name, pages[name]);
+    await linesAsWritten(browser, name + '-deflated', name, deflated[name]);
+  }
   for (const name of Object.keys(pages)) {
     await checkContract(browser, name, pages[name],
       readView(join(opt.cases, name, 'view.json')), join(opt.out, 'shots'));

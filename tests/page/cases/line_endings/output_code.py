@@ -1,0 +1,4 @@
+def call(args):
+    x, = args
+    s = "ab"
+    return (x,)
