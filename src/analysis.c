@@ -28,11 +28,14 @@ const char *tl_kernel_kind_name(tl_kernel_kind kind) {
   return "unknown";
 }
 
-tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own) {
+tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own,
+                        size_t *budget) {
   size_t prefix = outer ? outer->len + 1 : 0;
   if (!own.len || (outer && !outer->len) ||
-      own.len > TL_FX_SUBGRAPH_NAME_MAX - prefix)
+      own.len > TL_FX_SUBGRAPH_NAME_MAX - prefix ||
+      prefix + own.len + 1 > *budget)
     return (tl_str){"", 0};
+  *budget -= prefix + own.len + 1;
   char *name = tl_arena_alloc(arena, prefix + own.len + 1);
   if (outer) {
     memcpy(name, outer->ptr, outer->len);

@@ -40,8 +40,14 @@ typedef struct tl_fx_subgraph {
 enum { TL_FX_SUBGRAPH_NAME_MAX = 1024 };
 /* The name of subgraph `own` nested in the one named `*outer` (NULL: in the
  * outer graph), as Inductor qualifies it: `outer_own`, in the arena; empty
- * when `own` or `*outer` is, or when longer than TL_FX_SUBGRAPH_NAME_MAX. */
-tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own);
+ * when `own` or `*outer` is, when longer than TL_FX_SUBGRAPH_NAME_MAX, or
+ * when longer than `*budget`, the bytes the names of one text may still
+ * take (tl_subgraph_budget), which it lowers: a nesting that the text makes
+ * deep and wide cannot make the names many times the text. */
+tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own,
+                        size_t *budget);
+/* What the qualified names of a text of `len` bytes may take in all. */
+static inline size_t tl_subgraph_budget(size_t len) { return len + 65536; }
 
 typedef struct tl_fx_graph {
   /* Sorted by name (tl_str_cmp). A name repeats only when several graphs

@@ -791,7 +791,8 @@ static int cmp_block(const void *pa, const void *pb) {
  * subgraph's name; and `out->scopes`, every block's. Blocks nest (they are
  * a tree's nodes): sorted by start, the blocks around a byte are the last
  * one starting before it and the blocks around that one. */
-static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out) {
+static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
+                        size_t budget) {
   size_t n = s->blocks.count;
   out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
   out->scope_count = 0;
@@ -813,7 +814,7 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out) {
     parent[i] = depth ? open[depth - 1] : SIZE_MAX;
     open[depth++] = i;
     const tl_str *outer = parent[i] == SIZE_MAX ? NULL : &scope[parent[i]];
-    scope[i] = tl_subgraph_name(arena, outer, b[i].name);
+    scope[i] = tl_subgraph_name(arena, outer, b[i].name, &budget);
     if (scope[i].len)
       out->scopes[out->scope_count++] = scope[i];
   }
@@ -844,8 +845,11 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out) {
   free(open);
 }
 
-static void write_out(state *s, tl_arena *arena, tl_code_analysis *out) {
-  scope_sites(s, arena, out);
+/* `analyzed`: the bytes of text the analysis read (the budget of the
+ * scopes' names, tl_subgraph_budget). */
+static void write_out(state *s, tl_arena *arena, tl_code_analysis *out,
+                      size_t analyzed) {
+  scope_sites(s, arena, out, tl_subgraph_budget(analyzed));
   tl_sort(s->defs.items, s->defs.count, sizeof(def), cmp_def);
   tl_sort(s->embedded.items, s->embedded.count, sizeof(embedded), cmp_embedded);
   out->def_count = s->defs.count;
@@ -1120,7 +1124,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   }
   if (!parsed) {
     TL_VEC_FREE(comments);
-    write_out(&s, arena, out);
+    write_out(&s, arena, out, ch_region_bytes);
     return true;
   }
   comments_once(&s, &comments);
@@ -1164,7 +1168,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     tl_text_passing(s.text.ptr, s.handles.items[i].end, &next_passed);
   }
 
-  write_out(&s, arena, out);
+  write_out(&s, arena, out, ch_region_bytes);
   state_free(&s);
   return true;
 }

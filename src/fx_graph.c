@@ -105,6 +105,13 @@ typedef TL_VEC(fx_def) def_vec;
 typedef TL_VEC(TSNode) node_vec;
 typedef TL_VEC(tl_fx_subgraph) subgraph_vec;
 
+/* Where subgraph names go, and the bytes they may still take
+ * (tl_subgraph_name). */
+typedef struct name_store {
+  tl_arena *arena;
+  size_t budget;
+} name_store;
+
 /* FX writes an in-place operator node as two statements on one line, the
  * operation and then the node's name bound to its target (torch/fx/graph.py,
  * inplace_methods): `x += y;  iadd = x`, `x[i] = v;  setitem = x`. True for
@@ -268,7 +275,7 @@ typedef TL_VEC(class_body) class_body_vec;
  * (subs, in the same order: where it starts, the one it is nested in, its
  * name). */
 static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
-                            tl_arena *arena, node_vec *bodies,
+                            name_store *names, node_vec *bodies,
                             subgraph_vec *subs) {
   class_body_vec blocks = {0};
   size_t first = subs->count;
@@ -291,7 +298,8 @@ static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
               owner == SIZE_MAX ? NULL : &subs->items[first + owner];
           tl_fx_subgraph sub = {
               ts_node_start_byte(body), parent ? parent->graph : 0,
-              tl_subgraph_name(arena, parent ? &parent->name : NULL, own)};
+              tl_subgraph_name(names->arena, parent ? &parent->name : NULL, own,
+                               &names->budget)};
           TL_VEC_PUSH(*bodies, body);
           TL_VEC_PUSH(*subs, sub);
           inner = subs->count - 1 - first;
@@ -309,7 +317,7 @@ static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
  * and the top-level one (have[1]), the first of each in text order; and the
  * forwards of the subgraph classes nested in have[0]'s class. */
 static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
-                          tl_arena *arena, TSNode params[2], TSNode body[2],
+                          name_store *names, TSNode params[2], TSNode body[2],
                           bool have[2], node_vec *nested, subgraph_vec *subs) {
   have[1] = find_forward(module, text, y, &params[1], &body[1]);
   tl_ts_children cs;
@@ -321,7 +329,7 @@ static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
     for (TSNode b; !have[0] && tl_ts_children_next(&bs, y->block, &b);) {
       have[0] = find_forward(b, text, y, &params[0], &body[0]);
       if (have[0])
-        nested_forwards(b, text, y, arena, nested, subs);
+        nested_forwards(b, text, y, names, nested, subs);
     }
     tl_ts_children_end(&bs);
   }
@@ -411,7 +419,7 @@ static void parameter_captures(TSNode list, const fx_syms *y,
 typedef struct fx_walk {
   fx_syms y;
   tl_str text;
-  tl_arena *arena;
+  name_store *names;
   bool with_params;
   capture_vec caps;
   TSNode fwd_params[2], fwd_body[2];
@@ -429,7 +437,7 @@ static bool visit_node(TSNode n, void *ctx) {
   TSSymbol sym = ts_node_symbol(n);
   if (sym == w->y.module) {
     if (!w->have[0] && !w->have[1])
-      find_forwards(n, w->text, &w->y, w->arena, w->fwd_params, w->fwd_body,
+      find_forwards(n, w->text, &w->y, w->names, w->fwd_params, w->fwd_body,
                     w->have, &w->nested, &w->subs);
   } else if (sym == w->y.parameters) {
     if (w->with_params)
@@ -448,7 +456,7 @@ static bool visit_node(TSNode n, void *ctx) {
  * only when `with_params` (later chunks repeat the `def forward(...)` line
  * as their header), and not the body's for a slice of the parameters or a
  * subgraph class (whose chunks repeat the body's first statement). */
-static void collect_tree(def_vec *defs, subgraph_vec *subs, tl_arena *arena,
+static void collect_tree(def_vec *defs, subgraph_vec *subs, name_store *names,
                          const fx_syms *y, TSTree *tree, tl_str text,
                          bool with_params, bool params_only,
                          bool classes_only) {
@@ -456,7 +464,7 @@ static void collect_tree(def_vec *defs, subgraph_vec *subs, tl_arena *arena,
   memset(&w, 0, sizeof w);
   w.y = *y;
   w.text = text;
-  w.arena = arena;
+  w.names = names;
   w.with_params = with_params;
   tl_ts_walk(ts_tree_root_node(tree), visit_node, &w);
   int chosen = w.have[0] ? 0 : w.have[1] ? 1 : -1;
@@ -503,13 +511,15 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   fx_syms y = fx_syms_get();
   def_vec defs = {0};
   subgraph_vec subs = {0};
+  name_store names = {arena, tl_subgraph_budget(text.len)};
   bool restart, first = true;
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart) {
       defs.count = subs.count = 0;
+      names.budget = tl_subgraph_budget(text.len);
       first = true;
     }
-    collect_tree(&defs, &subs, arena, &y, tree, text,
+    collect_tree(&defs, &subs, &names, &y, tree, text,
                  (first || ch.params_chunk) && !ch.class_chunk, ch.params_chunk,
                  ch.class_chunk);
     first = false;

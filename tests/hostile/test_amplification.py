@@ -118,6 +118,23 @@ class Amplification(unittest.TestCase):
                 "frame_id": i, "frame_compile_id": 0, "attempt": 0})
         self.check(text)
 
+    def test_wide_nested_subgraph_blocks_name_at_most_the_text(self):
+        # An AOT wrapper whose run_impl holds a block named by a 1,000-byte
+        # subgraph name, and in it 150,000 blocks of subgraph `a`: each
+        # inner block's qualified name would be 1,002 bytes for its 20 of
+        # log, 50 times the input. The names of a text take at most its
+        # size plus 64 KiB (tl_subgraph_budget); past that a block has no
+        # name (docs/reliability.md).
+        n = 150000
+        wrapper = ("void AOTInductorModel::run_impl(AtenTensorHandle* h) {\n"
+                   "{// subgraph: " + "o" * 1000 + "\n"
+                   + "{// subgraph: a\n}\n" * n + "}\n}\n")
+        md5 = hashlib.md5(wrapper.encode()).hexdigest()
+        text = (line({"graph_dump": {"name": "inductor_aot_wrapper_code",
+                                     "type": "cpp"}, "has_payload": md5})
+                + "".join("\t" + l + "\n" for l in wrapper.split("\n")))
+        self.check(text, "-i")
+
 
 class Bound(unittest.TestCase):
     """The general bound: 16 times the input, plus a fixed allowance, plus
