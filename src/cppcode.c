@@ -789,8 +789,8 @@ static int cmp_block(const void *pa, const void *pb) {
 /* Each site's scope (tl_call_site.scope): the names of the subgraph blocks
  * around it joined outer to inner by `_`, as Inductor qualifies a nested
  * subgraph's name; and `out->scopes`, every block's. Blocks nest (they are
- * a tree's nodes): sorted by start, the blocks around a byte are the last
- * one starting before it and the blocks around that one. */
+ * a tree's nodes), so one sweep in text order over the blocks and the
+ * sites, with the blocks open at each place on a stack, finds both. */
 static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
                         size_t budget) {
   size_t n = s->blocks.count;
@@ -805,34 +805,27 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
     if (!kept || b[kept - 1].start != b[i].start)
       b[kept++] = b[i];
   n = s->blocks.count = kept;
-  size_t *parent = tl_xmalloc(n * sizeof *parent);
+  tl_sort(s->sites.items, s->sites.count, sizeof(site), cmp_site);
   tl_str *scope = tl_xmalloc(n * sizeof *scope);
-  size_t *open = tl_xmalloc(n * sizeof *open), depth = 0;
-  for (size_t i = 0; i < n; i++) {
-    while (depth && b[open[depth - 1]].end <= b[i].start)
-      depth--;
-    parent[i] = depth ? open[depth - 1] : SIZE_MAX;
-    open[depth++] = i;
-    const tl_str *outer = parent[i] == SIZE_MAX ? NULL : &scope[parent[i]];
-    scope[i] = tl_subgraph_name(arena, outer, b[i].name, &budget);
-    if (scope[i].len)
-      out->scopes[out->scope_count++] = scope[i];
-  }
-  for (size_t i = 0; i < s->sites.count; i++) {
-    uint32_t at = s->sites.items[i].byte;
-    size_t lo = 0, hi = n; /* the first block starting after `at` */
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (b[mid].start <= at)
-        lo = mid + 1;
-      else
-        hi = mid;
+  size_t *open = tl_xmalloc(n * sizeof *open), depth = 0, next = 0;
+  for (size_t i = 0; i <= s->sites.count; i++) {
+    /* the blocks that start before this site (all of them after the last) */
+    uint32_t at = i < s->sites.count ? s->sites.items[i].byte : UINT32_MAX;
+    for (; next < n && b[next].start <= at; next++) {
+      while (depth && b[open[depth - 1]].end <= b[next].start)
+        depth--;
+      const tl_str *outer = depth ? &scope[open[depth - 1]] : NULL;
+      scope[next] = tl_subgraph_name(arena, outer, b[next].name, &budget);
+      if (scope[next].len)
+        out->scopes[out->scope_count++] = scope[next];
+      open[depth++] = next;
     }
-    size_t j = lo ? lo - 1 : SIZE_MAX;
-    while (j != SIZE_MAX && b[j].end <= at)
-      j = parent[j];
-    if (j != SIZE_MAX)
-      s->sites.items[i].call.scope = scope[j];
+    if (i == s->sites.count)
+      break;
+    while (depth && b[open[depth - 1]].end <= at)
+      depth--;
+    if (depth)
+      s->sites.items[i].call.scope = scope[open[depth - 1]];
   }
   tl_sort(out->scopes, out->scope_count, sizeof *out->scopes, tl_str_cmp_p);
   kept = 0;
@@ -840,7 +833,6 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
     if (!kept || !tl_str_eq(out->scopes[kept - 1], out->scopes[i]))
       out->scopes[kept++] = out->scopes[i];
   out->scope_count = kept;
-  free(parent);
   free(scope);
   free(open);
 }

@@ -351,8 +351,10 @@ static tl_str json_str(const cJSON *j) {
 static const uint32_t NOT_LIFTED = UINT32_MAX;
 
 static int lifted_cmp(const void *a, const void *b) {
-  return tl_str_cmp((*(const tl_fx_subgraph *const *)a)->name,
-                    (*(const tl_fx_subgraph *const *)b)->name);
+  const tl_fx_subgraph *x = *(const tl_fx_subgraph *const *)a;
+  const tl_fx_subgraph *y = *(const tl_fx_subgraph *const *)b;
+  int c = tl_str_cmp(x->name, y->name);
+  return c ? c : (x->graph > y->graph) - (x->graph < y->graph);
 }
 
 static int scope_cmp(const void *key, const void *elem) {
@@ -379,7 +381,7 @@ static void index_lifted(view *v) {
  * subgraph named after it, else the outer graph (0); NOT_LIFTED when no
  * scope of the code is named after a subgraph. (Two subgraph classes of one
  * qualified name, `a` in `b` and `b_a` beside it, cannot both have their
- * own scope: the first is taken.) */
+ * own scope: the first in the text is taken.) */
 static uint32_t call_graph(const view *v, tl_str scope) {
   if (!v->lifted_count)
     return NOT_LIFTED;
