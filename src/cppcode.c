@@ -96,14 +96,24 @@ typedef struct embedded {
   uint32_t byte;
 } embedded;
 
-/* A block that opens with `// subgraph: NAME`: the code of a subgraph, which
- * the C++ wrappers inline in the caller's (cpp_wrapper_cpu.py
- * codegen_subgraph: `if (pred) { // subgraph: true_graph_0 ... }`), NAME
- * the subgraph's own name. */
-typedef struct subgraph_block {
+/* A `// subgraph: NAME` comment among a block's statements. The C++
+ * wrappers inline a subgraph's code in the caller's after such a comment
+ * (cpp_wrapper_cpu.py codegen_subgraph), NAME the subgraph's own name; its
+ * code runs to the next such comment among the same block's statements, or
+ * to the block's end: `if (pred) { // subgraph: true_graph_0 ... }`, and a
+ * while_loop's `while (1) { // subgraph: cond_fn_0 ... // subgraph:
+ * body_fn_0 ... }`. */
+typedef struct subgraph_mark {
+  uint32_t block, block_end; /* the block's first byte and its end */
+  uint32_t at;               /* the comment's first byte */
+  tl_str name;
+} subgraph_mark;
+
+/* The code of one subgraph: bytes [start, end) (from its mark). */
+typedef struct subgraph_region {
   uint32_t start, end;
   tl_str name;
-} subgraph_block;
+} subgraph_region;
 
 /* Launcher comments, kept as ranges: their chunk's tree is gone by the time
  * they are scanned. */
@@ -118,7 +128,7 @@ typedef struct state {
   TL_VEC(def) defs;
   TL_VEC(embedded) embedded;
   TL_VEC(tl_str) decls; /* extern "C" declared names */
-  TL_VEC(subgraph_block) blocks;
+  TL_VEC(subgraph_mark) marks;
 } state;
 
 static void state_free(state *s) {
@@ -129,14 +139,14 @@ static void state_free(state *s) {
   TL_VEC_FREE(s->defs);
   TL_VEC_FREE(s->embedded);
   TL_VEC_FREE(s->decls);
-  TL_VEC_FREE(s->blocks);
+  TL_VEC_FREE(s->marks);
 }
 
 /* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
 static void state_clear(state *s) {
   s->raws.count = s->handles.count = s->entries.count = 0;
   s->sites.count = s->defs.count = s->embedded.count = s->decls.count = 0;
-  s->blocks.count = 0;
+  s->marks.count = 0;
 }
 
 static def *find_def(state *s, tl_str name) {
@@ -491,23 +501,27 @@ static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
  * function is an identifier or a qualified_identifier. */
 #define SUBGRAPH_PREFIX "// subgraph: "
 
+/* The `// subgraph: NAME` comments among a block's statements. */
 static void collect_block(state *s, const cpp_syms *y, TSNode block) {
-  TSNode first = ts_node_named_child(block, 0);
-  if (ts_node_is_null(first) || ts_node_symbol(first) != y->comment)
-    return;
-  tl_str c = tl_ts_text(first, s->text);
   size_t skip = strlen(SUBGRAPH_PREFIX);
-  if (!tl_str_starts_with(c, SUBGRAPH_PREFIX))
-    return;
-  tl_str name = {c.ptr + skip, c.len - skip};
-  while (name.len &&
-         (name.ptr[name.len - 1] == '\r' || name.ptr[name.len - 1] == ' ' ||
-          name.ptr[name.len - 1] == '\t'))
-    name.len--;
-  if (!name.len)
-    return;
-  subgraph_block b = {ts_node_start_byte(block), ts_node_end_byte(block), name};
-  TL_VEC_PUSH(s->blocks, b);
+  tl_ts_children cs;
+  tl_ts_children_begin(&cs, block, 0);
+  for (TSNode comment; tl_ts_children_next(&cs, y->comment, &comment);) {
+    tl_str c = tl_ts_text(comment, s->text);
+    if (!tl_str_starts_with(c, SUBGRAPH_PREFIX))
+      continue;
+    tl_str name = {c.ptr + skip, c.len - skip};
+    while (name.len &&
+           (name.ptr[name.len - 1] == '\r' || name.ptr[name.len - 1] == ' ' ||
+            name.ptr[name.len - 1] == '\t'))
+      name.len--;
+    if (!name.len)
+      continue;
+    subgraph_mark m = {ts_node_start_byte(block), ts_node_end_byte(block),
+                       ts_node_start_byte(comment), name};
+    TL_VEC_PUSH(s->marks, m);
+  }
+  tl_ts_children_end(&cs);
 }
 
 static void collect_call(state *s, const cpp_syms *y, TSNode call) {
@@ -580,7 +594,8 @@ static void collect_first_arg(state *s, const cpp_syms *y, TSNode fn,
  *   - call_expression: every call by name (collect_call), and for one
  *     whose function is an identifier, its first argument
  *     (collect_first_arg);
- *   - compound_statement: a subgraph's block (collect_block);
+ *   - compound_statement: the subgraph comments among its statements
+ *     (collect_block);
  *   - comment: `// [Provenance debug handles] <key>`. */
 typedef struct wrapper_walk {
   state *s;
@@ -779,37 +794,58 @@ static void bind_handle(state *s, size_t index) {
 
 /* ---- results ------------------------------------------------------------ */
 
-static int cmp_block(const void *pa, const void *pb) {
-  const subgraph_block *a = pa, *b = pb;
+static int cmp_mark(const void *pa, const void *pb) {
+  const subgraph_mark *a = pa, *b = pb;
+  if (a->block != b->block)
+    return a->block < b->block ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static int cmp_region(const void *pa, const void *pb) {
+  const subgraph_region *a = pa, *b = pb;
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
   return (a->end < b->end) - (a->end > b->end); /* the outer one first */
 }
 
-/* Each site's scope (tl_call_site.scope): the names of the subgraph blocks
+/* The subgraphs' regions, sorted by start: each mark's, to the next mark of
+ * its block or to the block's end. A function body parsed in chunks is the
+ * same block (the same first byte) in each, so its marks meet here. */
+static subgraph_region *regions_of(state *s, size_t *count) {
+  subgraph_mark *m = s->marks.items;
+  size_t n = s->marks.count, kept = 0;
+  tl_sort(m, n, sizeof *m, cmp_mark);
+  for (size_t i = 0; i < n; i++) /* a comment seen by two chunks */
+    if (!kept || m[kept - 1].at != m[i].at || m[kept - 1].block != m[i].block)
+      m[kept++] = m[i];
+  subgraph_region *r = tl_xmalloc((kept + 1) * sizeof *r);
+  for (size_t i = 0; i < kept; i++) {
+    bool next = i + 1 < kept && m[i + 1].block == m[i].block;
+    r[i] = (subgraph_region){m[i].at, next ? m[i + 1].at : m[i].block_end,
+                             m[i].name};
+  }
+  tl_sort(r, kept, sizeof *r, cmp_region);
+  *count = kept;
+  return r;
+}
+
+/* Each site's scope (tl_call_site.scope): the names of the subgraph regions
  * around it joined outer to inner by `_`, as Inductor qualifies a nested
- * subgraph's name; and `out->scopes`, every block's. Blocks nest (they are
- * a tree's nodes), so one sweep in text order over the blocks and the
- * sites, with the blocks open at each place on a stack, finds both. */
+ * subgraph's name; and `out->scopes`, every region's. Regions nest (a
+ * block's lie in it, one after another), so one sweep in text order over
+ * the regions and the sites, with the regions open at each place on a
+ * stack, finds both. */
 static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
                         size_t budget) {
-  size_t n = s->blocks.count;
+  size_t n;
+  subgraph_region *b = regions_of(s, &n);
   out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
   out->scope_count = 0;
-  if (!n)
-    return;
-  subgraph_block *b = s->blocks.items;
-  tl_sort(b, n, sizeof *b, cmp_block);
-  size_t kept = 0; /* a block seen by two chunks */
-  for (size_t i = 0; i < n; i++)
-    if (!kept || b[kept - 1].start != b[i].start)
-      b[kept++] = b[i];
-  n = s->blocks.count = kept;
   tl_sort(s->sites.items, s->sites.count, sizeof(site), cmp_site);
-  tl_str *scope = tl_xmalloc(n * sizeof *scope);
-  size_t *open = tl_xmalloc(n * sizeof *open), depth = 0, next = 0;
-  for (size_t i = 0; i <= s->sites.count; i++) {
-    /* the blocks that start before this site (all of them after the last) */
+  tl_str *scope = tl_xmalloc((n + 1) * sizeof *scope);
+  size_t *open = tl_xmalloc((n + 1) * sizeof *open), depth = 0, next = 0;
+  for (size_t i = 0; i <= s->sites.count && n; i++) {
+    /* the regions that start before this site (all of them after the last) */
     uint32_t at = i < s->sites.count ? s->sites.items[i].byte : UINT32_MAX;
     for (; next < n && b[next].start <= at; next++) {
       while (depth && b[open[depth - 1]].end <= b[next].start)
@@ -828,11 +864,12 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
       s->sites.items[i].call.scope = scope[open[depth - 1]];
   }
   tl_sort(out->scopes, out->scope_count, sizeof *out->scopes, tl_str_cmp_p);
-  kept = 0;
+  size_t kept = 0;
   for (size_t i = 0; i < out->scope_count; i++)
     if (!kept || !tl_str_eq(out->scopes[kept - 1], out->scopes[i]))
       out->scopes[kept++] = out->scopes[i];
   out->scope_count = kept;
+  free(b);
   free(scope);
   free(open);
 }

@@ -25,7 +25,7 @@ FIXTURES = ["inductor_provenance_jit_cuda_log.txt",
             "inductor_provenance_aot_log_old.txt"]
 EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo", "rec-cond",
             "rec-flex", "rec-subgraphs", "rec-subgraphs-aot",
-            "rec-subgraphs-cpp-wrapper"]
+            "rec-subgraphs-cpp-wrapper", "rec-while-cpp-wrapper"]
 
 
 def check_trace(work, trace, name, env):

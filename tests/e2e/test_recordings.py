@@ -108,6 +108,15 @@ SINGLE = {
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_add_gelu_native_layer_norm_0:2"),
     ]),
+    # A while_loop's condition and body inlined one after the other in one
+    # C++ block; the body's `add` and `mul` share their names with the
+    # first layer norm's.
+    "rec-while-cpp-wrapper": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_mul_native_layer_norm_relu_3:6"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_0:2"),
+    ]),
     # The torch.cond branches' nodes (relu, sigmoid) are in subgraph
     # classes nested in the post-grad graph's; `mul` and `sub` name nodes of
     # both graphs, and the outer graph's come first.
@@ -285,18 +294,20 @@ def function_of(code, line):
 
 
 def subgraph_blocks(code):
-    """[(first, last, name)]: the C++ blocks that inline a subgraph's code, a
-    `// subgraph: NAME` line up to the line that closes it, the first `}` at
-    4 less indentation (Inductor's IndentedBuffer), with each name joined to
-    those of the blocks around it."""
+    """[(first, last, name)]: where the C++ wrappers inline a subgraph's
+    code, a `// subgraph: NAME` line up to the next line of its indentation
+    with another such comment, or to the line that closes its block, the
+    first `}` at 4 less indentation (Inductor's IndentedBuffer), with each
+    name joined to those of the blocks around it."""
     blocks = []
     for i, text in enumerate(code, 1):
         m = re.match(r"^( *)// subgraph: (\w+)$", text)
         if not m:
             continue
         indent = len(m.group(1)) - 4
-        last = next(j for j in range(i + 1, len(code) + 1)
-                    if re.match(r"^ {%d}\}" % indent, code[j - 1]))
+        last = next(j - 1 for j in range(i + 1, len(code) + 1)
+                    if re.match(r"^ {%d}\}" % indent, code[j - 1]) or
+                    re.match(r"^%s// subgraph: " % m.group(1), code[j - 1]))
         outer = [b for b in blocks if b[0] < i <= b[1]]
         name = "_".join([b[2] for b in outer[-1:]] + [m.group(2)])
         blocks.append((i, last, name))
@@ -483,7 +494,7 @@ class Recordings(unittest.TestCase):
         the mapping mentions resolves, to the lines our own reading finds:
         nodes gives the first definition, node_definitions every one."""
         for name in ("rec-cond", "rec-flex", "rec-subgraphs",
-                     "rec-subgraphs-cpp-wrapper"):
+                     "rec-subgraphs-cpp-wrapper", "rec-while-cpp-wrapper"):
             log = os.path.join(EXAMPLES, name, "trace.log")
             inputs = view_inputs(read_log(log), "-_0_0_0", -1)
             with self.subTest(trace=name), \

@@ -853,6 +853,42 @@ TEST(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers) {
   }
 }
 
+/* Subgraph comments directly among run_impl's statements, which the
+ * chunker splits: each subgraph's code still runs to the next comment of
+ * the body or to its end, at every chunk size, as in the whole parse. */
+TEST(cppcode_subgraph_comments_of_a_body_in_chunks_equal_whole) {
+  static const char text[] =
+      "extern \"C\" void cpp_fused_k_0(float* p);\n"
+      "void AOTInductorModel::run_impl(AtenTensorHandle* h) {\n"
+      "    cpp_fused_k_0(nullptr);\n"
+      "    // subgraph: cond_fn_0\n"
+      "    cpp_fused_k_0(nullptr);\n"
+      "    if (a) {\n"
+      "        // subgraph: true_graph_0\n"
+      "        cpp_fused_k_0(nullptr);\n"
+      "    }\n"
+      "    cpp_fused_k_0(nullptr);\n"
+      "    // subgraph: body_fn_0\n"
+      "    cpp_fused_k_0(nullptr);\n"
+      "    cpp_fused_k_0(nullptr);\n"
+      "}\n";
+  check_chunked_equals_whole("subgraph comments in run_impl", tl_str_from(text),
+                             (tl_str){NULL, 0}, false);
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_code_analysis r;
+  tl_ts_chunk_limit = 1;
+  tl_cppcode_analyze(&arena, tl_str_from(text), &r);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+  static const char *const scopes[] = {
+      "",          "cond_fn_0", "cond_fn_0_true_graph_0",
+      "cond_fn_0", "body_fn_0", "body_fn_0"};
+  CHECK_INT_EQ((int)r.call_count, 6);
+  for (size_t i = 0; i < r.call_count && i < 6; i++)
+    CHECK(tl_str_eq_cstr(r.calls[i].scope, scopes[i]));
+  tl_arena_free(&arena);
+}
+
 TEST(cppcode_leaves_out_most_of_a_recorded_wrapper_and_equals_whole) {
   /* The torch 2.13 recording of this repository: the bodies of the model
    * container's C API, its constructor and input checks are more than half
@@ -907,6 +943,7 @@ int main(void) {
   RUN(cppcode_parses_again_when_a_function_left_out_is_needed);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(cppcode_in_tiny_chunks_equals_whole_on_the_fixture_wrappers);
+  RUN(cppcode_subgraph_comments_of_a_body_in_chunks_equal_whole);
   RUN(cppcode_leaves_out_most_of_a_recorded_wrapper_and_equals_whole);
   return check_summary();
 }
