@@ -368,8 +368,9 @@ static void index_lifted(view *v) {
   size_t count = 0;
   for (size_t i = 0; i < n; i++) {
     const tl_fx_subgraph *s = &v->post.subgraphs[i];
-    if (s->name.len && bsearch(&s->name, v->code.scopes, v->code.scope_count,
-                               sizeof *v->code.scopes, scope_cmp))
+    if (s->name.len && v->code.scope_count &&
+        bsearch(&s->name, v->code.scopes, v->code.scope_count,
+                sizeof *v->code.scopes, scope_cmp))
       lifted[count++] = s;
   }
   tl_sort(lifted, count, sizeof *lifted, lifted_cmp);
