@@ -31,7 +31,7 @@ const char *tl_kernel_kind_name(tl_kernel_kind kind) {
 tl_str tl_subgraph_name(tl_arena *arena, const tl_str *outer, tl_str own,
                         size_t *budget) {
   size_t prefix = outer ? outer->len + 1 : 0;
-  if (!own.len || (outer && !outer->len) ||
+  if (!own.len || (outer && !outer->len) || prefix > TL_FX_SUBGRAPH_NAME_MAX ||
       own.len > TL_FX_SUBGRAPH_NAME_MAX - prefix ||
       prefix + own.len + 1 > *budget)
     return (tl_str){"", 0};

@@ -497,8 +497,6 @@ static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
   tl_ts_children_end(&b);
 }
 
-/* A call by name, `f(...)` or `a::b(...)`: a call_expression whose
- * function is an identifier or a qualified_identifier. */
 #define SUBGRAPH_PREFIX "// subgraph: "
 
 /* The `// subgraph: NAME` comments among a block's statements. */
@@ -524,6 +522,8 @@ static void collect_block(state *s, const cpp_syms *y, TSNode block) {
   tl_ts_children_end(&cs);
 }
 
+/* A call by name, `f(...)` or `a::b(...)`: a call_expression whose
+ * function is an identifier or a qualified_identifier. */
 static void collect_call(state *s, const cpp_syms *y, TSNode call) {
   tl_ts_children fs;
   tl_ts_children_begin(&fs, call, y->function);
@@ -914,6 +914,7 @@ static const char *const body_words[] = {
     "run_impl",   "_const_run_impl", "inductor_entry_impl",
     "extern",     /* linkage: declared CPU kernels */
     "Provenance", /* `// [Provenance debug handles]` */
+    "subgraph",   /* `// subgraph: NAME`: the scopes of calls */
     NULL};
 /* Words that keep a function in the parse: before its first `(`, a
  * launcher's or an entry's name (a handle comment there keeps its head

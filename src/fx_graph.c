@@ -260,57 +260,70 @@ static bool find_forward(TSNode parent, tl_str text, const fx_syms *y,
   return found;
 }
 
-/* A class body still to look into, and the subgraph it belongs to: the
- * nearest class around it with a forward (an index into the subgraphs
- * found), SIZE_MAX for the outer graph's. */
-typedef struct class_body {
-  TSNode block;
+/* A class still to look at, and the subgraph it is nested in: the nearest
+ * class around it with a forward (an index into the subgraphs found),
+ * SIZE_MAX for the outer graph. */
+typedef struct pending_class {
+  TSNode cls;
   size_t owner;
-} class_body;
-typedef TL_VEC(class_body) class_body_vec;
+} pending_class;
+typedef TL_VEC(pending_class) pending_vec;
+
+/* Pushes the classes of `block` so that the first in the text is popped
+ * first. */
+static void push_classes(TSNode block, size_t owner, const fx_syms *y,
+                         pending_vec *stack) {
+  size_t from = stack->count;
+  tl_ts_children cs;
+  tl_ts_children_begin(&cs, block, 0);
+  for (TSNode cls; tl_ts_children_next(&cs, y->class_definition, &cls);)
+    TL_VEC_PUSH(*stack, ((pending_class){cls, owner}));
+  tl_ts_children_end(&cs);
+  for (size_t a = from, b = stack->count; a + 1 < b; a++, b--) {
+    pending_class t = stack->items[a];
+    stack->items[a] = stack->items[b - 1];
+    stack->items[b - 1] = t;
+  }
+}
 
 /* The forward bodies of the classes nested in `block` (a class body), and
- * of the classes nested in theirs, level by level (a worklist, not
- * recursion: nesting depth comes from the text); and for each its subgraph
- * (subs, in the same order: where it starts, the one it is nested in, its
- * name). */
+ * of the classes nested in theirs, and for each its subgraph (subs, in the
+ * same order: where it starts, the one it is nested in, its name). In text
+ * order, a class before the classes in it (a stack, not recursion: nesting
+ * depth comes from the text), as the chunks give them one class after
+ * another: the names' budget goes the same way in both. */
 static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
                             name_store *names, node_vec *bodies,
                             subgraph_vec *subs) {
-  class_body_vec blocks = {0};
+  pending_vec stack = {0};
   size_t first = subs->count;
-  TL_VEC_PUSH(blocks, ((class_body){block, SIZE_MAX}));
-  for (size_t i = 0; i < blocks.count; i++) {
-    size_t owner = blocks.items[i].owner;
-    tl_ts_children cs;
-    tl_ts_children_begin(&cs, blocks.items[i].block, 0);
-    for (TSNode cls; tl_ts_children_next(&cs, y->class_definition, &cls);) {
-      TSNode name = ts_node_child_by_field_name(cls, "name", 4);
-      tl_str own =
-          ts_node_is_null(name) ? (tl_str){"", 0} : tl_ts_text(name, text);
-      tl_ts_children bs;
-      tl_ts_children_begin(&bs, cls, y->body);
-      for (TSNode b; tl_ts_children_next(&bs, y->block, &b);) {
-        TSNode params, body;
-        size_t inner = owner;
-        if (find_forward(b, text, y, &params, &body)) {
-          const tl_fx_subgraph *parent =
-              owner == SIZE_MAX ? NULL : &subs->items[first + owner];
-          tl_fx_subgraph sub = {
-              ts_node_start_byte(body), parent ? parent->graph : 0,
-              tl_subgraph_name(names->arena, parent ? &parent->name : NULL, own,
-                               &names->budget)};
-          TL_VEC_PUSH(*bodies, body);
-          TL_VEC_PUSH(*subs, sub);
-          inner = subs->count - 1 - first;
-        }
-        TL_VEC_PUSH(blocks, ((class_body){b, inner}));
+  push_classes(block, SIZE_MAX, y, &stack);
+  while (stack.count) {
+    pending_class p = stack.items[--stack.count];
+    TSNode name = ts_node_child_by_field_name(p.cls, "name", 4);
+    tl_str own =
+        ts_node_is_null(name) ? (tl_str){"", 0} : tl_ts_text(name, text);
+    tl_ts_children bs;
+    tl_ts_children_begin(&bs, p.cls, y->body);
+    for (TSNode b; tl_ts_children_next(&bs, y->block, &b);) {
+      TSNode params, body;
+      size_t inner = p.owner;
+      if (find_forward(b, text, y, &params, &body)) {
+        const tl_fx_subgraph *parent =
+            p.owner == SIZE_MAX ? NULL : &subs->items[first + p.owner];
+        tl_fx_subgraph sub = {
+            ts_node_start_byte(body), parent ? parent->graph : 0,
+            tl_subgraph_name(names->arena, parent ? &parent->name : NULL, own,
+                             &names->budget)};
+        TL_VEC_PUSH(*bodies, body);
+        TL_VEC_PUSH(*subs, sub);
+        inner = subs->count - 1 - first;
       }
-      tl_ts_children_end(&bs);
+      push_classes(b, inner, y, &stack);
     }
-    tl_ts_children_end(&cs);
+    tl_ts_children_end(&bs);
   }
-  TL_VEC_FREE(blocks);
+  TL_VEC_FREE(stack);
 }
 
 /* In the module: the forward directly inside a top-level class (have[0])

@@ -444,7 +444,10 @@ static const tl_fx_node *definition_in(const tl_fx_node *defs, size_t count,
 /* A subgraph's kernel is also mapped to the nodes that run it in the graphs
  * around (the `cond` and `gt` of the graph that holds the branch): a name
  * the graph does not define is read in the graph it is nested in, and so
- * on outwards, at most MAX_NESTING graphs. */
+ * on outwards. At most MAX_NESTING graphs are looked at for one name, over
+ * all the kernel's call graphs, and a name that would link more than
+ * MAX_LINKED definitions links its first, as by the names (meant_lines):
+ * the join stays linear in the mapping whatever the graphs hold. */
 enum { MAX_NESTING = 64 };
 
 /* Sets `lines` to the definitions of a name (`defs`, `count` > 1) that a
@@ -455,9 +458,10 @@ static bool called_lines(const tl_fx_graph *post, const tl_fx_node *defs,
                          size_t count, const graph_vec *call_graphs,
                          int_vec *lines) {
   lines->count = 0;
+  size_t looked = 0;
   for (size_t i = 0; i < call_graphs->count; i++) {
     uint32_t graph = call_graphs->items[i];
-    for (int depth = 0; depth < MAX_NESTING; depth++) {
+    while (looked++ < MAX_NESTING) {
       const tl_fx_node *d = definition_in(defs, count, graph);
       if (d) {
         TL_VEC_PUSH(*lines, d->line);
@@ -474,7 +478,7 @@ static bool called_lines(const tl_fx_graph *post, const tl_fx_node *defs,
   for (size_t i = 0; i < lines->count; i++)
     if (!kept || lines->items[kept - 1] != lines->items[i])
       lines->items[kept++] = lines->items[i];
-  lines->count = kept;
+  lines->count = kept <= MAX_LINKED ? kept : 1;
   return kept > 0;
 }
 

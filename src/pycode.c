@@ -50,7 +50,9 @@ typedef struct handle {
 
 typedef struct span {
   uint32_t start, end;
-  tl_str name; /* a function's */
+  tl_str name;   /* a function's */
+  size_t parent; /* the function around it (an index), SIZE_MAX for none;
+                    set once the spans are sorted (resolve_calls) */
 } span;
 
 static tl_str trim(tl_str s) {
@@ -186,7 +188,10 @@ static tl_kernel_kind kind_from_name(tl_str name) {
 }
 
 /* The innermost function holding byte `pos`, or NULL at module level.
- * `fns` is sorted by start, outer before inner. */
+ * `fns` is sorted by start, one span a function, with their parents: the
+ * functions around `pos` are the last one starting before it and those
+ * around that one (functions nest), so the walk is as long as the nesting,
+ * not the number of functions before `pos`. */
 static const span *function_of(const span *fns, size_t n, uint32_t pos) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
@@ -196,12 +201,10 @@ static const span *function_of(const span *fns, size_t n, uint32_t pos) {
     else
       hi = mid;
   }
-  while (lo > 0) {
-    lo--;
-    if (fns[lo].start <= pos && pos < fns[lo].end)
-      return &fns[lo];
-  }
-  return NULL;
+  size_t j = lo ? lo - 1 : SIZE_MAX;
+  while (j != SIZE_MAX && fns[j].end <= pos)
+    j = fns[j].parent;
+  return j == SIZE_MAX ? NULL : &fns[j];
 }
 
 typedef TL_VEC(tl_kernel_def) def_vec;
@@ -585,7 +588,7 @@ static bool visit_code_node(TSNode n, void *ctx) {
     if (h.key.len)
       TL_VEC_PUSH(c->handles, h);
   } else if (sym == y->function_definition) {
-    span s = {ts_node_start_byte(n), ts_node_end_byte(n), {NULL, 0}};
+    span s = {ts_node_start_byte(n), ts_node_end_byte(n), {NULL, 0}, SIZE_MAX};
     TSNode name = ts_node_child_by_field_name(n, "name", 4);
     if (!ts_node_is_null(name))
       s.name = tl_ts_text(name, w->text);
@@ -674,6 +677,16 @@ static void resolve_calls(collected *c, tl_arena *arena) {
         c->functions.items[spans - 1].start != c->functions.items[i].start)
       c->functions.items[spans++] = c->functions.items[i];
   c->functions.count = spans;
+  /* Each one's parent: the nearest function still open at its start (a
+   * stack of the open ones, through the parents). */
+  size_t open = SIZE_MAX;
+  for (size_t i = 0; i < spans; i++) {
+    span *f = &c->functions.items[i];
+    while (open != SIZE_MAX && c->functions.items[open].end <= f->start)
+      open = c->functions.items[open].parent;
+    f->parent = open;
+    open = i;
+  }
 }
 
 /* The functions' names (one span each after resolve_calls, in text

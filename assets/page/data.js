@@ -1,8 +1,9 @@
 /* data.js: the page's data model (first module of provenance.js).
  * Reads the view JSON and the artifact texts that src/provpage.c embeds and
- * builds, once: per panel a model M[p] (lines, languages of embedded
- * sources, which lines are mapped), the line maps (preToPost, postToPre,
- * codeToPost, postToCode, kernelToPost, postToKernel, read in place), node
+ * builds, once: per panel a model M[p] (its text and where its lines
+ * start, languages of embedded sources, which lines are mapped), the line
+ * maps (preToPost, postToPre, codeToPost, postToCode, kernelToPost,
+ * postToKernel, read in place), node
  * name <-> line tables (nodeMap) and the kernels K with their call sites
  * (callIdx) and definitions (defAt). Also the small helpers every module
  * uses (el, isObj, arr, str, posInt, sorted). Nothing here touches the DOM

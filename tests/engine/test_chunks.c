@@ -618,6 +618,44 @@ TEST(fx_scanner_cuts_before_each_nested_subgraph_class) {
   TL_VEC_FREE(cuts);
 }
 
+/* Subgraph classes nested deep enough that their qualified names outgrow
+ * the text (tl_subgraph_budget: 12 chains of 33 classes, about 110 KB, ask
+ * for about 210 KB of names): names are given in text order, a class
+ * before the classes in it, in the whole parse as in chunks, so the same
+ * classes get a name, and the same run out of budget. */
+TEST(fx_subgraph_names_past_the_budget_in_chunks_equal_whole) {
+  tl_buf text;
+  tl_buf_init(&text);
+  tl_buf_puts(&text, "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x):\n"
+                     "        y = x\n"
+                     "        return (y,)\n");
+  for (int chain = 0; chain < 12; chain++)
+    for (int depth = 0; depth < 33; depth++) {
+      int at = 4 + 4 * depth;
+      tl_buf_printf(&text,
+                    "%*sclass c%d_d%02d_abcdefghijklmnopqrstuvw(M):\n"
+                    "%*s    def forward(self, x):\n"
+                    "%*s        y = x\n",
+                    at, "", chain, depth, at, "", at, "");
+    }
+  check_chunked_equals_whole("subgraph names past the budget",
+                             tl_buf_str(&text), true);
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_fx_analyze(&arena, tl_buf_str(&text), &g);
+  size_t named = 0;
+  for (size_t i = 0; i < g.subgraph_count; i++)
+    named += g.subgraphs[i].name.len > 0;
+  CHECK_INT_EQ((int)g.subgraph_count, 12 * 33);
+  printf("  %zu of %zu subgraphs named\n", named, g.subgraph_count);
+  CHECK(named > 33 && named < 12 * 33); /* the budget ran out on the way */
+  CHECK(g.subgraphs[0].name.len == 30); /* c0_d00_...: 30 bytes */
+  tl_arena_free(&arena);
+  tl_buf_free(&text);
+}
+
 /* The recorded graphs with subgraph classes (torch.cond branches, one
  * nested in another, flex_attention's score and mask functions, a
  * nested_compile_region) chunk each class on its own and give the whole
@@ -669,6 +707,7 @@ int main(void) {
   RUN(python_body_leaves_clauses_tabs_and_small_items_whole);
   RUN(fx_scanner_accepts_only_the_print_readable_shape);
   RUN(fx_scanner_cuts_before_each_nested_subgraph_class);
+  RUN(fx_subgraph_names_past_the_budget_in_chunks_equal_whole);
   RUN(fx_recorded_graphs_with_subgraphs_in_chunks_equal_whole);
   RUN(pycode_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(fx_graph_in_tiny_chunks_equals_whole_on_every_corpus_case);

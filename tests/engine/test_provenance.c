@@ -436,6 +436,78 @@ TEST(the_function_a_kernel_is_called_in_tells_its_subgraph) {
   cJSON_Delete(j);
 }
 
+/* A kernel called in the functions of 10 subgraphs that each define `mul`
+ * (a v1 key: every call of the name): past 8 definitions a name links its
+ * first, as by the names, so the join stays linear in the mapping. With 3
+ * it links the 3. */
+TEST(a_kernel_called_in_many_subgraphs_links_a_bounded_number_of_lines) {
+  for (int n = 3; n <= 10; n += 7) {
+    tl_buf post, code;
+    tl_buf_init(&post);
+    tl_buf_init(&code);
+    tl_buf_puts(&post, "class GraphModule(torch.nn.Module):\n"
+                       "    def forward(self, primals_1: \"f32[8][1]\"):\n"
+                       "        mul: \"f32[8][1]\" = primals_1 * 3\n"
+                       "        return (mul,)\n");
+    /* subgraph i: class at 5 + 4 i, its mul at 7 + 4 i */
+    for (int i = 0; i < n; i++) {
+      tl_buf_printf(&post,
+                    "    class sub_%d(torch.nn.Module):\n"
+                    "        def forward(self, arg0_1: \"f32[8][1]\"):\n"
+                    "            mul: \"f32[8][1]\" = arg0_1 * 2\n"
+                    "            return (mul,)\n",
+                    i);
+      /* function i: def at 1 + 2 i, the call at 2 + 2 i */
+      tl_buf_printf(&code,
+                    "def sub_%d(args):\n    extern_kernels.mm(args[0])\n", i);
+    }
+    tl_prov_inputs in =
+        small_view("{\"cppCodeToPost\": {\"extern_kernels.mm\": [\"mul\"]},"
+                   " \"version\": 1.0}",
+                   NULL);
+    in.post_graph = tl_buf_str(&post);
+    in.code = tl_buf_str(&code);
+    cJSON *j = build_scribbled(&in);
+    const cJSON *c2p = at(j, "lines", "codeToPost");
+    CHECK_INT_EQ(cJSON_GetArraySize(c2p), n);
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(c2p, "2");
+    CHECK(json_equals(first, n == 3 ? "[7, 11, 15]" : "[7]"));
+    cJSON_Delete(j);
+    tl_buf_free(&post);
+    tl_buf_free(&code);
+  }
+}
+
+/* A subgraph name of TL_FX_SUBGRAPH_NAME_MAX bytes is kept; one nested in
+ * it would be longer, and has none. */
+TEST(a_qualified_name_past_the_cap_is_empty) {
+  tl_buf post;
+  tl_buf_init(&post);
+  tl_buf_puts(&post, "class GraphModule(torch.nn.Module):\n"
+                     "    def forward(self, x):\n"
+                     "        y = x\n"
+                     "    class ");
+  for (int i = 0; i < TL_FX_SUBGRAPH_NAME_MAX; i++)
+    tl_buf_putc(&post, 'a');
+  tl_buf_puts(&post, "(torch.nn.Module):\n"
+                     "        def forward(self, x):\n"
+                     "            z = x\n"
+                     "        class b(torch.nn.Module):\n"
+                     "            def forward(self, x):\n"
+                     "                w = x\n");
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_graph g;
+  tl_fx_analyze(&arena, tl_buf_str(&post), &g);
+  CHECK_INT_EQ((int)g.subgraph_count, 2);
+  if (g.subgraph_count == 2) {
+    CHECK_INT_EQ((int)g.subgraphs[0].name.len, TL_FX_SUBGRAPH_NAME_MAX);
+    CHECK_INT_EQ((int)g.subgraphs[1].name.len, 0);
+  }
+  tl_arena_free(&arena);
+  tl_buf_free(&post);
+}
+
 /* The subgraphs of an FX graph: where each starts, the one it is nested
  * in, and its name as Inductor qualifies it. */
 TEST(fx_subgraphs_have_their_qualified_names_and_parents) {
@@ -763,6 +835,8 @@ int main(int argc, char **argv) {
   RUN(a_name_that_many_graphs_define_links_its_first_alone);
   RUN(the_function_a_kernel_is_called_in_tells_its_subgraph);
   RUN(fx_subgraphs_have_their_qualified_names_and_parents);
+  RUN(a_kernel_called_in_many_subgraphs_links_a_bounded_number_of_lines);
+  RUN(a_qualified_name_past_the_cap_is_empty);
   RUN(key_with_inner_colons_splits_its_handle_at_the_last_colon);
   RUN(view_without_usable_mapping_says_why_and_keeps_artifacts);
   RUN(kernel_kind_names_cover_every_kind);

@@ -871,6 +871,14 @@ TEST(cppcode_subgraph_comments_of_a_body_in_chunks_equal_whole) {
       "    // subgraph: body_fn_0\n"
       "    cpp_fused_k_0(nullptr);\n"
       "    cpp_fused_k_0(nullptr);\n"
+      "}\n"
+      /* a function whose only word the analysis needs is `subgraph`: not
+       * left out of the parse, or its scope would be missing */
+      "void helper() {\n"
+      "    {\n"
+      "        // subgraph: helper_graph_0\n"
+      "        y();\n"
+      "    }\n"
       "}\n";
   check_chunked_equals_whole("subgraph comments in run_impl", tl_str_from(text),
                              (tl_str){NULL, 0}, false);
