@@ -45,6 +45,21 @@ void tl_sort(void *items, size_t count, size_t size,
     qsort(items, count, size, cmp);
 }
 
+size_t tl_sort_unique(void *items, size_t count, size_t size,
+                      int (*cmp)(const void *, const void *)) {
+  tl_sort(items, count, size, cmp);
+  char *base = items;
+  size_t kept = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (kept && cmp(base + (kept - 1) * size, base + i * size) == 0)
+      continue;
+    if (kept != i)
+      memcpy(base + kept * size, base + i * size, size);
+    kept++;
+  }
+  return kept;
+}
+
 tl_str tl_str_from(const char *cstr) {
   return (tl_str){cstr, cstr ? strlen(cstr) : 0};
 }

@@ -118,6 +118,11 @@ static inline tl_str tl_arena_str(tl_arena *a, tl_str s) {
 /* qsort that accepts an empty (even NULL) array. */
 void tl_sort(void *items, size_t count, size_t size,
              int (*cmp)(const void *, const void *));
+/* tl_sort, then keeps one item of each run that `cmp` calls equal (which
+ * one is unspecified: the sort is not stable) at the front; returns how
+ * many are kept. */
+size_t tl_sort_unique(void *items, size_t count, size_t size,
+                      int (*cmp)(const void *, const void *));
 
 void *tl_xmalloc(size_t size);
 void *tl_xcalloc(size_t count, size_t size);

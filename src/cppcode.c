@@ -813,11 +813,8 @@ static int cmp_region(const void *pa, const void *pb) {
  * same block (the same first byte) in each, so its marks meet here. */
 static subgraph_region *regions_of(state *s, size_t *count) {
   subgraph_mark *m = s->marks.items;
-  size_t n = s->marks.count, kept = 0;
-  tl_sort(m, n, sizeof *m, cmp_mark);
-  for (size_t i = 0; i < n; i++) /* a comment seen by two chunks */
-    if (!kept || m[kept - 1].at != m[i].at || m[kept - 1].block != m[i].block)
-      m[kept++] = m[i];
+  /* one mark each: a comment may be seen by two chunks */
+  size_t kept = tl_sort_unique(m, s->marks.count, sizeof *m, cmp_mark);
   subgraph_region *r = tl_xmalloc((kept + 1) * sizeof *r);
   for (size_t i = 0; i < kept; i++) {
     bool next = i + 1 < kept && m[i + 1].block == m[i].block;
@@ -863,12 +860,8 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
     if (depth)
       s->sites.items[i].call.scope = scope[open[depth - 1]];
   }
-  tl_sort(out->scopes, out->scope_count, sizeof *out->scopes, tl_str_cmp_p);
-  size_t kept = 0;
-  for (size_t i = 0; i < out->scope_count; i++)
-    if (!kept || !tl_str_eq(out->scopes[kept - 1], out->scopes[i]))
-      out->scopes[kept++] = out->scopes[i];
-  out->scope_count = kept;
+  out->scope_count = tl_sort_unique(out->scopes, out->scope_count,
+                                    sizeof *out->scopes, tl_str_cmp_p);
   free(b);
   free(scope);
   free(open);

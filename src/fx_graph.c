@@ -566,12 +566,12 @@ void tl_fx_analyze(tl_arena *arena, tl_str text, tl_fx_graph *out) {
   TL_VEC_FREE(defs);
   /* Every chunk with the forward sees the same classes (a class chunk its
    * own, the whole text all): one each, by where it starts. */
-  tl_sort(subs.items, subs.count, sizeof *subs.items, subgraph_cmp);
-  if (subs.count) {
-    out->subgraphs = tl_arena_alloc(arena, subs.count * sizeof *out->subgraphs);
-    for (size_t i = 0; i < subs.count; i++)
-      if (!i || subs.items[i - 1].graph != subs.items[i].graph)
-        out->subgraphs[out->subgraph_count++] = subs.items[i];
+  size_t kept =
+      tl_sort_unique(subs.items, subs.count, sizeof *subs.items, subgraph_cmp);
+  if (kept) {
+    out->subgraphs = tl_arena_alloc(arena, kept * sizeof *out->subgraphs);
+    memcpy(out->subgraphs, subs.items, kept * sizeof *out->subgraphs);
+    out->subgraph_count = kept;
   }
   TL_VEC_FREE(subs);
 }

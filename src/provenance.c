@@ -181,14 +181,7 @@ static cJSON *line_map_json(pair_vec *v) {
 
 /* Sorts by name and drops repeated names (keeping one). */
 static void unique_names(name_vec *v) {
-  if (!v->count)
-    return;
-  tl_sort(v->items, v->count, sizeof *v->items, named_cmp);
-  size_t kept = 1;
-  for (size_t i = 1; i < v->count; i++)
-    if (!tl_str_eq(v->items[i].name, v->items[kept - 1].name))
-      v->items[kept++] = v->items[i];
-  v->count = kept;
+  v->count = tl_sort_unique(v->items, v->count, sizeof *v->items, named_cmp);
 }
 
 /* ---- the view --------------------------------------------------------- */
@@ -270,11 +263,8 @@ static void context_of(const tl_fx_graph *g, const cJSON *names,
     if (count == 1)
       TL_VEC_PUSH(*graphs, d->graph);
   }
-  tl_sort(graphs->items, graphs->count, sizeof *graphs->items, graph_cmp);
-  size_t kept = 0;
-  for (size_t i = 0; i < graphs->count; i++)
-    if (!kept || graphs->items[kept - 1] != graphs->items[i])
-      graphs->items[kept++] = graphs->items[i];
+  size_t kept = tl_sort_unique(graphs->items, graphs->count,
+                               sizeof *graphs->items, graph_cmp);
   graphs->count = kept <= MAX_CONTEXT ? kept : 0;
 }
 
@@ -419,11 +409,8 @@ static void lines_of(const view *v, const calls_by *idx, tl_str name,
       TL_VEC_PUSH(k->call_graphs, g);
   }
   graph_vec *gs = &k->call_graphs;
-  tl_sort(gs->items, gs->count, sizeof *gs->items, graph_cmp);
-  size_t kept = 0;
-  for (size_t i = 0; i < gs->count; i++)
-    if (!kept || gs->items[kept - 1] != gs->items[i])
-      gs->items[kept++] = gs->items[i];
+  size_t kept =
+      tl_sort_unique(gs->items, gs->count, sizeof *gs->items, graph_cmp);
   gs->count = kept <= MAX_CONTEXT ? kept : 0;
 }
 
@@ -473,11 +460,8 @@ static bool called_lines(const tl_fx_graph *post, const tl_fx_node *defs,
       graph = sub->parent;
     }
   }
-  tl_sort(lines->items, lines->count, sizeof *lines->items, int_cmp);
-  size_t kept = 0;
-  for (size_t i = 0; i < lines->count; i++)
-    if (!kept || lines->items[kept - 1] != lines->items[i])
-      lines->items[kept++] = lines->items[i];
+  size_t kept =
+      tl_sort_unique(lines->items, lines->count, sizeof *lines->items, int_cmp);
   lines->count = kept <= MAX_LINKED ? kept : 1;
   return kept > 0;
 }

@@ -701,12 +701,8 @@ static void own_functions(collected *c, tl_arena *arena, tl_str text,
   for (size_t i = 0; i < n; i++)
     if (c->functions.items[i].name.len)
       out->scopes[out->scope_count++] = c->functions.items[i].name;
-  tl_sort(out->scopes, out->scope_count, sizeof *out->scopes, tl_str_cmp_p);
-  size_t kept = 0;
-  for (size_t i = 0; i < out->scope_count; i++)
-    if (!kept || !tl_str_eq(out->scopes[kept - 1], out->scopes[i]))
-      out->scopes[kept++] = out->scopes[i];
-  out->scope_count = kept;
+  out->scope_count = tl_sort_unique(out->scopes, out->scope_count,
+                                    sizeof *out->scopes, tl_str_cmp_p);
 }
 
 typedef struct by_name {
@@ -846,19 +842,15 @@ static void merge_cpp(tl_arena *arena, tl_code_analysis *out,
             : cpp->calls[j++];
   out->calls = calls;
   out->call_count = nc;
-  size_t ns = out->scope_count + cpp->scope_count, kept = 0;
+  size_t ns = out->scope_count + cpp->scope_count;
   tl_str *scopes = tl_arena_alloc(arena, (ns + 1) * sizeof *scopes);
   if (out->scope_count)
     memcpy(scopes, out->scopes, out->scope_count * sizeof *scopes);
   if (cpp->scope_count)
     memcpy(scopes + out->scope_count, cpp->scopes,
            cpp->scope_count * sizeof *scopes);
-  tl_sort(scopes, ns, sizeof *scopes, tl_str_cmp_p);
-  for (size_t k = 0; k < ns; k++)
-    if (!kept || !tl_str_eq(scopes[kept - 1], scopes[k]))
-      scopes[kept++] = scopes[k];
   out->scopes = scopes;
-  out->scope_count = kept;
+  out->scope_count = tl_sort_unique(scopes, ns, sizeof *scopes, tl_str_cmp_p);
   if (cpp->entry_first) {
     out->entry_first = cpp->entry_first;
     out->entry_last = cpp->entry_last;

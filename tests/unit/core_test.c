@@ -307,7 +307,25 @@ TEST(folders_are_made_under_a_root_and_never_the_root) {
   CHECK(!tl_fs_is_dir(root));
 }
 
+static int int_cmp_test(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+TEST(sort_unique_keeps_one_of_each_in_order) {
+  int v[] = {5, 1, 5, 3, 1, 1, 9};
+  size_t n = tl_sort_unique(v, sizeof v / sizeof *v, sizeof *v, int_cmp_test);
+  CHECK_INT_EQ((int)n, 4);
+  int want[] = {1, 3, 5, 9};
+  for (size_t i = 0; i < 4 && i < n; i++)
+    CHECK_INT_EQ(v[i], want[i]);
+  CHECK_INT_EQ((int)tl_sort_unique(NULL, 0, sizeof(int), int_cmp_test), 0);
+  int one[] = {7};
+  CHECK_INT_EQ((int)tl_sort_unique(one, 1, sizeof *one, int_cmp_test), 1);
+}
+
 int main(void) {
+  RUN(sort_unique_keeps_one_of_each_in_order);
   RUN(folders_are_made_under_a_root_and_never_the_root);
   RUN(glog_prefix_finds_the_envelope_after_the_bracket);
   RUN(glog_prefix_tolerates_a_rank_prefix);
