@@ -55,34 +55,43 @@ def example_input(device, batch=8, d=64):
     return torch.randn(batch, d, device=device)
 
 
-def record_jit(device, combo=False):
-    """torch.compile the model on `device`, run it and check it against eager
-    mode; the trace goes to the folder named by TORCH_TRACE."""
+def model_and_inputs(device, build, inputs, combo=False):
+    """After the seed: the model on `device` in eval mode (Model(layers=3),
+    or what `build()` makes) and its inputs (one example_input, or the
+    tuple `inputs()` gives)."""
+    torch.manual_seed(0)
+    model = (build() if build else Model(layers=3, combo=combo))
+    args = inputs() if inputs else (example_input(device),)
+    return model.to(device).eval(), args
+
+
+def record_jit(device, combo=False, build=None, inputs=None):
+    """torch.compile the model on `device` (see model_and_inputs), run it
+    and check it against eager mode; the trace goes to the folder named by
+    TORCH_TRACE."""
     import torch._inductor.config as inductor_config
 
-    torch.manual_seed(0)
     inductor_config.combo_kernels = combo
-    model = Model(layers=3, combo=combo).to(device).eval()
-    x = example_input(device)
+    model, args = model_and_inputs(device, build, inputs, combo)
     compiled = torch.compile(model)
     with torch.no_grad():
-        torch.testing.assert_close(compiled(x), model(x), rtol=1e-3, atol=1e-3)
+        torch.testing.assert_close(compiled(*args), model(*args), rtol=1e-3,
+                                   atol=1e-3)
     print("compiled and checked; the trace is in $TORCH_TRACE")
 
 
-def record_aot(device):
-    """Export the model, compile and package it with AOTInductor, load the
-    package and check it against eager mode."""
+def record_aot(device, build=None, inputs=None):
+    """Export the model (see model_and_inputs), compile and package it with
+    AOTInductor, load the package and check it against eager mode."""
     import os
     import tempfile
 
-    torch.manual_seed(0)
-    model = Model(layers=3).to(device).eval()
-    x = example_input(device)
+    model, args = model_and_inputs(device, build, inputs)
     with torch.no_grad():
-        ep = torch.export.export(model, (x,))
+        ep = torch.export.export(model, args)
         path = os.path.join(tempfile.mkdtemp(), "model.pt2")
         torch._inductor.aoti_compile_and_package(ep, package_path=path)
         loaded = torch._inductor.aoti_load_package(path)
-        torch.testing.assert_close(loaded(x), model(x), rtol=1e-3, atol=1e-3)
+        torch.testing.assert_close(loaded(*args), model(*args), rtol=1e-3,
+                                   atol=1e-3)
     print("compiled %s and checked; the trace is in $TORCH_TRACE" % path)

@@ -8,7 +8,7 @@ classes nested in the post-grad graph (`class true_graph_0`), and their nodes
 import torch
 from torch import nn
 
-from model import Block, example_input
+from model import Block, record_jit
 
 
 class CondModel(nn.Module):
@@ -33,10 +33,4 @@ class CondModel(nn.Module):
 
 
 if __name__ == "__main__":
-    torch.manual_seed(0)
-    model = CondModel().eval()
-    x = example_input("cpu")
-    compiled = torch.compile(model)
-    with torch.no_grad():
-        torch.testing.assert_close(compiled(x), model(x), rtol=1e-3, atol=1e-3)
-    print("compiled and checked; the trace is in $TORCH_TRACE")
+    record_jit("cpu", build=CondModel)

@@ -13,7 +13,7 @@ function of the output code that calls it tells (`def repeated_subgraph0`,
 import torch
 from torch import nn
 
-from model import Block, example_input
+from model import Block, record_jit
 
 
 @torch.compiler.nested_compile_region
@@ -52,10 +52,4 @@ class SubgraphModel(nn.Module):
 
 
 if __name__ == "__main__":
-    torch.manual_seed(0)
-    model = SubgraphModel().eval()
-    x = example_input("cpu")
-    compiled = torch.compile(model)
-    with torch.no_grad():
-        torch.testing.assert_close(compiled(x), model(x), rtol=1e-3, atol=1e-3)
-    print("compiled and checked; the trace is in $TORCH_TRACE")
+    record_jit("cpu", build=SubgraphModel)

@@ -6,18 +6,11 @@ Python output code, inlines each branch in a block that opens with
     TORCH_TRACE=/tmp/trace_subgraphs_cpp_wrapper INDUCTOR_PROVENANCE=1 python record_subgraphs_cpp_wrapper.py
 """
 
-import torch
 import torch._inductor.config as inductor_config
 
-from model import example_input
+from model import record_jit
 from record_subgraphs import SubgraphModel
 
 if __name__ == "__main__":
     inductor_config.cpp_wrapper = True
-    torch.manual_seed(0)
-    model = SubgraphModel(region=False).eval()
-    x = example_input("cpu")
-    compiled = torch.compile(model)
-    with torch.no_grad():
-        torch.testing.assert_close(compiled(x), model(x), rtol=1e-3, atol=1e-3)
-    print("compiled and checked; the trace is in $TORCH_TRACE")
+    record_jit("cpu", build=lambda: SubgraphModel(region=False))

@@ -12,7 +12,7 @@ import torch._inductor.config as inductor_config
 from torch import nn
 from torch._higher_order_ops.while_loop import while_loop
 
-from model import Block, example_input
+from model import Block, example_input, record_jit
 
 
 class WhileModel(nn.Module):
@@ -36,11 +36,5 @@ class WhileModel(nn.Module):
 
 if __name__ == "__main__":
     inductor_config.cpp_wrapper = True
-    torch.manual_seed(0)
-    model = WhileModel().eval()
-    it, x = torch.tensor(0), example_input("cpu")
-    compiled = torch.compile(model)
-    with torch.no_grad():
-        torch.testing.assert_close(compiled(it, x), model(it, x), rtol=1e-3,
-                                   atol=1e-3)
-    print("compiled and checked; the trace is in $TORCH_TRACE")
+    record_jit("cpu", build=WhileModel,
+               inputs=lambda: (torch.tensor(0), example_input("cpu")))
