@@ -195,6 +195,7 @@
         self.measure();
         self.render(false);
         self.updateRuler(S.result || EMPTY);
+        self.keepShown();
       }).observe(this.body);
     }
     var pending = false;
@@ -334,19 +335,59 @@
     }
     this.ruler.replaceChildren(marks);
   };
+  /* The panel's height and scroll offset as they are now. Called before a
+   * reveal decides anything: the cached height can be a frame old (the
+   * ResizeObserver reports after layout), and a stale height made a line
+   * below the fold look visible. Reading it costs one layout, on a click. */
+  View.prototype.sync = function () {
+    this.h = this.scroller.clientHeight;
+    if (!scrollQueue.has(this)) this.top = this.scroller.scrollTop;
+  };
   View.prototype.isVisible = function (line) {
     var top = (line - 1) * LH;
-    return top >= this.top && top + LH <= this.top + this.h;
+    return this.h > 0 && top >= this.top && top + LH <= this.top + this.h;
   };
   View.prototype.reveal = function (line, force) {
     if (this.m.text === null || !inPanel(this.p, line)) return;
     if (this.p === 'kernel' || this.p === 'code') showTab(this.p);
+    this.sync();
     if (force || !this.isVisible(line)) {
       var max = Math.max(0, this.m.n * LH - this.h);
       this.top = Math.min(max, Math.max(0, (line - 1) * LH - Math.floor(this.h / 3)));
       queueScroll(this);
     }
     this.render(true);
+  };
+  /* The index of the target to show: the first one already fully on
+   * screen, else the one nearest to the panel's scroll position, so a new
+   * selection moves each panel as little as it can. */
+  View.prototype.nearestTarget = function () {
+    var t = this.targets, n = t.length;
+    if (!n) return -1;
+    this.sync();
+    var lo = 0, hi = n;
+    var firstShown = Math.floor(this.top / LH) + 1;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (t[mid] < firstShown) lo = mid + 1; else hi = mid;
+    }
+    if (lo < n && this.isVisible(t[lo])) return lo;
+    if (lo >= n) return n - 1;
+    if (lo === 0) return 0;
+    var above = firstShown - t[lo - 1], below = t[lo] - firstShown;
+    return above <= below ? lo - 1 : lo;
+  };
+  /* After a resize, a pinned selection keeps something on screen in this
+   * panel: its selected line in the panel it was made in, else one of its
+   * linked lines (the current one when n/p chose one). */
+  View.prototype.keepShown = function () {
+    if (!S.pinned || !this.shown() || !this.h) return;
+    var r = S.result || EMPTY, lines = r.src.panel === this.p ? r.src.lines : this.targets;
+    if (!lines.length) return;
+    for (var i = 0; i < lines.length; i++) if (this.isVisible(lines[i])) return;
+    if (r.src.panel !== this.p && this.cur >= 0) this.reveal(this.targets[this.cur], false);
+    else if (r.src.panel !== this.p) this.reveal(this.targets[this.nearestTarget()], false);
+    else this.reveal(lines[0], false);
   };
   /* Scroll offsets are written after every panel has rendered (one layout
    * for all panels instead of one per panel). */

@@ -134,16 +134,18 @@
         return;
       }
       if (!v.targets.length) return;
-      v.cur = 0;
       /* code and kernel code share a panel: keep the code tab unless only
        * the kernel code has targets */
       if (p === 'kernel' && !v.shown() && (r.src.panel === 'code' || V.code.targets.length)) {
+        v.cur = 0;
         v.updateNav();
         showNavs();
         return;
       }
+      if (p === 'kernel') showTab('kernel');
+      v.cur = v.nearestTarget();
       v.updateNav();
-      v.reveal(v.targets[0], false);
+      v.reveal(v.targets[v.cur], false);
       v.applyClasses();
     });
     setHash(sel);
@@ -268,5 +270,10 @@
         e.target === panelsEl) clear();
   });
   window.addEventListener('resize', function () {
-    PANELS.forEach(function (p) { V[p].render(true); V[p].updateRuler(S.result || EMPTY); });
+    PANELS.forEach(function (p) {
+      V[p].sync();
+      V[p].render(true);
+      V[p].updateRuler(S.result || EMPTY);
+      V[p].keepShown();
+    });
   });

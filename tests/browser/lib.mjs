@@ -52,7 +52,7 @@ export function eq(name, actual, expected) {
 
 export async function openPage(browser, file, opts = {}) {
   const context = await browser.newContext({
-    viewport: { width: 1500, height: 900 },
+    viewport: opts.viewport || { width: 1500, height: 900 },
     colorScheme: opts.colorScheme || 'light',
   });
   const page = await context.newPage();
