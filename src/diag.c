@@ -55,6 +55,10 @@ const char *tl_diag_kind_name(tl_diag_kind kind) {
     return "provenance";
   case TL_DIAG_PROFILE:
     return "profile";
+  case TL_DIAG_PROFILE_MISMATCH:
+    return "profile_mismatch";
+  case TL_DIAG_PROFILE_UNUSABLE:
+    return "profile_unusable";
   case TL_DIAG_KIND_COUNT:
     break;
   }
@@ -91,6 +95,10 @@ const char *tl_diag_kind_title(tl_diag_kind kind) {
     return "provenance views with problems";
   case TL_DIAG_PROFILE:
     return "profile traces with problems";
+  case TL_DIAG_PROFILE_MISMATCH:
+    return "provenance views that the profile does not match";
+  case TL_DIAG_PROFILE_UNUSABLE:
+    return "profile traces unreadable, truncated, empty or matching no view";
   case TL_DIAG_KIND_COUNT:
     break;
   }

@@ -14,20 +14,23 @@
 #include "buf.h"
 
 typedef enum tl_diag_kind {
-  TL_DIAG_GLOG,          /* line is not a glog line */
-  TL_DIAG_JSON,          /* envelope is not valid JSON */
-  TL_DIAG_ENVELOPE,      /* valid JSON of an unexpected shape */
-  TL_DIAG_MD5,           /* payload does not match has_payload */
-  TL_DIAG_TRUNCATED,     /* file ends inside a record */
-  TL_DIAG_PAYLOAD,       /* payload missing or unusable for its kind */
-  TL_DIAG_OTHER_RANK,    /* envelope of another rank, skipped */
-  TL_DIAG_NO_COMPILE_ID, /* compile id unreadable (--strict-compile-id) */
-  TL_DIAG_RAW_JSONL,     /* entry changed or left out in raw.jsonl */
-  TL_DIAG_CHROMIUM,      /* chromium_event payload that is not JSON */
-  TL_DIAG_UTF8,          /* JSON artifact re-written with U+FFFD */
-  TL_DIAG_OUTPUT,        /* an output file could not be written */
-  TL_DIAG_PROVENANCE,    /* a provenance view could not be fully joined */
-  TL_DIAG_PROFILE,       /* a --profile trace was unreadable in part */
+  TL_DIAG_GLOG,             /* line is not a glog line */
+  TL_DIAG_JSON,             /* envelope is not valid JSON */
+  TL_DIAG_ENVELOPE,         /* valid JSON of an unexpected shape */
+  TL_DIAG_MD5,              /* payload does not match has_payload */
+  TL_DIAG_TRUNCATED,        /* file ends inside a record */
+  TL_DIAG_PAYLOAD,          /* payload missing or unusable for its kind */
+  TL_DIAG_OTHER_RANK,       /* envelope of another rank, skipped */
+  TL_DIAG_NO_COMPILE_ID,    /* compile id unreadable (--strict-compile-id) */
+  TL_DIAG_RAW_JSONL,        /* entry changed or left out in raw.jsonl */
+  TL_DIAG_CHROMIUM,         /* chromium_event payload that is not JSON */
+  TL_DIAG_UTF8,             /* JSON artifact re-written with U+FFFD */
+  TL_DIAG_OUTPUT,           /* an output file could not be written */
+  TL_DIAG_PROVENANCE,       /* a provenance view could not be fully joined */
+  TL_DIAG_PROFILE,          /* a --profile trace was unreadable in part */
+  TL_DIAG_PROFILE_MISMATCH, /* a view that the --profile traces do not match */
+  TL_DIAG_PROFILE_UNUSABLE, /* a --profile trace unreadable, truncated,
+                               empty or matching no view (--strict) */
   TL_DIAG_KIND_COUNT
 } tl_diag_kind;
 

@@ -349,6 +349,13 @@ static int run(const cli *cp) {
               tl_diag_parse_failures(&diag));
       exit_code = 1;
     }
+    if (c.strict && diag.counts[TL_DIAG_PROFILE_UNUSABLE]) {
+      fprintf(stderr,
+              "tlparse: --strict: %zu profile traces unreadable, truncated, "
+              "empty or matching no view\n",
+              diag.counts[TL_DIAG_PROFILE_UNUSABLE]);
+      exit_code = 1;
+    }
     if (c.strict_compile_id && !c.export_report &&
         diag.counts[TL_DIAG_NO_COMPILE_ID]) {
       fprintf(stderr,

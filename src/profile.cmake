@@ -2,11 +2,12 @@
 # CMakeLists.txt like the other areas.
 #   tl_profile  src/profile_reader.c: torch.profiler Chrome traces (yajl,
 #               zlib) -> per-graph kernel time; src/profile_join.c: that
-#               summary + one provenance view JSON -> the view's "profile"
+#               summary + one provenance view JSON -> the view's "profile";
+#               src/profile_view.c: a view's phase and graph key
 # yajl and zlib are found by CMakeLists.txt (the core uses yajl too).
 
 add_library(tl_profile STATIC src/profile_reader.c src/profile_events.c
-  src/profile_map.c src/profile_join.c)
+  src/profile_map.c src/profile_join.c src/profile_view.c)
 target_link_libraries(tl_profile PUBLIC tl_base PkgConfig::CJSON
   PRIVATE PkgConfig::YAJL PkgConfig::ZLIB m)
 tl_warnings(tl_profile)

@@ -51,8 +51,22 @@ typedef struct frame {
   int32_t cid;         /* compile id (interned) of the innermost region */
   uint8_t kind, phase;
   bool in_kernel;
-  tl_u64map *occ; /* K_GRAPH: name id -> events of that name so far */
+  struct gcall *call; /* K_GRAPH: the call's kernels, until it ends */
 } frame;
+
+/* A kernel call read inside a graph call that has not ended yet. */
+typedef struct kcall {
+  int32_t slot;
+  int64_t dur;
+} kcall;
+
+/* A graph call being read: its kernels are counted when it ends (a
+ * truncated file's unfinished call is left out whole). */
+typedef struct gcall {
+  int64_t dur;
+  tl_u64map occ; /* name id -> events of that name so far */
+  TL_VEC(kcall) kernels;
+} gcall;
 
 typedef struct thread {
   int64_t last_ts;
@@ -205,6 +219,7 @@ static void attribute(tl_prof_reader *r, uint32_t v, int64_t dur, bool inductor,
   if (pl.slot >= 0) {
     g->slots.items[pl.slot].gpu_ns += dur;
     g->slots.items[pl.slot].gpu_count++;
+    TL_VEC_PUSH(g->slots.items[pl.slot].gpu_calls, dur);
   } else {
     g->gpu_unknown_ns += dur;
     g->gpu_unknown_count++;
@@ -305,16 +320,33 @@ static thread *thread_of(tl_prof_attr *a, uint64_t pid, uint64_t tid) {
   return &a->threads.items[a->threads.count - 1];
 }
 
-static void free_occ(frame *f) {
-  if (f->occ) {
-    tl_u64map_free(f->occ);
-    free(f->occ);
-    f->occ = NULL;
+/* Counts a graph call that ended (commit) or leaves it out, and frees it. */
+static void end_call(tl_prof_reader *r, frame *f, bool commit) {
+  gcall *c = f->call;
+  if (!c)
+    return;
+  if (commit) {
+    tl_prof_graph *g = r->p->graphs.items[f->graph];
+    g->calls++;
+    g->cpu_total_ns += c->dur;
+    TL_VEC_PUSH(g->call_ns, c->dur);
+    for (size_t i = 0; i < c->kernels.count; i++) {
+      tl_prof_slot *s = &g->slots.items[c->kernels.items[i].slot];
+      s->cpu_ns += c->kernels.items[i].dur;
+      s->cpu_count++;
+      TL_VEC_PUSH(s->cpu_calls, c->kernels.items[i].dur);
+    }
+  } else {
+    r->p->files.items[r->file].dropped_calls++;
   }
+  tl_u64map_free(&c->occ);
+  TL_VEC_FREE(c->kernels);
+  free(c);
+  f->call = NULL;
 }
 
-static void pop_frame(thread *t) {
-  free_occ(&t->stack.items[--t->stack.count]);
+static void pop_frame(tl_prof_reader *r, thread *t, bool commit) {
+  end_call(r, &t->stack.items[--t->stack.count], commit);
 }
 
 static int32_t find_graph(tl_prof_reader *r, const char *key, int32_t cid,
@@ -337,23 +369,27 @@ static int32_t find_graph(tl_prof_reader *r, const char *key, int32_t cid,
   return (int32_t)(p->graphs.count - 1);
 }
 
-static int32_t find_slot(tl_prof_reader *r, int32_t graph, const char *name,
+/* The slot of (graph, name id, occurrence): a hash of the three, verified
+ * against the slot found (a collision moves on to the next hash value). */
+static int32_t find_slot(tl_prof_reader *r, int32_t graph, int32_t nid,
                          uint32_t occurrence, bool is_extern) {
   tl_prof_attr *a = r->attr;
-  int32_t nid = tl_strtab_intern(&r->names, name, strlen(name));
-  uint64_t key = ((uint64_t)graph << 44) ^ ((uint64_t)nid << 16) ^ occurrence;
   tl_prof_graph *g = r->p->graphs.items[graph];
-  uint64_t idx;
-  if (tl_u64map_get(&a->slot_ids, key, &idx) && idx < g->slots.count &&
-      g->slots.items[idx].occurrence == occurrence &&
-      strcmp(g->slots.items[idx].name, name) == 0)
-    return (int32_t)idx;
-  for (size_t i = 0; i < g->slots.count; i++) /* hash collision: scan */
-    if (g->slots.items[i].occurrence == occurrence &&
-        strcmp(g->slots.items[i].name, name) == 0)
-      return (int32_t)i;
+  uint64_t key =
+      tl_prof_mix(((uint64_t)(uint32_t)graph << 32) ^ (uint32_t)nid) ^
+      tl_prof_mix(occurrence + UINT64_C(0x9E3779B97F4A7C15));
+  for (;; key++) {
+    uint64_t idx;
+    if (!tl_u64map_get(&a->slot_ids, key, &idx))
+      break;
+    const tl_prof_slot *s = &g->slots.items[idx];
+    if (s->graph == graph && s->name_id == nid && s->occurrence == occurrence)
+      return (int32_t)idx;
+  }
   tl_prof_slot s = {0};
-  s.name = tl_xstrdup(name);
+  s.name = tl_xstrdup(r->names.items.items[nid]);
+  s.name_id = nid;
+  s.graph = graph;
   s.occurrence = occurrence;
   s.is_extern = is_extern;
   TL_VEC_PUSH(g->slots, s);
@@ -402,10 +438,8 @@ static void enter_graph(tl_prof_reader *r, const tl_prof_event *e, thread *t,
   f->graph_frame = (int32_t)t->stack.count;
   f->slot = -1;
   f->in_kernel = false;
-  f->occ = tl_xcalloc(1, sizeof *f->occ);
-  tl_prof_graph *g = r->p->graphs.items[f->graph];
-  g->calls++;
-  g->cpu_total_ns += e->dur;
+  f->call = tl_xcalloc(1, sizeof *f->call);
+  f->call->dur = e->dur;
 }
 
 /* A direct child of a graph call that is an Inductor or extern kernel. */
@@ -413,7 +447,8 @@ static void enter_kernel(tl_prof_reader *r, const tl_prof_event *e, thread *t,
                          frame *f) {
   const char *name = e->name.data;
   const char *kname = inductor_name(name);
-  bool is_extern = !kname && starts(name, "aten::");
+  bool is_extern =
+      !kname && (starts(name, "aten::") || starts(name, "aoti_torch_"));
   if (!kname && !is_extern)
     return;
   if (!kname)
@@ -421,8 +456,8 @@ static void enter_kernel(tl_prof_reader *r, const tl_prof_event *e, thread *t,
   frame *gf = &t->stack.items[f->graph_frame];
   int32_t nid = tl_strtab_intern(&r->names, kname, strlen(kname));
   uint64_t n = 0;
-  tl_u64map_get(gf->occ, (uint64_t)nid, &n);
-  tl_u64map_put(gf->occ, (uint64_t)nid, n + 1);
+  tl_u64map_get(&gf->call->occ, (uint64_t)nid, &n);
+  tl_u64map_put(&gf->call->occ, (uint64_t)nid, n + 1);
   if (n > MAX_OCCURRENCE) {
     tl_prof_count(r->p,
                   "kernel called more than 65535 times in one graph call "
@@ -432,11 +467,10 @@ static void enter_kernel(tl_prof_reader *r, const tl_prof_event *e, thread *t,
     return;
   }
   f->kind = K_KERNEL;
-  f->slot = find_slot(r, f->graph, kname, (uint32_t)n, is_extern);
+  f->slot = find_slot(r, f->graph, nid, (uint32_t)n, is_extern);
   f->in_kernel = true;
-  tl_prof_slot *s = &r->p->graphs.items[f->graph]->slots.items[f->slot];
-  s->cpu_ns += e->dur;
-  s->cpu_count++;
+  kcall kc = {f->slot, e->dur};
+  TL_VEC_PUSH(gf->call->kernels, kc);
 }
 
 /* The new frame for `e`: inherits what its parent is inside. */
@@ -445,7 +479,7 @@ static frame open_frame(tl_prof_reader *r, const tl_prof_event *e, thread *t) {
     frame *top = &t->stack.items[t->stack.count - 1];
     if (top->end > e->ts || (top->end == e->ts && top->start == e->ts))
       break;
-    pop_frame(t);
+    pop_frame(r, t, true);
   }
   frame f = {e->ts,   e->ts + e->dur,    -1,    -1,  -1, -1,
              K_OTHER, TL_PROF_INFERENCE, false, NULL};
@@ -498,7 +532,7 @@ static void cpu_event(tl_prof_reader *r, const tl_prof_event *e) {
     tl_prof_count(p, "CPU events nested deeper than 4096 levels (not tracked)",
                   "%s: byte %" PRIu64 ": %.200s", r->fname, tl_prof_at(r),
                   name);
-    free_occ(&f);
+    end_call(r, &f, true);
     return;
   }
   TL_VEC_PUSH(t->stack, f);
@@ -512,6 +546,7 @@ static bool is_gpu_cat(const char *cat) {
 void tl_prof_events_add(tl_prof_reader *r) {
   tl_prof_event *e = &r->ev;
   r->p->events++;
+  r->p->files.items[r->file].events++;
   if (e->ph != 'X')
     return;
   if (strcmp(e->cat, "Trace") == 0 ||
@@ -536,7 +571,7 @@ void tl_prof_events_begin(tl_prof_reader *r) {
   r->attr->pend_free = -1;
 }
 
-void tl_prof_events_end(tl_prof_reader *r) {
+void tl_prof_events_end(tl_prof_reader *r, bool complete) {
   tl_prof_attr *a = r->attr;
   for (size_t i = 0; i < a->pend_corr.cap; i++) /* launch never read */
     if (a->pend_corr.vals[i])
@@ -547,9 +582,16 @@ void tl_prof_events_end(tl_prof_reader *r) {
   for (size_t i = 0; i < a->threads.count; i++) {
     thread *t = &a->threads.items[i];
     while (t->stack.count)
-      pop_frame(t);
+      pop_frame(r, t, complete);
     TL_VEC_FREE(t->stack);
   }
+  tl_prof_file *file = &r->p->files.items[r->file];
+  if (file->dropped_calls)
+    tl_prof_count(r->p,
+                  "graph calls left out of the totals because the file ends "
+                  "before them (truncated: their kernels are missing)",
+                  "%s: %" PRIu64 " unfinished call(s) at the end", file->path,
+                  file->dropped_calls);
   TL_VEC_FREE(a->threads);
   tl_u64map_free(&a->thread_ids);
   tl_u64map_free(&a->seq_cid);

@@ -37,6 +37,15 @@ typedef struct tl_prof_event {
 
 struct tl_prof_attr; /* a file's attribution state (profile_events.c) */
 
+/* What tells one file's trace from the others' (profile_reader.c). */
+typedef struct tl_prof_seen {
+  bool has_head, has_id, has_trace_id, has_base;
+  uint32_t head_crc, size; /* crc32 of the first bytes; size mod 2^32 */
+  size_t head_len;
+  uint64_t trace_id; /* hash of "trace_id" */
+  int64_t base_time; /* "baseTimeNanoseconds" */
+} tl_prof_seen;
+
 typedef struct tl_prof_reader {
   tl_profile *p;
   uint32_t file;     /* index into p->files */
@@ -50,6 +59,8 @@ typedef struct tl_prof_reader {
   uint64_t offset; /* bytes of the file handed to yajl before this chunk */
   tl_prof_event ev;
   tl_strtab names; /* compile ids and kernel names, for the whole read */
+  TL_VEC(tl_prof_seen) seen; /* per file */
+  bool duplicate;            /* the file being read repeats an earlier one */
   struct tl_prof_attr *attr;
 } tl_prof_reader;
 
@@ -65,7 +76,9 @@ void tl_prof_events_begin(tl_prof_reader *r);
 /* Reads the complete event r->ev into the summary. */
 void tl_prof_events_add(tl_prof_reader *r);
 /* Ends the file: GPU activities still waiting for their launch are counted
- * as not attributed, and the file's state is freed. */
-void tl_prof_events_end(tl_prof_reader *r);
+ * as not attributed, and the file's state is freed. Graph calls still open
+ * are counted when `complete` (the file was read to its end), else left
+ * out with a diagnostic (a truncated file: their kernels are missing). */
+void tl_prof_events_end(tl_prof_reader *r, bool complete);
 
 #endif

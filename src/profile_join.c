@@ -12,6 +12,7 @@
 #include "profile_join.h"
 
 #include "html.h"
+#include "profile_map.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,7 +46,8 @@ static bool starts(const char *s, const char *prefix) {
 
 /* The trace's name for a view kernel: Inductor kernels keep their name;
  * extern_kernels.mm -> aten::mm; torch.ops.aten.add.Tensor -> aten::add;
- * aoti_torch_cpu_mm / aoti_torch_cuda_mm -> aten::mm. */
+ * the C shim's aoti_torch_cpu_addmm_out keeps its name (its event has it,
+ * torch 2.13). */
 static char *profile_name(const char *name, const char *kind, bool *is_extern) {
   tl_buf out;
   tl_buf_init(&out);
@@ -62,9 +64,8 @@ static char *profile_name(const char *name, const char *kind, bool *is_extern) {
     } else {
       tl_buf_puts(&out, name);
     }
-  } else if (starts(name, "aoti_torch_cpu_") ||
-             starts(name, "aoti_torch_cuda_")) {
-    tl_buf_printf(&out, "aten::%s", strchr(name + 11, '_') + 1);
+  } else if (starts(name, "aoti_torch_")) {
+    tl_buf_puts(&out, name); /* the C shim records its own event */
   } else {
     *is_extern =
         kind && (strcmp(kind, "extern") == 0 || strcmp(kind, "fallback") == 0 ||
@@ -156,74 +157,268 @@ static bool innermost_frame(const char *trace, tl_buf *key, tl_buf *code) {
 
 typedef TL_VEC(const tl_prof_graph *) graph_list;
 
-/* Step 1: the graphs of the view (all files), or why there are none. */
-static const char *choose_graphs(const tl_profile *p, const vkernel *ks,
-                                 size_t nk, const char *cid, graph_list *out,
-                                 cJSON *match) {
+/* The view's kernels by the name the trace gives them: a hash table of the
+ * names (profile_map.h), and per name its kernels and their call lines. */
+typedef struct line_kernel {
+  int line;
+  size_t kernel;
+} line_kernel;
+
+typedef struct name_info {
+  bool is_extern;
+  TL_VEC(size_t) kernels;
+  TL_VEC(line_kernel) at; /* (call line, kernel), ascending, distinct */
+  TL_VEC(size_t) lines;   /* where each distinct line starts in `at` */
+  size_t seen;            /* stamp of the last graph that ran it */
+} name_info;
+
+typedef struct name_index {
+  tl_strtab tab;
+  TL_VEC(name_info) info;
+  size_t inductor, externs; /* distinct names of each kind */
+} name_index;
+
+static int cmp_line_kernel(const void *a, const void *b) {
+  const line_kernel *x = a, *y = b;
+  if (x->line != y->line)
+    return (x->line > y->line) - (x->line < y->line);
+  return (x->kernel > y->kernel) - (x->kernel < y->kernel);
+}
+
+static void index_names(name_index *ix, const vkernel *ks, size_t nk) {
+  for (size_t k = 0; k < nk; k++) {
+    int32_t id = tl_strtab_intern(&ix->tab, ks[k].pname, strlen(ks[k].pname));
+    if ((size_t)id == ix->info.count) {
+      name_info ni = {0};
+      ni.is_extern = true;
+      TL_VEC_PUSH(ix->info, ni);
+    }
+    name_info *ni = &ix->info.items[id];
+    ni->is_extern = ni->is_extern && ks[k].is_extern;
+    TL_VEC_PUSH(ni->kernels, k);
+    for (size_t c = 0; c < ks[k].calls.count; c++) {
+      line_kernel lk = {ks[k].calls.items[c], k};
+      TL_VEC_PUSH(ni->at, lk);
+    }
+  }
+  for (size_t i = 0; i < ix->info.count; i++) {
+    name_info *ni = &ix->info.items[i];
+    tl_sort(ni->at.items, ni->at.count, sizeof(line_kernel), cmp_line_kernel);
+    size_t distinct = 0;
+    for (size_t j = 0; j < ni->at.count; j++) {
+      const line_kernel *x = &ni->at.items[j];
+      if (distinct && ni->at.items[distinct - 1].line == x->line &&
+          ni->at.items[distinct - 1].kernel == x->kernel)
+        continue;
+      if (!distinct || ni->at.items[distinct - 1].line != x->line)
+        TL_VEC_PUSH(ni->lines, distinct);
+      ni->at.items[distinct++] = *x;
+    }
+    ni->at.count = distinct;
+    if (ni->is_extern)
+      ix->externs++;
+    else
+      ix->inductor++;
+  }
+}
+
+static void free_names(name_index *ix) {
+  for (size_t i = 0; i < ix->info.count; i++) {
+    TL_VEC_FREE(ix->info.items[i].kernels);
+    TL_VEC_FREE(ix->info.items[i].at);
+    TL_VEC_FREE(ix->info.items[i].lines);
+  }
+  TL_VEC_FREE(ix->info);
+  tl_strtab_free(&ix->tab);
+}
+
+/* How one graph of the trace compares with the view. */
+typedef struct verdict {
+  size_t found_i, found_e; /* distinct Inductor / extern names it ran */
+  bool cid_ok, phase_ok, key_ok, key_same, names_ok, ok;
+} verdict;
+
+static verdict judge(const tl_prof_graph *g, size_t gi, name_index *ix,
+                     const char *cid, const tl_profile_view_facts *facts) {
+  verdict v = {0};
+  for (size_t s = 0; s < g->slots.count; s++) {
+    const char *name = g->slots.items[s].name;
+    int32_t id = tl_strtab_find(&ix->tab, name, strlen(name));
+    if (id < 0 || ix->info.items[id].seen == gi + 1)
+      continue;
+    ix->info.items[id].seen = gi + 1;
+    if (ix->info.items[id].is_extern)
+      v.found_e++;
+    else
+      v.found_i++;
+  }
+  v.cid_ok = !g->compile_id || strcmp(g->compile_id, cid) == 0;
+  v.phase_ok = !facts || facts->phase < 0 || (int)g->phase == facts->phase;
+  v.key_same = facts && facts->key[0] && strcmp(g->key, facts->key) == 0;
+  v.key_ok = !facts || !facts->key[0] || v.key_same;
+  /* The rule: more than half of the view's distinct Inductor kernel names
+   * (extern names when it has none). */
+  v.names_ok = ix->inductor ? 2 * v.found_i > ix->inductor
+                            : ix->externs && 2 * v.found_e > ix->externs;
+  v.ok = v.cid_ok && v.phase_ok && v.key_ok && (v.names_ok || v.key_same);
+  return v;
+}
+
+static const char *phase_name_i(int phase) {
+  return phase < 0 ? "unknown" : phase_name((tl_prof_phase)phase);
+}
+
+/* The evidence of one graph: names found and expected, the checks. */
+static cJSON *evidence(const tl_profile *p, const tl_prof_graph *g,
+                       const verdict *v, const name_index *ix) {
+  cJSON *c = cJSON_CreateObject();
+  cJSON_AddStringToObject(c, "graph_key", g->key);
+  cJSON_AddStringToObject(c, "phase", phase_name(g->phase));
+  if (g->compile_id)
+    cJSON_AddStringToObject(c, "compile_id", g->compile_id);
+  else
+    cJSON_AddNullToObject(c, "compile_id");
+  cJSON_AddStringToObject(c, "file", p->files.items[g->file].path);
+  cJSON_AddNumberToObject(c, "kernel_names_found", (double)v->found_i);
+  cJSON_AddNumberToObject(c, "kernel_names_expected", (double)ix->inductor);
+  cJSON_AddNumberToObject(c, "extern_names_found", (double)v->found_e);
+  cJSON_AddNumberToObject(c, "extern_names_expected", (double)ix->externs);
+  cJSON_AddBoolToObject(c, "phase_agrees", v->phase_ok);
+  cJSON_AddBoolToObject(c, "graph_key_agrees", v->key_ok);
+  return c;
+}
+
+/* The names of the view that graph `gi` (judged last) did not run, the
+ * first `max` of them, Inductor kernels first. */
+static cJSON *missing_names(const name_index *ix, size_t gi, size_t max) {
+  cJSON *list = cJSON_CreateArray();
+  size_t n = 0;
+  for (int ext = 0; ext < 2; ext++)
+    for (size_t i = 0; i < ix->info.count && n < max; i++)
+      if (ix->info.items[i].is_extern == (bool)ext &&
+          ix->info.items[i].seen != gi + 1) {
+        cJSON_AddItemToArray(list, cJSON_CreateString(ix->tab.items.items[i]));
+        n++;
+      }
+  return list;
+}
+
+/* Step 1: the graphs of the view (all files), or why there are none. The
+ * rule (docs/provenance-json.md, "Which graph is this view"): a graph of
+ * the trace is this view's when its compile id agrees (where the trace
+ * names one), its phase agrees (where the view's is known), its graph key
+ * agrees (where the view's is known), and it ran more than half of the
+ * view's distinct Inductor kernel names, or has the view's graph key. */
+static const char *choose_graphs(const tl_profile *p, name_index *ix,
+                                 const char *cid,
+                                 const tl_profile_view_facts *facts,
+                                 graph_list *out, cJSON *match, bool *ambiguous,
+                                 char *buf, size_t size) {
+  enum { MAX_CANDIDATES = 16, MAX_MISSING = 10 };
+  *ambiguous = false;
   cJSON *cands = cJSON_AddArrayToObject(match, "candidates");
-  long best = 0;
-  bool any_cid = false;
-  for (size_t i = 0; i < p->graphs.count; i++)
-    if (p->graphs.items[i]->compile_id &&
-        strcmp(p->graphs.items[i]->compile_id, cid) == 0)
-      any_cid = true;
-  long *scores = tl_xcalloc(p->graphs.count + 1, sizeof *scores);
+  verdict *vs = tl_xcalloc(p->graphs.count + 1, sizeof *vs);
+  size_t best = SIZE_MAX, closest = SIZE_MAX;
+  double best_score = -1, closest_score = -1;
   for (size_t i = 0; i < p->graphs.count; i++) {
     const tl_prof_graph *g = p->graphs.items[i];
-    bool cid_ok = any_cid ? g->compile_id && strcmp(g->compile_id, cid) == 0
-                          : !g->compile_id;
-    if (!cid_ok)
-      continue;
-    long score = 0;
-    for (size_t k = 0; k < nk; k++) {
-      bool dup = false;
-      for (size_t j = 0; j < k && !dup; j++)
-        dup = strcmp(ks[j].pname, ks[k].pname) == 0;
-      if (dup)
-        continue;
-      for (size_t s = 0; s < g->slots.count; s++) {
-        if (strcmp(g->slots.items[s].name, ks[k].pname) == 0) {
-          score += ks[k].is_extern ? 1 : 1000;
-          break;
-        }
-      }
+    vs[i] = judge(g, i, ix, cid, facts);
+    const verdict *v = &vs[i];
+    double score = (v->key_same ? 1e12 : 0) + (double)v->found_i * 1e6 +
+                   (double)v->found_e;
+    if (v->ok && score > best_score) {
+      best = i;
+      best_score = score;
     }
-    scores[i] = score;
-    if (score > best)
-      best = score;
-    if (score > 0) {
-      cJSON *c = cJSON_CreateObject();
-      cJSON_AddStringToObject(c, "graph_key", g->key);
-      cJSON_AddStringToObject(c, "phase", phase_name(g->phase));
-      cJSON_AddStringToObject(c, "file", p->files.items[g->file]);
-      cJSON_AddNumberToObject(c, "kernel_names_found", (double)(score / 1000));
-      cJSON_AddNumberToObject(c, "extern_names_found", (double)(score % 1000));
-      cJSON_AddItemToArray(cands, c);
+    double near = score + (v->cid_ok ? 4e12 : 0) + (v->phase_ok ? 2e12 : 0);
+    if (near > closest_score) {
+      closest = i;
+      closest_score = near;
     }
+    if ((v->found_i || v->found_e || v->key_same) &&
+        cJSON_GetArraySize(cands) < MAX_CANDIDATES)
+      cJSON_AddItemToArray(cands, evidence(p, g, v, ix));
   }
-  const tl_prof_graph *first = NULL;
-  const char *why = NULL;
-  for (size_t i = 0; i < p->graphs.count && best > 0; i++) {
-    if (scores[i] != best)
-      continue;
+  cJSON_AddNumberToObject(match, "kernel_names_expected", (double)ix->inductor);
+  cJSON_AddNumberToObject(match, "extern_names_expected", (double)ix->externs);
+  cJSON_AddStringToObject(match, "view_phase",
+                          phase_name_i(facts ? facts->phase : -1));
+  if (facts && facts->key[0])
+    cJSON_AddStringToObject(match, "view_graph_key", facts->key);
+  else
+    cJSON_AddNullToObject(match, "view_graph_key");
+  if (best == SIZE_MAX) {
+    if (!ix->inductor && !ix->externs) {
+      free(vs);
+      cJSON_AddNumberToObject(match, "kernel_names_found", 0);
+      cJSON_AddNumberToObject(match, "extern_names_found", 0);
+      return "this view has no kernels to time";
+    }
+    if (!p->graphs.count) {
+      free(vs);
+      cJSON_AddNumberToObject(match, "kernel_names_found", 0);
+      cJSON_AddNumberToObject(match, "extern_names_found", 0);
+      return "the profile has no compiled graph call (no \"## Call "
+             "CompiledFxGraph\" event) and no AOTInductor kernel event";
+    }
+    const tl_prof_graph *g = p->graphs.items[closest];
+    const verdict *v = &vs[closest];
+    judge(g, closest, ix, cid, facts); /* stamps for missing */
+    cJSON_AddNumberToObject(match, "kernel_names_found", (double)v->found_i);
+    cJSON_AddNumberToObject(match, "extern_names_found", (double)v->found_e);
+    cJSON_AddItemToObject(match, "missing",
+                          missing_names(ix, closest, MAX_MISSING));
+    if (!v->cid_ok)
+      snprintf(buf, size,
+               "no graph call of compile id %s in the profile (the closest, "
+               "%.60s, ran %zu of %zu kernel names)",
+               cid, g->key, v->found_i, ix->inductor);
+    else if (!v->phase_ok)
+      snprintf(buf, size,
+               "this view is the %s graph, and the profile's graph that ran "
+               "most of its kernel names (%zu of %zu, %.60s) is the %s graph",
+               phase_name_i(facts->phase), v->found_i, ix->inductor, g->key,
+               phase_name(g->phase));
+    else if (!v->key_ok)
+      snprintf(buf, size,
+               "this view's graph key is %.60s, the profile's closest graph "
+               "is %.60s (%zu of %zu kernel names)",
+               facts->key, g->key, v->found_i, ix->inductor);
+    else
+      snprintf(buf, size,
+               "%zu of %zu Inductor kernel names (%zu of %zu extern) of this "
+               "view occur in the profile's closest graph (%.60s, %s); more "
+               "than half must",
+               v->found_i, ix->inductor, v->found_e, ix->externs, g->key,
+               phase_name(g->phase));
+    free(vs);
+    return buf;
+  }
+  const tl_prof_graph *first = p->graphs.items[best];
+  const char *reason = NULL;
+  for (size_t i = 0; i < p->graphs.count; i++) {
+    const verdict *v = &vs[i];
     const tl_prof_graph *g = p->graphs.items[i];
-    if (!first)
-      first = g;
-    else if (strcmp(first->key, g->key) != 0 || first->phase != g->phase)
-      why = "several graphs of the trace ran the same number of this view's "
-            "kernel names";
+    double score = (v->key_same ? 1e12 : 0) + (double)v->found_i * 1e6 +
+                   (double)v->found_e;
+    if (!v->ok || score != best_score)
+      continue;
+    if (strcmp(first->key, g->key) != 0 || first->phase != g->phase)
+      reason = "several graphs of the profile ran the same number of this "
+               "view's kernel names";
     TL_VEC_PUSH(*out, g);
   }
-  free(scores);
-  if (!first)
-    return any_cid ? "no graph of this compile id in the trace ran any of "
-                     "this view's kernels"
-                   : "the trace has no compiled graph call of this compile "
-                     "id (no \"Torch-Compiled Region: <id>\" around it) "
-                     "running any of this view's kernels";
-  if (why) {
+  judge(first, best, ix, cid, facts); /* stamps for missing */
+  cJSON_AddNumberToObject(match, "kernel_names_found",
+                          (double)vs[best].found_i);
+  cJSON_AddNumberToObject(match, "extern_names_found",
+                          (double)vs[best].found_e);
+  cJSON_AddItemToObject(match, "missing", missing_names(ix, best, MAX_MISSING));
+  free(vs);
+  if (reason) {
     out->count = 0;
-    return why;
+    *ambiguous = true;
+    return reason;
   }
   cJSON_AddStringToObject(match, "graph_key", first->key);
   cJSON_AddStringToObject(match, "phase", phase_name(first->phase));
@@ -231,50 +426,36 @@ static const char *choose_graphs(const tl_profile *p, const vkernel *ks,
     cJSON_AddStringToObject(match, "compile_id", first->compile_id);
   else
     cJSON_AddNullToObject(match, "compile_id");
+  cJSON *files = cJSON_AddArrayToObject(match, "files");
+  for (size_t i = 0; i < out->count; i++)
+    cJSON_AddItemToArray(
+        files, cJSON_CreateString(p->files.items[out->items[i]->file].path));
   return NULL;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-/* Step 2: the call line of the `occ`-th event named `name`, the kernels at
- * that line with that name (*nk of them, indices in *out). Returns the line,
- * 0 for kernels without call lines, -1 when nothing matches. */
-static int call_of(vkernel *ks, size_t nk, const char *name, uint32_t occ,
+/* Step 2: the kernels at the call line of the `occ`-th event named `name`
+ * (*n_out of them, indices in *out). Returns the line, 0 for kernels
+ * without call lines, -1 when nothing matches. */
+static int call_of(const name_index *ix, const char *name, uint32_t occ,
                    size_t *out, size_t *n_out) {
-  TL_VEC(int) lines = {0};
   *n_out = 0;
-  for (size_t k = 0; k < nk; k++)
-    if (strcmp(ks[k].pname, name) == 0)
-      for (size_t c = 0; c < ks[k].calls.count; c++)
-        TL_VEC_PUSH(lines, ks[k].calls.items[c]);
-  tl_sort(lines.items, lines.count, sizeof(int), cmp_int);
-  size_t distinct = 0;
-  for (size_t i = 0; i < lines.count; i++)
-    if (!distinct || lines.items[distinct - 1] != lines.items[i])
-      lines.items[distinct++] = lines.items[i];
-  int line = -1;
-  if (distinct) {
-    if (occ < distinct)
-      line = lines.items[occ];
-  } else {
-    line = 0; /* kernels of that name without call lines: all of them */
-  }
-  TL_VEC_FREE(lines);
-  if (line < 0)
+  int32_t id = tl_strtab_find(&ix->tab, name, strlen(name));
+  if (id < 0)
     return -1;
-  for (size_t k = 0; k < nk; k++) {
-    if (strcmp(ks[k].pname, name) != 0)
-      continue;
-    bool at = line == 0;
-    for (size_t c = 0; c < ks[k].calls.count && !at; c++)
-      at = ks[k].calls.items[c] == line;
-    if (at)
-      out[(*n_out)++] = k;
+  const name_info *ni = &ix->info.items[id];
+  if (!ni->lines.count) { /* no call lines: all kernels of the name */
+    for (size_t j = 0; j < ni->kernels.count; j++)
+      out[(*n_out)++] = ni->kernels.items[j];
+    return *n_out ? 0 : -1;
   }
-  return *n_out ? line : -1;
+  if (occ >= ni->lines.count)
+    return -1;
+  size_t from = ni->lines.items[occ];
+  size_t to =
+      occ + 1 < ni->lines.count ? ni->lines.items[occ + 1] : ni->at.count;
+  for (size_t j = from; j < to; j++)
+    out[(*n_out)++] = ni->at.items[j].kernel;
+  return ni->at.items[from].line;
 }
 
 static void add_problems(cJSON *obj, const tl_profile *p) {
@@ -410,13 +591,14 @@ static cJSON *source_list(cJSON *sources) {
   return list;
 }
 
-cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
+cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
+                       const tl_profile_view_facts *facts) {
   cJSON *out = cJSON_CreateObject();
   cJSON_AddNumberToObject(out, "schema", 1);
   cJSON_AddStringToObject(out, "unit", "us");
   cJSON *files = cJSON_AddArrayToObject(out, "files");
   for (size_t i = 0; i < p->files.count; i++)
-    cJSON_AddItemToArray(files, cJSON_CreateString(p->files.items[i]));
+    cJSON_AddItemToArray(files, cJSON_CreateString(p->files.items[i].path));
   cJSON_AddNumberToObject(out, "steps", (double)p->steps);
   add_problems(out, p);
 
@@ -451,13 +633,15 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
   bare_compile_id(get_str(view, "compile_id"), cid, sizeof cid);
   cJSON *match = cJSON_AddObjectToObject(out, "match");
   graph_list graphs = {0};
-  const char *why = choose_graphs(p, ks, nk, cid, &graphs, match);
+  name_index ix = {0};
+  index_names(&ix, ks, nk);
+  bool ambiguous;
+  char why_buf[600];
+  const char *why = choose_graphs(p, &ix, cid, facts, &graphs, match,
+                                  &ambiguous, why_buf, sizeof why_buf);
   cJSON_AddStringToObject(match, "status",
-                          why ? (graphs.count ? "ambiguous" : "unmatched")
+                          why ? (ambiguous ? "ambiguous" : "unmatched")
                               : "matched");
-  if (why && strstr(why, "several"))
-    cJSON_ReplaceItemInObjectCaseSensitive(match, "status",
-                                           cJSON_CreateString("ambiguous"));
   if (why)
     cJSON_AddStringToObject(match, "reason", why);
 
@@ -512,7 +696,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
       (sl->is_extern ? &ext : &inductor)[0] += ns;
       (sl->is_extern ? &cpu_ext : &cpu_inductor)[0] += (double)sl->cpu_ns;
       size_t n_at;
-      int line = call_of(ks, nk, sl->name, sl->occurrence, at, &n_at);
+      int line = call_of(&ix, sl->name, sl->occurrence, at, &n_at);
       if (line < 0) {
         cJSON *u = cJSON_CreateObject();
         cJSON_AddStringToObject(u, "name", sl->name);
@@ -521,9 +705,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
                                 sl->is_extern ? "extern" : "inductor");
         cJSON_AddNumberToObject(u, "total_us", us(ns));
         cJSON_AddNumberToObject(u, "count", (double)count);
-        bool known = false;
-        for (size_t x = 0; x < nk && !known; x++)
-          known = strcmp(ks[x].pname, sl->name) == 0;
+        bool known = tl_strtab_find(&ix.tab, sl->name, strlen(sl->name)) >= 0;
         cJSON_AddStringToObject(
             u, "reason",
             known ? "the trace calls it more often per graph call than the "
@@ -607,8 +789,82 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view) {
   free(ks);
   free(vkjson);
   free(s.pre_at);
+  free_names(&ix);
   TL_VEC_FREE(graphs);
   return out;
+}
+
+/* ---- verdicts ------------------------------------------------------------ */
+static double number_of(const cJSON *obj, const char *key);
+
+/* The words for a match status, on stderr, the index and the page. */
+static const char *status_text(const char *status) {
+  if (!status)
+    return "not joined";
+  if (strcmp(status, "matched") == 0)
+    return "matches";
+  if (strcmp(status, "ambiguous") == 0)
+    return "is ambiguous";
+  return "does not match";
+}
+
+bool tl_profile_view_verdict(const cJSON *summary, tl_buf *line) {
+  const cJSON *prof = get(summary, "profile");
+  const cJSON *match = get(prof, "match");
+  const char *status = get_str(match, "status");
+  if (!prof || (status && strcmp(status, "matched") == 0))
+    return false;
+  if (number_of(match, "kernel_names_expected") == 0 &&
+      number_of(match, "extern_names_expected") == 0)
+    return false; /* a view without kernels has nothing to time */
+  const cJSON *files = get(prof, "files");
+  int nf = cJSON_GetArraySize(files);
+  const cJSON *f0 = cJSON_GetArrayItem(files, 0);
+  tl_buf_printf(
+      line, "profile %s%s: ", cJSON_IsString(f0) ? f0->valuestring : "(none)",
+      nf > 1 ? " (and the other profile files)" : "");
+  const char *view = get_str(summary, "view");
+  const char *cid = get_str(summary, "compile_id");
+  tl_buf_printf(line, "view %s %s %s: %s", view ? view : "?", cid ? cid : "",
+                status_text(status),
+                get_str(match, "reason") ? get_str(match, "reason") : "");
+  return true;
+}
+
+bool tl_profile_file_verdict(const tl_profile *p, size_t f,
+                             const cJSON *const *summaries, size_t count,
+                             tl_buf *line) {
+  const tl_prof_file *file = &p->files.items[f];
+  switch (file->state) {
+  case TL_PROF_FILE_DUPLICATE:
+    return false;
+  case TL_PROF_FILE_UNREADABLE:
+  case TL_PROF_FILE_EMPTY:
+  case TL_PROF_FILE_INVALID:
+  case TL_PROF_FILE_TRUNCATED:
+    tl_buf_printf(line, "profile %s: %s", file->path,
+                  file->why ? file->why : "unusable");
+    return true;
+  case TL_PROF_FILE_READ:
+    break;
+  }
+  for (size_t i = 0; i < count; i++) {
+    const cJSON *match = get(get(summaries[i], "profile"), "match");
+    const char *status = get_str(match, "status");
+    if (!status || strcmp(status, "matched") != 0)
+      continue;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, get(match, "files")) {
+      if (cJSON_IsString(it) && strcmp(it->valuestring, file->path) == 0)
+        return false;
+    }
+  }
+  tl_buf_printf(line,
+                "profile %s: matches no provenance view of this trace (each "
+                "view's profile.match says why: kernel names found, phase, "
+                "compile id, graph key)",
+                file->path);
+  return true;
 }
 
 /* ---- the index's "where the time goes" ------------------------------------
@@ -686,7 +942,7 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
     if (!status || strcmp(status, "matched") != 0) {
       const char *reason = get_str(match, "reason");
       tl_buf_puts(html, "<td colspan=\"5\">");
-      tl_html_escape_cstr(html, status ? status : "not joined");
+      tl_html_escape_cstr(html, status_text(status));
       if (reason) {
         tl_buf_puts(html, ": ");
         tl_html_escape_cstr(html, reason);

@@ -15,9 +15,29 @@
 #include "buf.h"
 #include "profile_reader.h"
 
+/* What the join knows of a view beyond its JSON (profile_view.h). */
+typedef struct tl_profile_view_facts {
+  int phase;     /* tl_prof_phase, or -1: unknown */
+  char key[128]; /* FX graph cache key, or "": unknown */
+} tl_profile_view_facts;
+
 /* Returns the "profile" object for `view` (caller frees). Never NULL: a view
- * that matches no graph, or several, says so in "match". */
-cJSON *tl_profile_join(const tl_profile *p, const cJSON *view);
+ * that matches no graph, or several, says so in "match", with the evidence.
+ * `facts` may be NULL (phase and key unknown). */
+cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
+                       const tl_profile_view_facts *facts);
+
+/* One line for a view summary ({"compile_id", "view", "profile"}) that the
+ * profile does not match: the view, the profile's files and the evidence.
+ * Returns false (nothing appended) when it matched. */
+bool tl_profile_view_verdict(const cJSON *summary, tl_buf *line);
+
+/* One line for file `f` of the profile when it is unreadable, truncated,
+ * empty, or matches none of the given view summaries (what --strict fails
+ * on); false for a file read and matched, or repeating an earlier one. */
+bool tl_profile_file_verdict(const tl_profile *p, size_t f,
+                             const cJSON *const *summaries, size_t count,
+                             tl_buf *line);
 
 /* "Where the time goes" for the index page: appends a section built from
  * the "profile" objects of the given view JSONs (views without one are

@@ -114,6 +114,17 @@ int32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len) {
   }
 }
 
+int32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len) {
+  for (uint64_t h = tl_prof_hash_bytes(s, len);; h++) {
+    uint64_t id;
+    if (!tl_u64map_get(&t->ids, h, &id))
+      return -1;
+    const char *have = t->items.items[id];
+    if (strlen(have) == len && memcmp(have, s, len) == 0)
+      return (int32_t)id;
+  }
+}
+
 void tl_strtab_free(tl_strtab *t) {
   for (size_t i = 0; i < t->items.count; i++)
     free(t->items.items[i]);

@@ -40,6 +40,8 @@ typedef struct tl_strtab {
 } tl_strtab;
 
 int32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len);
+/* The id of `s`, or -1 when it was never interned. */
+int32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len);
 void tl_strtab_free(tl_strtab *t);
 
 /* Launch links: id -> value (1 .. 2^32-1; 0 is never stored). */

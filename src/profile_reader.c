@@ -28,7 +28,8 @@
 #include "profile_events.h"
 
 enum {
-  CHUNK = 1 << 16 /* bytes handed to yajl at a time */
+  CHUNK = 1 << 16,     /* bytes handed to yajl at a time */
+  HEAD_BYTES = 1 << 20 /* read first, to tell a trace read before */
 };
 
 enum field { F_NONE, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ARGS };
@@ -109,6 +110,8 @@ static bool parse_i64(const char *text, size_t len, int64_t *v) {
   *v = x;
   return true;
 }
+
+static bool same_as_earlier(tl_prof_reader *r, bool by_id);
 
 /* ---- yajl callbacks ------------------------------------------------------ */
 static uint64_t id_of_string(const unsigned char *s, size_t len) {
@@ -203,9 +206,16 @@ static enum field event_field(const unsigned char *k, size_t len) {
 static int on_key(void *cv, const unsigned char *k, size_t len) {
   tl_prof_reader *r = cv;
   if (r->depth == 1) {
-    r->top_key = KEY_IS(k, len, "traceEvents")        ? 1
-                 : KEY_IS(k, len, "deviceProperties") ? 2
-                                                      : 0;
+    r->top_key = KEY_IS(k, len, "traceEvents")           ? 1
+                 : KEY_IS(k, len, "deviceProperties")    ? 2
+                 : KEY_IS(k, len, "trace_id")            ? 3
+                 : KEY_IS(k, len, "baseTimeNanoseconds") ? 4
+                                                         : 0;
+    /* The same trace id and base time as an earlier file: stop here. */
+    if (r->top_key == 1 && same_as_earlier(r, true)) {
+      r->duplicate = true;
+      return 0;
+    }
   } else if (r->ev_depth && r->depth == r->ev_depth) {
     r->field = event_field(k, len);
   } else if (r->args_depth && r->depth == r->args_depth) {
@@ -220,6 +230,13 @@ static int on_key(void *cv, const unsigned char *k, size_t len) {
 
 static int on_string(void *cv, const unsigned char *s, size_t len) {
   tl_prof_reader *r = cv;
+  if (r->depth == 1 && r->top_key == 3) {
+    tl_prof_seen *me = &r->seen.items[r->file];
+    me->trace_id = tl_prof_hash_bytes((const char *)s, len);
+    me->has_id = me->has_base;
+    me->has_trace_id = true;
+    return 1;
+  }
   if (!r->ev_depth || r->depth != r->ev_depth)
     return 1;
   tl_prof_event *e = &r->ev;
@@ -267,6 +284,16 @@ static int on_string(void *cv, const unsigned char *s, size_t len) {
 static int on_number(void *cv, const char *s, size_t len) {
   tl_prof_reader *r = cv;
   tl_prof_event *e = &r->ev;
+  if (r->depth == 1 && r->top_key == 4) {
+    tl_prof_seen *me = &r->seen.items[r->file];
+    int64_t v;
+    if (parse_i64(s, len, &v)) {
+      me->base_time = v;
+      me->has_base = true;
+      me->has_id = me->has_trace_id;
+    }
+    return 1;
+  }
   if (r->ev_depth && r->depth == r->ev_depth) {
     switch ((enum field)r->field) {
     case F_PID:
@@ -333,11 +360,100 @@ static const yajl_callbacks CALLBACKS = {
 
 /* ---- files ----------------------------------------------------------------
  */
+/* Sets the state of the file being read (the first cause wins) and counts
+ * the problem with its example. */
+static void file_failed(tl_prof_reader *r, tl_prof_file_state state,
+                        const char *what, const char *why) {
+  tl_prof_file *f = &r->p->files.items[r->file];
+  tl_prof_count(r->p, what, "%s: %s", f->path, why);
+  if (f->state == TL_PROF_FILE_READ) {
+    f->state = state;
+    f->why = tl_xstrdup(why);
+  }
+  if (state != TL_PROF_FILE_DUPLICATE)
+    r->p->unreadable = true;
+}
+
+/* The uncompressed size modulo 2^32 of a gzip file: its ISIZE trailer. */
+static bool gzip_isize(int fd, uint32_t *size) {
+  struct stat st;
+  unsigned char t[4];
+  if (fstat(fd, &st) != 0 || st.st_size < 18 ||
+      pread(fd, t, 4, st.st_size - 4) != 4)
+    return false;
+  *size = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+          (uint32_t)t[3] << 24;
+  return true;
+}
+
+/* Is the file now being read the same trace as an earlier one (its first
+ * HEAD_BYTES and its size, or its trace id and base time)? */
+static bool same_as_earlier(tl_prof_reader *r, bool by_id) {
+  tl_prof_seen *me = &r->seen.items[r->file];
+  for (uint32_t i = 0; i < r->file; i++) {
+    const tl_prof_seen *o = &r->seen.items[i];
+    bool same = by_id
+                    ? o->has_id && me->has_id && o->trace_id == me->trace_id &&
+                          o->base_time == me->base_time
+                    : o->has_head && o->head_crc == me->head_crc &&
+                          o->size == me->size && o->head_len == me->head_len;
+    if (same && r->p->files.items[i].state != TL_PROF_FILE_DUPLICATE) {
+      tl_prof_file *f = &r->p->files.items[r->file];
+      f->same_as = i;
+      char why[300];
+      snprintf(why, sizeof why,
+               "the same trace as %.200s (%s): read once, not counted twice",
+               r->p->files.items[i].path,
+               by_id ? "same trace id and base time" : "same content");
+      file_failed(r, TL_PROF_FILE_DUPLICATE,
+                  "profile files that repeat an earlier one (read once)", why);
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool parse_failed(tl_prof_reader *r, yajl_handle h,
+                         const unsigned char *buf, size_t n, bool at_end) {
+  if (r->duplicate) /* a callback stopped the parse */
+    return true;
+  unsigned char *msg = yajl_get_error(h, 0, buf, n);
+  char *nl = strchr((char *)msg, '\n');
+  if (nl)
+    *nl = '\0';
+  char why[400];
+  if (at_end && !r->p->files.items[r->file].bytes) {
+    file_failed(r, TL_PROF_FILE_EMPTY,
+                "profile files that are empty (nothing read)", "empty file");
+  } else if (at_end) {
+    snprintf(why, sizeof why,
+             "ends at byte %" PRIu64 " inside the JSON: truncated (%s)",
+             r->offset, (char *)msg);
+    file_failed(r, TL_PROF_FILE_TRUNCATED,
+                "profile files that end early (the events before the end "
+                "were used)",
+                why);
+  } else {
+    snprintf(why, sizeof why, "byte %" PRIu64 ": not valid JSON: %s", r->offset,
+             (char *)msg);
+    file_failed(r, TL_PROF_FILE_INVALID,
+                "profile files that are not valid JSON (the events before "
+                "the problem were used)",
+                why);
+  }
+  yajl_free_error(h, msg);
+  return true;
+}
+
 static void read_file(tl_prof_reader *r, const char *path) {
   tl_profile *p = r->p;
   r->file = (uint32_t)p->files.count;
-  TL_VEC_PUSH(p->files, tl_xstrdup(path));
+  tl_prof_file entry = {tl_xstrdup(path), TL_PROF_FILE_READ, NULL, 0, 0, 0, 0};
+  TL_VEC_PUSH(p->files, entry);
+  tl_prof_seen seen = {0};
+  TL_VEC_PUSH(r->seen, seen);
   r->fname = path;
+  r->duplicate = false;
   /* Only a regular file is read (a FIFO or a device found in a profile
    * folder could never end); O_NONBLOCK keeps the open of a FIFO from
    * waiting for a writer. */
@@ -345,22 +461,25 @@ static void read_file(tl_prof_reader *r, const char *path) {
   struct stat info;
   if (fd >= 0 && (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))) {
     close(fd);
-    tl_prof_count(p, "profile files that are not regular files", "%s", path);
-    p->unreadable = true;
+    file_failed(r, TL_PROF_FILE_UNREADABLE,
+                "profile files that are not regular files",
+                "not a regular file");
     return;
   }
   if (fd >= 0)
     fcntl(fd, F_SETFL, 0);
+  uint32_t isize = 0;
+  bool has_isize = fd >= 0 && gzip_isize(fd, &isize);
   gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
   if (!gz) {
     int saved = errno;
     if (fd >= 0)
       close(fd);
-    tl_prof_count(p, "profile files that cannot be opened", "%s: %s", path,
-                  strerror(saved));
-    p->unreadable = true;
+    file_failed(r, TL_PROF_FILE_UNREADABLE,
+                "profile files that cannot be opened", strerror(saved));
     return;
   }
+  gzbuffer(gz, CHUNK);
   r->depth = r->events_depth = r->ev_depth = r->args_depth = 0;
   r->devprops_depth = r->top_key = 0;
   r->devices = true; /* no deviceProperties (older traces): assume GPUs */
@@ -369,58 +488,80 @@ static void read_file(tl_prof_reader *r, const char *path) {
   yajl_handle h = yajl_alloc(&CALLBACKS, NULL, r);
   r->h = h;
   yajl_config(h, yajl_dont_validate_strings, 1);
-  unsigned char *buf = tl_xmalloc(CHUNK);
-  bool failed = false;
-  for (;;) {
-    int n = gzread(gz, buf, CHUNK);
-    if (n < 0) {
-      int errnum;
-      const char *msg = gzerror(gz, &errnum);
-      tl_prof_count(p,
-                    "profile files that end early or are not valid JSON (the "
-                    "events before the problem were used)",
-                    "%s: byte %" PRIu64 ": %s", path, r->offset, msg);
-      failed = true;
+  /* The first HEAD_BYTES are read before any is parsed: with the size they
+   * tell a trace read before (the same file twice, or p.json and
+   * p.json.gz), which is then not read again. */
+  unsigned char *buf = tl_xmalloc(HEAD_BYTES);
+  size_t head = 0;
+  bool failed = false, eof = false;
+  while (head < HEAD_BYTES) {
+    int n = gzread(gz, buf + head, (unsigned)(HEAD_BYTES - head));
+    if (n <= 0) {
+      eof = n == 0;
+      failed = n < 0;
       break;
     }
+    head += (size_t)n;
+  }
+  tl_prof_seen *me = &r->seen.items[r->file];
+  me->has_head = !failed;
+  me->head_len = head;
+  me->head_crc = crc32(0L, buf, (uInt)head);
+  me->size = gzdirect(gz) ? (uint32_t)info.st_size
+             : has_isize  ? isize
+                          : (uint32_t)head;
+  if (!failed && same_as_earlier(r, false))
+    goto done;
+  size_t fill = head;
+  for (bool first = true; !failed;) {
+    size_t n = fill;
+    if (!first) {
+      int got = gzread(gz, buf, CHUNK);
+      if (got < 0) {
+        failed = true;
+        break;
+      }
+      n = (size_t)got;
+    }
+    first = false;
     if (n == 0)
       break;
-    yajl_status st = yajl_parse(h, buf, (size_t)n);
+    p->files.items[r->file].bytes += n;
+    yajl_status st = yajl_parse(h, buf, n);
     if (st != yajl_status_ok) {
       r->offset += yajl_get_bytes_consumed(h);
-      unsigned char *msg = yajl_get_error(h, 0, buf, (size_t)n);
-      char *nl = strchr((char *)msg, '\n');
-      if (nl)
-        *nl = '\0';
-      tl_prof_count(p,
-                    "profile files that end early or are not valid JSON (the "
-                    "events before the problem were used)",
-                    "%s: byte %" PRIu64 ": %s", path, r->offset, (char *)msg);
-      yajl_free_error(h, msg);
-      failed = true;
+      failed = parse_failed(r, h, buf, n, false);
       break;
     }
     r->offset += (uint64_t)n;
+    if (eof)
+      break;
   }
-  if (!failed && yajl_complete_parse(h) != yajl_status_ok) {
-    unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
-    char *nl = strchr((char *)msg, '\n');
-    if (nl)
-      *nl = '\0';
-    tl_prof_count(p,
-                  "profile files that end early or are not valid JSON (the "
-                  "events before the problem were used)",
-                  "%s: byte %" PRIu64 ": %s", path, r->offset, (char *)msg);
-    yajl_free_error(h, msg);
-    failed = true;
+  if (failed && !r->duplicate &&
+      p->files.items[r->file].state == TL_PROF_FILE_READ) {
+    int errnum;
+    const char *msg = gzerror(gz, &errnum);
+    char why[400];
+    snprintf(why, sizeof why, "byte %" PRIu64 ": %s", r->offset, msg);
+    file_failed(r, TL_PROF_FILE_INVALID,
+                "profile files that cannot be decompressed (the events "
+                "before the problem were used)",
+                why);
   }
-  if (failed)
-    p->unreadable = true;
+  if (!failed && yajl_complete_parse(h) != yajl_status_ok)
+    failed = parse_failed(r, h, NULL, 0, true);
+  if (!failed && !p->files.items[r->file].events)
+    file_failed(r, TL_PROF_FILE_EMPTY,
+                "profile files without trace events (nothing to join)",
+                "no trace event (\"traceEvents\" is missing or empty)");
+done:
   r->h = NULL;
   yajl_free(h);
   free(buf);
   gzclose(gz);
-  tl_prof_events_end(r);
+  tl_prof_events_end(r,
+                     p->files.items[r->file].state == TL_PROF_FILE_READ ||
+                         p->files.items[r->file].state == TL_PROF_FILE_EMPTY);
 }
 
 static bool trace_name(const char *name) {
@@ -476,6 +617,7 @@ tl_profile *tl_profile_read(const char *const *paths, size_t count) {
     read_path(r, paths[i]);
   tl_buf_free(&r->ev.name);
   tl_strtab_free(&r->names);
+  TL_VEC_FREE(r->seen);
   free(r);
   return p;
 }
@@ -483,14 +625,20 @@ tl_profile *tl_profile_read(const char *const *paths, size_t count) {
 void tl_profile_free(tl_profile *p) {
   if (!p)
     return;
-  for (size_t i = 0; i < p->files.count; i++)
-    free(p->files.items[i]);
+  for (size_t i = 0; i < p->files.count; i++) {
+    free(p->files.items[i].path);
+    free(p->files.items[i].why);
+  }
   TL_VEC_FREE(p->files);
   for (size_t i = 0; i < p->graphs.count; i++) {
     tl_prof_graph *g = p->graphs.items[i];
-    for (size_t k = 0; k < g->slots.count; k++)
+    for (size_t k = 0; k < g->slots.count; k++) {
       free(g->slots.items[k].name);
+      TL_VEC_FREE(g->slots.items[k].cpu_calls);
+      TL_VEC_FREE(g->slots.items[k].gpu_calls);
+    }
     TL_VEC_FREE(g->slots);
+    TL_VEC_FREE(g->call_ns);
     free(g->key);
     free(g->compile_id);
     free(g);

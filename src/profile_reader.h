@@ -39,10 +39,15 @@ typedef enum tl_prof_phase {
  * name ("aten::addmm"). */
 typedef struct tl_prof_slot {
   char *name;
+  int32_t name_id, graph; /* the reader's: name interned, graph index */
   uint32_t occurrence;
   bool is_extern;
   int64_t cpu_ns, gpu_ns;
   uint64_t cpu_count, gpu_count;
+  /* Each event's duration, in the order read: on the CPU one per graph
+   * call (the call's occurrence-th event of the name), on the GPU one per
+   * activity. 8 bytes per kernel call. */
+  TL_VEC(int64_t) cpu_calls, gpu_calls;
 } tl_prof_slot;
 
 /* One compiled graph of one trace file: all calls of the graph with this
@@ -53,9 +58,10 @@ typedef struct tl_prof_graph {
   char *compile_id; /* "0/0", or NULL when no region says which */
   tl_prof_phase phase;
   uint64_t calls;
-  int64_t cpu_total_ns;   /* sum of the graph call events' durations */
-  int64_t gpu_total_ns;   /* GPU activity launched from inside the calls */
-  int64_t gpu_unknown_ns; /* ... of it not launched by any kernel slot */
+  int64_t cpu_total_ns;    /* sum of the graph call events' durations */
+  TL_VEC(int64_t) call_ns; /* each call's duration, in the order read */
+  int64_t gpu_total_ns;    /* GPU activity launched from inside the calls */
+  int64_t gpu_unknown_ns;  /* ... of it not launched by any kernel slot */
   uint64_t gpu_unknown_count;
   TL_VEC(tl_prof_slot) slots;
 } tl_prof_graph;
@@ -67,8 +73,28 @@ typedef struct tl_prof_problem {
   uint64_t count;
 } tl_prof_problem;
 
+/* What became of one trace file. */
+typedef enum tl_prof_file_state {
+  TL_PROF_FILE_READ,       /* read to its end */
+  TL_PROF_FILE_UNREADABLE, /* cannot be opened, or not a regular file */
+  TL_PROF_FILE_EMPTY,      /* no bytes, or no trace event */
+  TL_PROF_FILE_INVALID,    /* not JSON (the events before the problem used) */
+  TL_PROF_FILE_TRUNCATED,  /* ends inside the JSON (events before it used) */
+  TL_PROF_FILE_DUPLICATE   /* the same trace as an earlier file: not read */
+} tl_prof_file_state;
+
+typedef struct tl_prof_file {
+  char *path;
+  tl_prof_file_state state;
+  char *why;        /* one sentence for a state other than READ, or NULL */
+  uint32_t same_as; /* DUPLICATE: index of the file it repeats */
+  uint64_t events;  /* trace events read */
+  uint64_t bytes;   /* uncompressed bytes read */
+  uint64_t dropped_calls; /* unfinished graph calls left out (truncated) */
+} tl_prof_file;
+
 typedef struct tl_profile {
-  TL_VEC(char *) files;
+  TL_VEC(tl_prof_file) files;
   TL_VEC(tl_prof_graph *) graphs;
   uint64_t steps;  /* ProfilerStep#N events */
   int64_t step_ns; /* their summed duration */

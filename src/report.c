@@ -29,6 +29,7 @@
 #endif
 #ifdef HAVE_tl_profile
 #include "profile_join.h"
+#include "profile_view.h"
 #endif
 
 static bool is_pre(tl_role r) {
@@ -423,7 +424,11 @@ static void run_view_job(view_job *job, view_job *jobs) {
     if (!json)
       json = tl_json_parse_printed(tl_buf_str(&text));
     cJSON_DeleteItemFromObjectCaseSensitive(json, "profile");
-    cJSON_AddItemToObject(json, "profile", tl_profile_join(job->profile, json));
+    tl_profile_view_facts facts;
+    tl_profile_view_facts_read(job->out_dir, v->dir, v->mappings, v->post,
+                               job->aot, &facts);
+    cJSON_AddItemToObject(json, "profile",
+                          tl_profile_join(job->profile, json, &facts));
   }
 #endif
   if (json) {
@@ -447,6 +452,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
     job->profile_summary = cJSON_CreateObject();
     cJSON_AddStringToObject(job->profile_summary, "compile_id",
                             v->dir->display);
+    cJSON_AddStringToObject(job->profile_summary, "view", v->name);
     cJSON_AddItemToObject(
         job->profile_summary, "profile",
         cJSON_DetachItemFromObjectCaseSensitive(json, "profile"));
@@ -979,6 +985,34 @@ static void rename_views(const tl_store *store, const tl_compile_dir *dir,
   tl_buf_free(&base);
 }
 
+#ifdef HAVE_tl_profile
+/* The profile's verdicts as diagnostics: each view it does not match (with
+ * its evidence), and each file that is unreadable, truncated, empty or
+ * matches no view (what --strict fails on; profile_join.h). */
+static void profile_verdicts(const tl_profile *profile, cJSON **summaries,
+                             size_t count, tl_diag *diag) {
+  const cJSON **views = tl_xcalloc(count ? count : 1, sizeof *views);
+  size_t n = 0;
+  for (size_t i = 0; i < count; i++)
+    if (summaries[i])
+      views[n++] = summaries[i];
+  tl_buf line;
+  tl_buf_init(&line);
+  for (size_t i = 0; i < n; i++) {
+    tl_buf_clear(&line);
+    if (tl_profile_view_verdict(views[i], &line))
+      tl_diag_add(diag, TL_DIAG_PROFILE_MISMATCH, 0, "%s", line.data);
+  }
+  for (size_t f = 0; f < profile->files.count; f++) {
+    tl_buf_clear(&line);
+    if (tl_profile_file_verdict(profile, f, views, n, &line))
+      tl_diag_add(diag, TL_DIAG_PROFILE_UNUSABLE, 0, "%s", line.data);
+  }
+  tl_buf_free(&line);
+  free(views);
+}
+#endif
+
 bool tl_report_write(tl_store *store, const tl_report_options *options,
                      tl_diag *diag) {
   size_t dirs = store->dirs.count;
@@ -1021,6 +1055,8 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
                 summaries, diag);
 #endif
 #ifdef HAVE_tl_profile
+    if (profile)
+      profile_verdicts(profile, summaries, all.count, diag);
     tl_profile_free(profile);
 #endif
   }

@@ -70,8 +70,15 @@
     det.appendChild(sum);
     if (!profMatched) {
       var m = isObj(PROF.match) ? PROF.match : {};
-      det.appendChild(el('p', 'tp-hint', 'The profile was read, but no graph of it is this view (' +
-        str(m.status) + '): ' + str(m.reason)));
+      var words = m.status === 'ambiguous' ? 'is ambiguous for' : 'does not match';
+      det.appendChild(el('p', 'tp-hint tp-verdict', 'The profile ' + words + ' this view: ' + str(m.reason) + '.'));
+      if (typeof m.kernel_names_expected === 'number') {
+        var miss = arr(m.missing).map(str);
+        det.appendChild(el('p', 'tp-hint tp-evidence', 'Evidence: ' + String(m.kernel_names_found) + ' of ' +
+          String(m.kernel_names_expected) + ' Inductor kernel names and ' + String(m.extern_names_found) + ' of ' +
+          String(m.extern_names_expected) + ' extern kernel names found; this view is the ' + str(m.view_phase) +
+          ' graph' + (miss.length ? '; not found: ' + miss.join(', ') : '') + '.'));
+      }
       bottom.appendChild(det);
       return;
     }

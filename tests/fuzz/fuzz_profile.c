@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     view = cJSON_Parse(DEFAULT_VIEW);
   }
   FUZZ_CHECK(view);
-  cJSON *joined = tl_profile_join(p, view);
+  cJSON *joined = tl_profile_join(p, view, NULL);
   FUZZ_CHECK(cJSON_IsObject(joined));
   char *printed = cJSON_PrintUnformatted(joined);
   FUZZ_CHECK(printed);

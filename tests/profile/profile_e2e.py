@@ -223,7 +223,8 @@ def check_index_rows(out):
               % (page, r["links"][0][1]))
         p = v["profile"]
         if p["match"]["status"] != "matched":
-            check(r["cells"][1].startswith(p["match"]["status"]),
+            words = {"ambiguous": "is ambiguous"}.get(p["match"]["status"], "does not match")
+            check(r["cells"][1] == words + ": " + p["match"]["reason"],
                   "index: %s row says %r" % (page, r["cells"][1]))
             continue
         reg = p["region"]
@@ -306,6 +307,13 @@ def test_generated_gpu(tlparse, work):
     vs = views(base)
     fwd = next(v for v in vs.values() if any(k["name"].startswith("cpp_fused_mul_relu") for k in v["kernels"]))
     bwd = next(v for v in vs.values() if v is not fwd and v["kernels"])
+    # the views' graph keys, as the real profile's run found them in the log
+    real = views(os.path.join(work, "cpu", "out"))
+    key_of = {}
+    for v in real.values():
+        key_of[json.dumps(v["kernels"])] = v["profile"]["match"]["view_graph_key"]
+    fwd_key, bwd_key = key_of[json.dumps(fwd["kernels"])], key_of[json.dumps(bwd["kernels"])]
+    check(fwd_key and bwd_key and fwd_key != bwd_key, "graph keys of the views read: %s %s" % (fwd_key, bwd_key))
     g = Gen()
     expect = {}
     # durations: distinct per kernel call, so a wrong match shows
@@ -324,7 +332,7 @@ def test_generated_gpu(tlparse, work):
             g.ts += 100
             calls = kernels_in_order(fwd)
             durs = []
-            ge = g.graph("fwdkey" + compile_id, [(n, e) for _, n, e, _ in calls],
+            ge = g.graph(fwd_key, [(n, e) for _, n, e, _ in calls],
                          lambda n: (durs.append(1000 * scale * (len(durs) + 1) + 7), durs[-1])[1])
             if compile_id == "0/0":
                 for (line, n, e, key), du in zip(calls, durs):
@@ -338,7 +346,7 @@ def test_generated_gpu(tlparse, work):
             g.ts += 100
             calls = kernels_in_order(bwd)
             durs = []
-            ge = g.graph("bwdkey" + compile_id, [(n, e) for _, n, e, _ in calls],
+            ge = g.graph(bwd_key, [(n, e) for _, n, e, _ in calls],
                          lambda n: (durs.append(1000 * scale * (len(durs) + 1) + 3), durs[-1])[1])
             if compile_id == "0/0":
                 for (line, n, e, key), du in zip(calls, durs):
@@ -477,6 +485,76 @@ def test_hostile(tlparse, work):
     check(any(v["profile"]["calls"] > 0 for v in vs.values()), "truncated: events before the cut used")
 
 
+# ---- 4. matching with evidence ----------------------------------------------
+def run_strict(tlparse, log, out, profiles):
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    cmd = [tlparse, log, "-i", "-o", out, "--no-browser", "--strict"]
+    for p in profiles:
+        cmd += ["--profile", p]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_matching(tlparse, work):
+    print("profile_of_another_model_or_phase_does_not_match_with_evidence")
+    d = os.path.join(work, "match")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(work, "cpu", "trace.log")
+    prof = os.path.join(HERE, "cpu", "profile.json.gz")
+    other_log = os.path.join(HERE, "..", "..", "examples", "rec-profile", "trace.log")
+    other_prof = os.path.join(HERE, "..", "..", "examples", "rec-profile", "profile.json.gz")
+    # the same model and run: matched, --strict passes
+    r = run_strict(tlparse, log, os.path.join(d, "same"), [prof])
+    check(r.returncode == 0, "same model: --strict exit %d: %s" % (r.returncode, r.stderr))
+    # model B's log with model A's profile, and the other way round: every
+    # view with kernels does not match, one stderr line names the file, the
+    # index and the JSON carry the evidence, --strict fails
+    for name, lg, pf in (("b-with-a", other_log, prof), ("a-with-b", log, other_prof)):
+        out = os.path.join(d, name)
+        r = run_strict(tlparse, lg, out, [pf])
+        check(r.returncode == 1, "%s: --strict exit %d" % (name, r.returncode))
+        check(("profile %s: matches no provenance view" % pf) in r.stderr,
+              "%s: stderr names the file: %s" % (name, r.stderr))
+        check(("profile %s: view provenance_tracking_" % pf) in r.stderr and "does not match" in r.stderr,
+              "%s: stderr has the view's verdict: %s" % (name, r.stderr))
+        vs = views(out)
+        with_kernels = [v for v in vs.values() if v["kernels"]]
+        check(with_kernels, "%s: views with kernels" % name)
+        for v in with_kernels:
+            m = v["profile"]["match"]
+            check(m["status"] == "unmatched", "%s: %s %s" % (name, v["compile_dir"], m["status"]))
+            inductor = {k["name"] for k in v["kernels"] if k["kind"] not in ("extern", "fallback", "shim")}
+            check(m["kernel_names_expected"] == len(inductor) and m["kernel_names_found"] == 0,
+                  "%s: evidence %s of %s (view has %d)" % (name, m["kernel_names_found"], m["kernel_names_expected"], len(inductor)))
+            check(sorted(m["missing"])[:len(inductor)] == sorted(inductor)[:10] or set(inductor) <= set(m["missing"]),
+                  "%s: missing names %s" % (name, m["missing"]))
+            check("region" not in v["profile"] or v["profile"]["region"]["total_us"] == 0,
+                  "%s: no time given to an unmatched view" % name)
+        check_index_rows(out)
+        # without --strict: exit 0, the same diagnostics
+        r2 = run(tlparse, lg, os.path.join(d, name + "-lax"), [pf])
+        check(r2.returncode == 0 and "matches no provenance view" in r2.stderr, "%s: without --strict exit 0" % name)
+    # the same profile with the forward's CompiledFunction renamed: the
+    # forward graph call now runs as inference, which the training forward
+    # view is not: it does not match (phase), the backward still does
+    with gzip.open(prof, "rt") as f:
+        trace = json.load(f)
+    for e in trace["traceEvents"]:
+        if e.get("name") == "CompiledFunction":
+            e["name"] = "SomethingElse"
+    phase = os.path.join(d, "phase.json")
+    json.dump(trace, open(phase, "w"))
+    out = os.path.join(d, "phase")
+    r = run_strict(tlparse, log, out, [phase])
+    check(r.returncode == 0, "phase: the file still matches the backward view: exit %d" % r.returncode)
+    got = {v["profile"]["match"].get("view_phase"): v["profile"]["match"] for v in views(out).values() if v["kernels"]}
+    check(got.get("forward", {}).get("status") == "unmatched" and
+          "is the inference graph" in got.get("forward", {}).get("reason", ""),
+          "phase: forward view refused for the phase: %s" % got.get("forward"))
+    check(got.get("backward", {}).get("status") == "matched", "phase: backward matched: %s" % got.get("backward"))
+    check("does not match: this view is the forward graph" in r.stderr, "phase: stderr says why: %s" % r.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tlparse", required=True)
@@ -487,6 +565,7 @@ def main():
     test_generated_gpu(a.tlparse, a.work)
     test_generated_orders(a.tlparse, a.work)
     test_hostile(a.tlparse, a.work)
+    test_matching(a.tlparse, a.work)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 

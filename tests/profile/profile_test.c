@@ -4,6 +4,7 @@
 #include "check.h"
 #include "profile_map.h"
 #include "profile_reader.h"
+#include "profile_view.h"
 
 #include <string.h>
 
@@ -53,8 +54,31 @@ TEST(launch_links_keep_every_other_id_when_some_are_dropped) {
   tl_links_free(&t);
 }
 
+/* The phase of a post-grad graph from its forward's parameters. */
+TEST(post_grad_graph_parameters_tell_the_phase) {
+  static const char fwd[] =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, primals_1: \"f32[128, 64]\", primals_2: "
+      "\"f32[128]\"):\n        permute = ...\n";
+  static const char bwd[] =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, primals_3: \"f32[32]\", mul: \"f32[32]\", "
+      "tangents_1: \"f32[32]\"):\n";
+  static const char inf[] = "class <lambda>(torch.nn.Module):\n"
+                            "    def forward(self, arg0_1: \"f32[8]\"):\n";
+  static const char none[] = "def forwards(self, tangents_1):\n";
+  static const char word[] =
+      "    def forward(self, my_tangents_1, xprimals_2):";
+  CHECK(tl_profile_phase_of_graph(fwd, sizeof fwd - 1) == TL_PROF_FORWARD);
+  CHECK(tl_profile_phase_of_graph(bwd, sizeof bwd - 1) == TL_PROF_BACKWARD);
+  CHECK(tl_profile_phase_of_graph(inf, sizeof inf - 1) == TL_PROF_INFERENCE);
+  CHECK(tl_profile_phase_of_graph(none, sizeof none - 1) == -1);
+  CHECK(tl_profile_phase_of_graph(word, sizeof word - 1) == TL_PROF_INFERENCE);
+}
+
 int main(void) {
   RUN(profile_numbers_are_read_as_integer_nanoseconds);
   RUN(launch_links_keep_every_other_id_when_some_are_dropped);
+  RUN(post_grad_graph_parameters_tell_the_phase);
   return check_summary();
 }
