@@ -154,7 +154,13 @@ static int parse_args(int argc, char **argv, cli *c) {
       fputs(USAGE, stdout);
       return 0;
     default:
-      if (optopt)
+      if (optopt == OPT_PROFILE)
+        fputs("tlparse: --profile needs a value: a torch.profiler trace "
+              "(.json or .json.gz) or a folder of them\n",
+              stderr);
+      else if (optopt == OPT_CUSTOM_HEADER)
+        fputs("tlparse: --custom-header-html needs a value\n", stderr);
+      else if (optopt > 0 && optopt < 128)
         fprintf(stderr, "tlparse: option -%c needs a value or is unknown\n",
                 optopt);
       else

@@ -555,6 +555,65 @@ def test_matching(tlparse, work):
     check("does not match: this view is the forward graph" in r.stderr, "phase: stderr says why: %s" % r.stderr)
 
 
+# ---- 5. one trace counted once ----------------------------------------------
+def totals(out):
+    """Per matched view: its region total and kernel totals."""
+    res = {}
+    for name, v in views(out).items():
+        p = v["profile"]
+        if p["match"]["status"] == "matched":
+            res[name] = (p["calls"], p["region"]["total_us"],
+                         {k: x["total_us"] for k, x in p["kernels"].items()})
+    return res
+
+
+def test_once(tlparse, work):
+    print("the_same_trace_twice_is_read_once_with_a_notice")
+    d = os.path.join(work, "once")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(work, "cpu", "trace.log")
+    prof = os.path.join(HERE, "cpu", "profile.json.gz")
+    single = totals(os.path.join(work, "cpu", "out"))
+    check(len(single) == 2, "single: two matched views")
+    folder = os.path.join(d, "folder")
+    os.makedirs(folder, exist_ok=True)
+    with gzip.open(prof, "rb") as f:
+        raw = f.read()
+    open(os.path.join(folder, "p.json"), "wb").write(raw)
+    shutil.copy(prof, os.path.join(folder, "p.json.gz"))
+    # the same trace id and base time, the content otherwise changed (one
+    # event's time): still one trace
+    trace = json.loads(raw)
+    trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("ph") != "M"]
+    relaid = os.path.join(d, "relaid.json")
+    json.dump(trace, open(relaid, "w"), indent=1)
+    for name, profiles in (("twice", [prof, prof]), ("folder", [folder]),
+                           ("same-id", [prof, relaid])):
+        out = os.path.join(d, "out-" + name)
+        r = run_strict(tlparse, log, out, profiles)
+        check(r.returncode == 0, "%s: --strict exit %d: %s" % (name, r.returncode, r.stderr))
+        check(totals(out) == single, "%s: single totals" % name)
+        check("read once, not counted twice" in r.stderr, "%s: notice: %s" % (name, r.stderr))
+        why = "same trace id and base time" if name == "same-id" else "same content"
+        p = next(iter(views(out).values()))["profile"]
+        notes = [x for x in p["problems"] if x["what"].startswith("profile files that repeat")]
+        check(len(notes) == 1 and notes[0]["count"] == 1 and why in notes[0]["first"],
+              "%s: the notice in the view's problems: %s" % (name, notes))
+    # a different trace of the same run is not a duplicate: summed
+    trace["trace_id"] = "other"
+    other = os.path.join(d, "other.json")
+    json.dump(trace, open(other, "w"))
+    r = run(tlparse, log, os.path.join(d, "two"), [prof, other])
+    two = totals(os.path.join(d, "two"))
+    check(all(abs(two[k][1] - 2 * single[k][1]) < 0.002 and two[k][0] == 2 * single[k][0]
+              for k in single), "two different traces are summed: %s" % two)
+    # --profile without a value: a proper message
+    r = subprocess.run([tlparse, log, "--profile"], capture_output=True, text=True)
+    check(r.returncode == 1 and r.stderr.startswith(
+        "tlparse: --profile needs a value: a torch.profiler trace"),
+        "--profile without a value: %r" % r.stderr[:200])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tlparse", required=True)
@@ -566,6 +625,7 @@ def main():
     test_generated_orders(a.tlparse, a.work)
     test_hostile(a.tlparse, a.work)
     test_matching(a.tlparse, a.work)
+    test_once(a.tlparse, a.work)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 
