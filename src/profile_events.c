@@ -586,6 +586,16 @@ void tl_prof_events_end(tl_prof_reader *r, bool complete) {
     TL_VEC_FREE(t->stack);
   }
   tl_prof_file *file = &r->p->files.items[r->file];
+  if (file->dropped_calls && file->why) { /* said with the truncation too */
+    tl_buf why;
+    tl_buf_init(&why);
+    tl_buf_printf(&why,
+                  "%s; %" PRIu64 " unfinished graph call(s) left out of the "
+                  "totals",
+                  file->why, file->dropped_calls);
+    free(file->why);
+    file->why = tl_buf_detach(&why);
+  }
   if (file->dropped_calls)
     tl_prof_count(r->p,
                   "graph calls left out of the totals because the file ends "

@@ -232,6 +232,15 @@ static void free_names(name_index *ix) {
   tl_strtab_free(&ix->tab);
 }
 
+/* Does the trace's graph hold any event of an Inductor kernel of `kind`
+ * ("cpp": cpp_*, "triton": triton_*)? */
+static bool graph_has(const tl_prof_graph *g, const char *prefix) {
+  for (size_t i = 0; i < g->slots.count; i++)
+    if (!g->slots.items[i].is_extern && starts(g->slots.items[i].name, prefix))
+      return true;
+  return false;
+}
+
 /* How one graph of the trace compares with the view. */
 typedef struct verdict {
   size_t found_i, found_e; /* distinct Inductor / extern names it ran */
@@ -388,9 +397,15 @@ static const char *choose_graphs(const tl_profile *p, name_index *ix,
       snprintf(buf, size,
                "%zu of %zu Inductor kernel names (%zu of %zu extern) of this "
                "view occur in the profile's closest graph (%.60s, %s); more "
-               "than half must",
+               "than half must%s",
                v->found_i, ix->inductor, v->found_e, ix->externs, g->key,
-               phase_name(g->phase));
+               phase_name(g->phase),
+               graph_has(g, "cpp_") || graph_has(g, "triton_")
+                   ? ""
+                   : " (that graph has no Inductor kernel event: on CPU "
+                     "record with torch._inductor.config.cpp."
+                     "enable_kernel_profile = True; on GPU with "
+                     "ProfilerActivity.CUDA)");
     free(vs);
     return buf;
   }
@@ -456,6 +471,45 @@ static int call_of(const name_index *ix, const char *name, uint32_t occ,
   for (size_t j = from; j < to; j++)
     out[(*n_out)++] = ni->at.items[j].kernel;
   return ni->at.items[from].line;
+}
+
+/* "kernels_without_events": the view's kernels that no event of the
+ * matched graphs gave time, and "record_hint": how to record them. */
+static void add_gaps(cJSON *out, const vkernel *ks, const cJSON **vkjson,
+                     size_t nk, const graph_list *graphs, bool gpu) {
+  cJSON *list = cJSON_AddArrayToObject(out, "kernels_without_events");
+  bool cpp = false, triton = false, cpp_events = false, gpu_events = false;
+  for (size_t g = 0; g < graphs->count; g++) {
+    cpp_events = cpp_events || graph_has(graphs->items[g], "cpp_");
+    gpu_events = gpu_events || graphs->items[g]->gpu_total_ns > 0;
+  }
+  for (size_t i = 0; i < nk; i++) {
+    if (ks[i].count)
+      continue;
+    const char *kind = get_str(vkjson[i], "kind");
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", ks[i].key);
+    cJSON_AddStringToObject(o, "kind", kind ? kind : "");
+    cJSON_AddItemToArray(list, o);
+    cpp = cpp || (kind && strcmp(kind, "cpp") == 0);
+    triton = triton || (kind && (strcmp(kind, "triton") == 0 ||
+                                 strcmp(kind, "template") == 0 ||
+                                 strcmp(kind, "combo") == 0));
+  }
+  const char *hint = NULL;
+  if (cpp && !cpp_events)
+    hint = "the profile has no event of a C++ kernel: on CPU, record it with "
+           "torch._inductor.config.cpp.enable_kernel_profile = True";
+  else if (triton && !gpu_events && !gpu)
+    hint = "the profile has no GPU kernel activity for this graph: record it "
+           "with ProfilerActivity.CUDA in the profiler's activities";
+  else if (cJSON_GetArraySize(list))
+    hint = "these kernels ran no event in the profiled calls (not called, "
+           "or their events were not recorded)";
+  if (hint)
+    cJSON_AddStringToObject(out, "record_hint", hint);
+  else
+    cJSON_AddNullToObject(out, "record_hint");
 }
 
 static void add_problems(cJSON *obj, const tl_profile *p) {
@@ -766,6 +820,8 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
                               us(ks[i].ns / (double)p->steps));
     cJSON_AddNumberToObject(o, "shared_by", ks[i].shared_by);
   }
+  if (graphs.count)
+    add_gaps(out, ks, vkjson, nk, &graphs, gpu);
   to_us(s.post_nodes);
   to_us(s.pre_nodes);
   to_us(s.post_lines);
@@ -828,6 +884,35 @@ bool tl_profile_view_verdict(const cJSON *summary, tl_buf *line) {
   tl_buf_printf(line, "view %s %s %s: %s", view ? view : "?", cid ? cid : "",
                 status_text(status),
                 get_str(match, "reason") ? get_str(match, "reason") : "");
+  return true;
+}
+
+bool tl_profile_view_gaps(const cJSON *summary, tl_buf *line) {
+  const cJSON *prof = get(summary, "profile");
+  const cJSON *list = get(prof, "kernels_without_events");
+  int n = cJSON_GetArraySize(list);
+  if (!n)
+    return false;
+  const cJSON *files = get(prof, "files");
+  const cJSON *f0 = cJSON_GetArrayItem(files, 0);
+  const char *view = get_str(summary, "view");
+  tl_buf_printf(
+      line, "profile %s: view %s %s: %d kernel(s) without events (",
+      cJSON_IsString(f0) ? f0->valuestring : "(none)", view ? view : "?",
+      get_str(summary, "compile_id") ? get_str(summary, "compile_id") : "", n);
+  const cJSON *it;
+  int shown = 0;
+  cJSON_ArrayForEach(it, list) {
+    if (shown == 3) {
+      tl_buf_puts(line, ", ...");
+      break;
+    }
+    tl_buf_printf(line, "%s%s", shown++ ? ", " : "",
+                  get_str(it, "key") ? get_str(it, "key") : "?");
+  }
+  tl_buf_printf(line, "): %s",
+                get_str(prof, "record_hint") ? get_str(prof, "record_hint")
+                                             : "");
   return true;
 }
 
@@ -971,6 +1056,16 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
     if (!top.count)
       tl_buf_puts(html, "no kernel events");
     TL_VEC_FREE(top);
+    int gaps = cJSON_GetArraySize(get(prof, "kernels_without_events"));
+    const char *hint = get_str(prof, "record_hint");
+    if (gaps && hint) {
+      tl_buf_printf(html,
+                    "<br><span class=\"note\">%d kernel(s) without "
+                    "events: ",
+                    gaps);
+      tl_html_escape_cstr(html, hint);
+      tl_buf_puts(html, "</span>");
+    }
     tl_buf_puts(html, "</td></tr>\n");
   }
   tl_buf_puts(html, "</table>\n");

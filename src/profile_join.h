@@ -32,6 +32,10 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
  * Returns false (nothing appended) when it matched. */
 bool tl_profile_view_verdict(const cJSON *summary, tl_buf *line);
 
+/* One line for a matched view with kernels that no event gave time: which,
+ * and how to record them (its "record_hint"). False when there are none. */
+bool tl_profile_view_gaps(const cJSON *summary, tl_buf *line);
+
 /* One line for file `f` of the profile when it is unreadable, truncated,
  * empty, or matches none of the given view summaries (what --strict fails
  * on); false for a file read and matched, or repeating an earlier one. */

@@ -1002,6 +1002,9 @@ static void profile_verdicts(const tl_profile *profile, cJSON **summaries,
     tl_buf_clear(&line);
     if (tl_profile_view_verdict(views[i], &line))
       tl_diag_add(diag, TL_DIAG_PROFILE_MISMATCH, 0, "%s", line.data);
+    tl_buf_clear(&line);
+    if (tl_profile_view_gaps(views[i], &line))
+      tl_diag_add(diag, TL_DIAG_PROFILE, 0, "%s", line.data);
   }
   for (size_t f = 0; f < profile->files.count; f++) {
     tl_buf_clear(&line);

@@ -152,6 +152,12 @@
     });
     wrap.appendChild(lt);
     det.appendChild(wrap);
+    var gaps = arr(PROF.kernels_without_events).filter(isObj);
+    if (gaps.length) {
+      det.appendChild(el('p', 'tp-hint tp-gaps', gaps.length + ' kernel(s) of this view have no event in the profile (' +
+        gaps.slice(0, 5).map(function (g) { return str(g.key); }).join(', ') + (gaps.length > 5 ? ', \u2026' : '') + '): ' +
+        str(PROF.record_hint) + '.'));
+    }
     var un = arr(PROF.unmatched).length, probs = arr(PROF.problems);
     if (un || probs.length) {
       var note = el('p', 'tp-hint', (un ? un + ' kernel call(s) of the trace matched no kernel of this view. ' : '') +

@@ -614,6 +614,78 @@ def test_once(tlparse, work):
         "--profile without a value: %r" % r.stderr[:200])
 
 
+# ---- 6. say why ---------------------------------------------------------------
+def test_say_why(tlparse, work):
+    print("empty_garbage_truncated_and_unrecorded_kernels_are_explained")
+    d = os.path.join(work, "why")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(work, "cpu", "trace.log")
+    prof = os.path.join(HERE, "cpu", "profile.json.gz")
+    with gzip.open(prof, "rt") as f:
+        trace = json.load(f)
+    cases = {"empty.json": (b"", "empty file"),
+             "no-events.json": (b'{"traceEvents":[]}', "no trace event"),
+             "garbage.json": (b"this is not json at all", "not valid JSON"),
+             "cut.json": (json.dumps(trace).encode()[:5000], "truncated")}
+    for name, (data, words) in cases.items():
+        path = os.path.join(d, name)
+        open(path, "wb").write(data)
+        out = os.path.join(d, "out-" + name)
+        r = run_strict(tlparse, log, out, [path])
+        check(r.returncode == 1, "%s: --strict exit %d" % (name, r.returncode))
+        check(("profile %s: " % path) in r.stderr and words in r.stderr,
+              "%s: stderr names the file and says %r: %s" % (name, words, r.stderr))
+        check(os.path.exists(os.path.join(out, "index.html")), "%s: report written" % name)
+        r = run(tlparse, log, out + "-lax", [path])
+        check(r.returncode == 0, "%s: without --strict exit 0" % name)
+    # truncated inside the third forward call (after its first kernel):
+    # that call is left out whole, the calls before it are counted exactly
+    evs = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+    graphs = [i for i, e in enumerate(evs) if e["name"].startswith("## Call CompiledFxGraph")]
+    fwd_key = evs[graphs[0]]["name"]
+    fwd_calls = [i for i in graphs if evs[i]["name"] == fwd_key]
+    cut_at = fwd_calls[2] + 2  # the graph call and its first child
+    head = json.dumps({"traceEvents": evs[:cut_at]})
+    cut = os.path.join(d, "inside-call.json")
+    open(cut, "w").write(head[:-2])  # no closing "]}"
+    out = os.path.join(d, "out-inside-call")
+    r = run(tlparse, log, out, [cut])
+    check("truncated (parse error: premature EOF); 1 unfinished graph call(s) left out of the totals" in r.stderr,
+          "unfinished call diagnostic: %s" % r.stderr)
+    probs = next(iter(views(out).values()))["profile"]["problems"]
+    check(any(x["first"] == cut + ": 1 unfinished call(s) at the end" for x in probs), "unfinished call in problems: %s" % probs)
+    full = {v["profile"]["match"]["view_phase"]: v["profile"] for v in views(os.path.join(work, "cpu", "out")).values() if v["kernels"]}
+    got = {v["profile"]["match"]["view_phase"]: v["profile"] for v in views(out).values() if v["kernels"]}
+    fwd = got["forward"]
+    check(fwd["calls"] == 2, "truncated: 2 forward calls counted (%s)" % fwd["calls"])
+    want = sum(ns(evs[i]["dur"]) for i in fwd_calls[:2]) / 1000
+    check(close(fwd["region"]["total_us"], want), "truncated: forward total %s vs %s" % (fwd["region"]["total_us"], want))
+    check(got["backward"]["calls"] == 2, "truncated: 2 backward calls (%s)" % got["backward"]["calls"])
+    # no C++ kernel events (cpp.enable_kernel_profile off): the views still
+    # match by their graph key, name their kernels and say how to record
+    t2 = dict(trace)
+    t2["traceEvents"] = [e for e in trace["traceEvents"] if not e.get("name", "").startswith("graph_")]
+    nokp = os.path.join(d, "no-kernel-profile.json")
+    json.dump(t2, open(nokp, "w"))
+    out = os.path.join(d, "out-no-kernel-profile")
+    r = run(tlparse, log, out, [nokp])
+    for v in views(out).values():
+        if not v["kernels"]:
+            continue
+        p = v["profile"]
+        cpp = sorted(k["key"] for k in v["kernels"] if k["kind"] == "cpp")
+        check(p["match"]["status"] == "matched", "no kernel profile: matched by key")
+        check(sorted(x["key"] for x in p["kernels_without_events"]) == cpp,
+              "no kernel profile: kernels without events %s vs %s" % (p["kernels_without_events"], cpp))
+        check("cpp.enable_kernel_profile = True" in (p["record_hint"] or ""), "no kernel profile: hint %s" % p["record_hint"])
+        check(close(p["region"]["inductor_us"], 0), "no kernel profile: no Inductor time")
+    check("kernel(s) without events" in r.stderr and "enable_kernel_profile" in r.stderr,
+          "no kernel profile: stderr says how to record: %s" % r.stderr)
+    # the full profile: no kernel without events, no hint
+    for p in full.values():
+        check(p["kernels_without_events"] == [] and p["record_hint"] is None, "full profile: no gaps")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tlparse", required=True)
@@ -626,6 +698,7 @@ def main():
     test_hostile(a.tlparse, a.work)
     test_matching(a.tlparse, a.work)
     test_once(a.tlparse, a.work)
+    test_say_why(a.tlparse, a.work)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 
