@@ -1,0 +1,74 @@
+"""Does a click show its links on screen? Runs tlparse -i on every example
+trace of examples/ that writes a provenance page (the recordings included)
+and on each provenance fixture, and hands every page with its view JSON to
+tests/browser/reveal_check.mjs, which selects kernels and lines every way a
+person can at three window sizes and checks, by geometry, that each panel
+with linked lines shows one of them. Screenshots (one per page and window
+size) go to <work>/shots. Exit 77 (skipped) when chromium is missing."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import tracelog  # noqa: E402
+from fixture_pages import FIXTURES, ROOT, TLPARSE  # noqa: E402
+
+
+def example_traces():
+    """Every examples/<name>/trace.log, sorted by name."""
+    base = os.path.join(ROOT, "examples")
+    for name in sorted(os.listdir(base)):
+        trace = os.path.join(base, name, "trace.log")
+        if os.path.isfile(trace):
+            yield trace, "example-" + name
+
+
+def pages_of(out):
+    """[page, view, ...] of the provenance pages in a report folder that
+    have something to link (folders of chromium events only have none)."""
+    pairs = []
+    for page in sorted(os.listdir(out)):
+        if not (page.startswith("provenance_tracking_") and
+                page.endswith(".html")):
+            continue
+        view = os.path.join(out, page[:-len(".html")] + ".json")
+        with open(view) as f:
+            data = json.load(f)
+        if any(k.get("calls") for k in data.get("kernels") or []):
+            pairs += [os.path.join(out, page), view]
+    return pairs
+
+
+def main():
+    work = sys.argv[1]
+    if not os.path.exists("/usr/bin/chromium"):
+        print("chromium is not installed: reveal checks skipped")
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    traces = list(example_traces())
+    if os.path.isdir(tracelog.FIXTURES):
+        traces += [(tracelog.fixture(f), f.split(".")[0]) for f in FIXTURES]
+    else:
+        print("shared fixtures folder is absent: checking the examples only")
+    pairs = []
+    for trace, name in traces:
+        out = os.path.join(work, name)
+        subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
+                       check=True, env=dict(os.environ, CI="1"),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        found = pages_of(out)
+        print("== %s: %d pages with kernel calls" % (name, len(found) // 2),
+              flush=True)
+        pairs += found
+    r = subprocess.run(
+        ["node", os.path.join(ROOT, "tests", "browser", "reveal_check.mjs"),
+         "--out", os.path.join(work, "shots")] + pairs)
+    return r.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
