@@ -42,6 +42,8 @@ enum {
 
 enum frame_kind { K_OTHER, K_REGION, K_CF, K_CFB, K_GRAPH, K_KERNEL };
 
+#define ROOT (-2) /* graph_frame of a run held by the thread's top level */
+
 /* One open CPU event on a thread's stack and what it is inside. */
 typedef struct frame {
   int64_t start, end;
@@ -51,7 +53,8 @@ typedef struct frame {
   int32_t cid;         /* compile id (interned) of the innermost region */
   uint8_t kind, phase;
   bool in_kernel;
-  struct gcall *call; /* K_GRAPH: the call's kernels, until it ends */
+  uint32_t run_call;  /* inside an AOTInductor run: its call ordinal */
+  struct gcall *call; /* K_GRAPH, or a run's parent: the call's kernels */
 } frame;
 
 /* A kernel call read inside a graph call that has not ended yet. */
@@ -63,6 +66,10 @@ typedef struct kcall {
 /* A graph call being read: its kernels are counted when it ends (a
  * truncated file's unfinished call is left out whole). */
 typedef struct gcall {
+  int32_t graph;
+  bool run;           /* an AOTInductor run: no graph call event */
+  uint32_t ordinal;   /* a run's call ordinal in its graph */
+  int64_t start, end; /* a run's first kernel start, last kernel end */
   int64_t dur;
   tl_u64map occ; /* name id -> events of that name so far */
   TL_VEC(kcall) kernels;
@@ -71,10 +78,14 @@ typedef struct gcall {
 typedef struct thread {
   int64_t last_ts;
   TL_VEC(frame) stack;
+  frame root; /* holds an AOTInductor run at the top level */
 } thread;
+
+#define NO_RUN UINT32_MAX
 
 typedef struct place {
   int32_t graph, slot;
+  uint32_t run_call; /* an AOTInductor run's launch outside kernels */
 } place;
 
 /* A GPU activity read before its launch. */
@@ -92,7 +103,8 @@ typedef struct tl_prof_attr {
   tl_u64map seq_cid;  /* sequence number -> cid + 1 of the forward */
   tl_u64map slot_ids; /* graph, name id, occurrence -> slot index */
   TL_VEC(place) places;
-  tl_u64map place_ids; /* graph << 32 | slot + 1 -> place index */
+  tl_u64map place_ids; /* hash of graph, slot, run call -> place index */
+  tl_u64map run_occ;   /* hash of graph, run call, name id -> events */
   tl_links ext, corr;  /* id -> place index + 1 (| SINGLE) */
   TL_VEC(pend) pend;
   int32_t pend_free;
@@ -144,20 +156,32 @@ static const char *inductor_name(const char *name) {
 }
 
 /* ---- places and links ---------------------------------------------------- */
-static uint32_t place_val(tl_prof_attr *a, int32_t graph, int32_t slot) {
-  uint64_t key = ((uint64_t)(uint32_t)graph << 32) | (uint32_t)(slot + 1);
-  uint64_t idx;
-  if (!tl_u64map_get(&a->place_ids, key, &idx)) {
-    if (!a->places.count) {
-      place outside = {-1, -1}; /* index 0: value OUTSIDE */
-      TL_VEC_PUSH(a->places, outside);
-    }
-    place pl = {graph, slot};
-    TL_VEC_PUSH(a->places, pl);
-    idx = a->places.count - 1;
-    tl_u64map_put(&a->place_ids, key, idx);
+static uint64_t triple(uint64_t a, uint64_t b, uint64_t c) {
+  return tl_prof_mix(tl_prof_mix(a ^ 0x9E3779B97F4A7C15ULL) ^ b) ^
+         tl_prof_mix(c + 0xC2B2AE3D27D4EB4FULL);
+}
+
+/* The place value of (graph, slot, run call): hashed, verified against the
+ * place found (a collision moves on to the next hash value). */
+static uint32_t place_val(tl_prof_attr *a, int32_t graph, int32_t slot,
+                          uint32_t run_call) {
+  if (!a->places.count) {
+    place outside = {-1, -1, NO_RUN}; /* index 0: value OUTSIDE */
+    TL_VEC_PUSH(a->places, outside);
   }
-  return (uint32_t)idx + 1;
+  uint64_t key = triple((uint32_t)graph, (uint32_t)slot, run_call);
+  for (;; key++) {
+    uint64_t idx;
+    if (!tl_u64map_get(&a->place_ids, key, &idx))
+      break;
+    const place *pl = &a->places.items[idx];
+    if (pl->graph == graph && pl->slot == slot && pl->run_call == run_call)
+      return (uint32_t)idx + 1;
+  }
+  place pl = {graph, slot, run_call};
+  TL_VEC_PUSH(a->places, pl);
+  tl_u64map_put(&a->place_ids, key, a->places.count - 1);
+  return (uint32_t)a->places.count;
 }
 
 /* Launch APIs that make one GPU activity, or several (graph launches). */
@@ -176,11 +200,11 @@ static uint32_t launch_kind(const char *name, bool *launches) {
 
 /* Records the launch links of a CPU event read inside `graph` (or -1). */
 static void link_cpu(tl_prof_attr *a, const tl_prof_event *e, int32_t graph,
-                     int32_t slot) {
+                     int32_t slot, uint32_t run_call) {
   bool launches = false;
   uint32_t single = e->has_corr ? launch_kind(e->name.data, &launches) : 0;
   if (graph >= 0) {
-    uint32_t v = place_val(a, graph, slot);
+    uint32_t v = place_val(a, graph, slot, slot < 0 ? run_call : NO_RUN);
     if (e->has_ext)
       tl_links_put(&a->ext, e->ext, v);
     if (e->has_corr)
@@ -203,6 +227,25 @@ static uint32_t gpu_lookup(tl_prof_attr *a, bool has_ext, int64_t ext,
 }
 
 /* Adds a GPU activity's time to the place with value `v` (>= 1). */
+static int32_t find_slot(tl_prof_reader *r, int32_t graph, int32_t nid,
+                         uint32_t occurrence, bool is_extern);
+
+/* A GPU activity launched by an AOTInductor run outside any kernel event
+ * (a cuLaunchKernel of its wrapper): the k-th activity of its name in that
+ * call of the run is the run's k-th kernel call of the name. */
+static int32_t run_slot(tl_prof_reader *r, const place *pl, const char *name) {
+  const char *kname = inductor_name(name);
+  const char *use = kname ? kname : name;
+  int32_t nid = tl_strtab_intern(&r->names, use, strlen(use));
+  uint64_t key = triple((uint32_t)pl->graph, pl->run_call, (uint32_t)nid),
+           n = 0;
+  tl_u64map_get(&r->attr->run_occ, key, &n);
+  tl_u64map_put(&r->attr->run_occ, key, n + 1);
+  if (n > MAX_OCCURRENCE)
+    return -1;
+  return find_slot(r, pl->graph, nid, (uint32_t)n, !kname);
+}
+
 static void attribute(tl_prof_reader *r, uint32_t v, int64_t dur, bool inductor,
                       uint64_t offset, const char *name) {
   if (v == OUTSIDE) {
@@ -216,6 +259,8 @@ static void attribute(tl_prof_reader *r, uint32_t v, int64_t dur, bool inductor,
   place pl = r->attr->places.items[v - 1];
   tl_prof_graph *g = r->p->graphs.items[pl.graph];
   g->gpu_total_ns += dur;
+  if (pl.slot < 0 && pl.run_call != NO_RUN)
+    pl.slot = run_slot(r, &pl, name);
   if (pl.slot >= 0) {
     g->slots.items[pl.slot].gpu_ns += dur;
     g->slots.items[pl.slot].gpu_count++;
@@ -326,7 +371,9 @@ static void end_call(tl_prof_reader *r, frame *f, bool commit) {
   if (!c)
     return;
   if (commit) {
-    tl_prof_graph *g = r->p->graphs.items[f->graph];
+    tl_prof_graph *g = r->p->graphs.items[c->graph];
+    if (c->run)
+      c->dur = c->end - c->start;
     g->calls++;
     g->cpu_total_ns += c->dur;
     TL_VEC_PUSH(g->call_ns, c->dur);
@@ -439,6 +486,7 @@ static void enter_graph(tl_prof_reader *r, const tl_prof_event *e, thread *t,
   f->slot = -1;
   f->in_kernel = false;
   f->call = tl_xcalloc(1, sizeof *f->call);
+  f->call->graph = f->graph;
   f->call->dur = e->dur;
 }
 
@@ -453,7 +501,8 @@ static void enter_kernel(tl_prof_reader *r, const tl_prof_event *e, thread *t,
     return;
   if (!kname)
     kname = name;
-  frame *gf = &t->stack.items[f->graph_frame];
+  frame *gf =
+      f->graph_frame == ROOT ? &t->root : &t->stack.items[f->graph_frame];
   int32_t nid = tl_strtab_intern(&r->names, kname, strlen(kname));
   uint64_t n = 0;
   tl_u64map_get(&gf->call->occ, (uint64_t)nid, &n);
@@ -481,8 +530,8 @@ static frame open_frame(tl_prof_reader *r, const tl_prof_event *e, thread *t) {
       break;
     pop_frame(r, t, true);
   }
-  frame f = {e->ts,   e->ts + e->dur,    -1,    -1,  -1, -1,
-             K_OTHER, TL_PROF_INFERENCE, false, NULL};
+  frame f = {e->ts,   e->ts + e->dur,    -1,    -1,     -1,  -1,
+             K_OTHER, TL_PROF_INFERENCE, false, NO_RUN, NULL};
   if (t->stack.count) {
     const frame *up = &t->stack.items[t->stack.count - 1];
     f.graph = up->graph;
@@ -491,8 +540,47 @@ static frame open_frame(tl_prof_reader *r, const tl_prof_event *e, thread *t) {
     f.cid = up->cid;
     f.phase = up->phase;
     f.in_kernel = up->in_kernel;
+    f.run_call = up->run_call;
   }
   return f;
+}
+
+/* An event that belongs to an AOTInductor run (no graph call event around
+ * it): a C++ or Triton kernel event (graph_<n>_cpp_*, triton_*), a C shim
+ * extern (aoti_torch_*), or a driver launch (cuLaunchKernel*,
+ * hipModuleLaunchKernel: Triton's; ATen launches with cudaLaunchKernel). */
+static bool run_member(const char *name) {
+  return inductor_name(name) || starts(name, "aoti_torch_") ||
+         starts(name, "cuLaunchKernel") ||
+         starts(name, "hipModuleLaunchKernel");
+}
+
+/* A run member read directly inside `parent` (or at the thread's top
+ * level): joins the parent's run, opened by its first member. All members
+ * directly inside one event are one call of the run. */
+static void enter_run(tl_prof_reader *r, const tl_prof_event *e, thread *t,
+                      frame *f) {
+  int32_t at = t->stack.count ? (int32_t)t->stack.count - 1 : ROOT;
+  frame *parent = at == ROOT ? &t->root : &t->stack.items[at];
+  if (parent->kind == K_KERNEL || parent->in_kernel)
+    return;
+  gcall *c = parent->call;
+  if (!c) {
+    c = parent->call = tl_xcalloc(1, sizeof *c);
+    c->graph = find_graph(r, "AOTInductor", -1, TL_PROF_INFERENCE);
+    c->run = true;
+    c->ordinal = (uint32_t)r->p->graphs.items[c->graph]->runs++;
+    c->start = e->ts;
+  }
+  if (e->ts + e->dur > c->end)
+    c->end = e->ts + e->dur;
+  f->graph = c->graph;
+  f->graph_frame = at;
+  f->run_call = c->ordinal;
+  f->slot = -1;
+  if (inductor_name(e->name.data) || starts(e->name.data, "aoti_torch_"))
+    enter_kernel(r, e, t, f);
+  f->in_kernel = true; /* a launch: its activity's name says the kernel */
 }
 
 static void cpu_event(tl_prof_reader *r, const tl_prof_event *e) {
@@ -517,14 +605,10 @@ static void cpu_event(tl_prof_reader *r, const tl_prof_event *e) {
   else if (f.kind == K_OTHER && f.graph >= 0 && !f.in_kernel &&
            f.graph_frame < (int32_t)t->stack.count)
     enter_kernel(r, e, t, &f);
-  else if (f.kind == K_OTHER && f.graph < 0 && inductor_name(name))
-    tl_prof_count(p,
-                  "Inductor kernel events outside any compiled graph call "
-                  "(not attributed)",
-                  "%s: byte %" PRIu64 ": %.200s", r->fname, tl_prof_at(r),
-                  name);
+  else if (f.kind == K_OTHER && f.graph < 0 && run_member(name))
+    enter_run(r, e, t, &f);
   if (r->devices) {
-    link_cpu(r->attr, e, f.graph, f.slot);
+    link_cpu(r->attr, e, f.graph, f.slot, f.run_call);
     if (r->attr->pend_count)
       pend_resolve(r, e);
   }
@@ -583,6 +667,7 @@ void tl_prof_events_end(tl_prof_reader *r, bool complete) {
     thread *t = &a->threads.items[i];
     while (t->stack.count)
       pop_frame(r, t, complete);
+    end_call(r, &t->root, complete);
     TL_VEC_FREE(t->stack);
   }
   tl_prof_file *file = &r->p->files.items[r->file];
@@ -608,6 +693,7 @@ void tl_prof_events_end(tl_prof_reader *r, bool complete) {
   tl_u64map_free(&a->slot_ids);
   TL_VEC_FREE(a->places);
   tl_u64map_free(&a->place_ids);
+  tl_u64map_free(&a->run_occ);
   tl_links_free(&a->ext);
   tl_links_free(&a->corr);
   TL_VEC_FREE(a->pend);

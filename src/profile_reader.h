@@ -60,6 +60,7 @@ typedef struct tl_prof_graph {
   uint64_t calls;
   int64_t cpu_total_ns;    /* sum of the graph call events' durations */
   TL_VEC(int64_t) call_ns; /* each call's duration, in the order read */
+  uint64_t runs;           /* AOTInductor runs opened (the reader's) */
   int64_t gpu_total_ns;    /* GPU activity launched from inside the calls */
   int64_t gpu_unknown_ns;  /* ... of it not launched by any kernel slot */
   uint64_t gpu_unknown_count;

@@ -686,6 +686,140 @@ def test_say_why(tlparse, work):
         check(p["kernels_without_events"] == [] and p["record_hint"] is None, "full profile: no gaps")
 
 
+# ---- 7. AOTInductor ---------------------------------------------------------
+EXAMPLES = os.path.normpath(os.path.join(HERE, "..", "..", "examples"))
+
+
+def aoti_sums(trace, view):
+    """Independent sums of a CPU AOTInductor profile: per ProfilerStep, its
+    direct children named graph_<n>_<kernel> or aoti_torch_*, the k-th of a
+    name being the view's k-th call line of that name; per kernel key its
+    ns, and the steps' kernel spans (first kernel start to last end)."""
+    evs = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") != "Trace"]
+    evs.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+    lines = {}
+    for k in view["kernels"]:
+        for c in k["calls"]:
+            lines.setdefault(k["name"], set()).add(c)
+    key_at = {(k["name"], c): k["key"] for k in view["kernels"] for c in k["calls"]}
+    per_key, spans, calls = {}, 0, 0
+    for st in [e for e in evs if e["name"].startswith("ProfilerStep#")]:
+        s0, s1 = ns(st["ts"]), ns(st["ts"]) + ns(st["dur"])
+        seen, until, first, last = {}, -1, None, None
+        for c in evs:
+            cs = ns(c["ts"])
+            if cs < s0 or cs >= s1 or c is st or cs < until:
+                continue
+            until = cs + ns(c["dur"])
+            name = c["name"]
+            if name.startswith("graph_"):
+                name = name.split("_", 2)[2]
+            elif not name.startswith("aoti_torch_"):
+                continue
+            k = seen.get(name, 0)
+            seen[name] = k + 1
+            line = sorted(lines[name])[k]
+            key = key_at[(name, line)]
+            per_key[key] = per_key.get(key, 0) + ns(c["dur"])
+            first = cs if first is None else first
+            last = until
+        if first is not None:
+            spans += last - first
+            calls += 1
+    return per_key, spans, calls
+
+
+def test_aoti_cpu(tlparse, work):
+    print("recorded_aoti_cpu_profile_matches_an_independent_sum")
+    ex = os.path.join(EXAMPLES, "rec-profile-aot-cpu")
+    prof = os.path.join(ex, "profile.json.gz")
+    out = os.path.join(work, "aoti-cpu")
+    r = run_strict(tlparse, os.path.join(ex, "trace.log"), out, [prof])
+    check(r.returncode == 0, "aoti cpu: --strict exit %d: %s" % (r.returncode, r.stderr))
+    check("problem" not in r.stderr, "aoti cpu: no problems: %s" % r.stderr)
+    with gzip.open(prof, "rt") as f:
+        trace = json.load(f)
+    vs = [v for v in views(out).values() if v["kernels"]]
+    check(len(vs) == 1, "aoti cpu: one view with kernels")
+    v = vs[0]
+    p = v["profile"]
+    check(p["match"]["status"] == "matched" and p["match"]["phase"] == "inference"
+          and p["match"]["kernel_names_found"] == p["match"]["kernel_names_expected"] == 2,
+          "aoti cpu: matched %s" % p["match"])
+    per_key, spans, calls = aoti_sums(trace, v)
+    check(calls == 3 and p["calls"] == 3, "aoti cpu: 3 runs (%s, %s)" % (calls, p["calls"]))
+    check(sorted(per_key) == sorted(k["key"] for k in v["kernels"]), "aoti cpu: every kernel has events")
+    for key, want in per_key.items():
+        got = p["kernels"].get(key, {}).get("total_us")
+        check(got is not None and abs(got - want / 1000) <= 0.001,
+              "aoti cpu: %s %s vs %s" % (key, got, want / 1000))
+    check(abs(p["region"]["total_us"] - spans / 1000) <= 0.001, "aoti cpu: runs' span %s vs %s" % (p["region"]["total_us"], spans / 1000))
+    check(p["unmatched"] == [] and p["kernels_without_events"] == [], "aoti cpu: nothing left over")
+    check_index_rows(out)
+
+
+def test_aoti_gpu(tlparse, work):
+    print("generated_gpu_aoti_profile_is_attributed_by_correlation")
+    base = os.path.join(work, "aoti-gpu-base")
+    log = os.path.join(EXAMPLES, "aot-cuda", "trace.log")
+    run(tlparse, log, base, [])
+    v = next(x for x in views(base).values() if x["kernels"])
+    calls = kernels_in_order(v)
+    # per step: no compiled region, no kernel-named CPU event: the wrapper's
+    # cuLaunchKernel (correlation c) for a Triton kernel, the C shim's event
+    # with a cudaLaunchKernel inside for an extern; GPU activities last
+    cpu, gpu, want = [], [], {}
+    ts, corr, ext, gts = 10 ** 6, 100, 1, 10 ** 6
+    x = Gen().x
+    for step in range(3):
+        step_start = ts
+        ts += 1000
+        for i, (line, tname, is_ext, key) in enumerate(calls):
+            corr += 1
+            ext += 1
+            dur = 1000 * (i + 1) + 17 * step + 3
+            if key.startswith("aoti_torch_"):
+                cpu.append(x(key.split(":")[0], ts, 4000, args={"External id": ext}))
+                cpu.append(x("cudaLaunchKernel", ts + 1000, 1000, cat="cuda_runtime",
+                             args={"External id": ext, "correlation": corr}))
+                gname = "sm80_xmma_gemm_f32f32"
+            else:
+                cpu.append(x("cuLaunchKernel", ts, 3000, cat="cuda_driver",
+                             args={"correlation": corr}))
+                gname = tname
+            gpu.append(x(gname, gts, dur, cat="kernel", pid=0, tid=7,
+                         args={"correlation": corr, "device": 0, "stream": 7}))
+            want[key] = want.get(key, 0) + dur
+            gts += dur + 50
+            ts += 5000
+        ts += 1000
+        cpu.append(x("ProfilerStep#%d" % step, step_start, ts - step_start, cat="user_annotation"))
+        ts += 1000
+    cpu.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+    trace = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "fake"}],
+             "traceEvents": cpu + gpu}
+    path = os.path.join(work, "aoti-gpu.json")
+    json.dump(trace, open(path, "w"))
+    out = os.path.join(work, "aoti-gpu")
+    r = run_strict(tlparse, log, out, [path])
+    check(r.returncode == 0, "aoti gpu: --strict exit %d: %s" % (r.returncode, r.stderr))
+    p = next(x for x in views(out).values() if x["kernels"])["profile"]
+    check(p["match"]["status"] == "matched" and p["clock"] == "gpu" and p["calls"] == 3,
+          "aoti gpu: matched on the GPU clock, 3 runs: %s %s %s" % (p["match"]["status"], p["clock"], p["calls"]))
+    for key, d in want.items():
+        got = p["kernels"].get(key, {}).get("total_us")
+        check(got is not None and abs(got - d / 1000) <= 0.001, "aoti gpu: %s %s vs %s" % (key, got, d / 1000))
+    check(abs(p["region"]["total_us"] - sum(want.values()) / 1000) <= 0.001 and p["region"]["unknown_us"] == 0,
+          "aoti gpu: region %s" % p["region"])
+    # the same activities before their launches: the same profile
+    trace["traceEvents"] = gpu + cpu
+    first = os.path.join(work, "aoti-gpu-first.json")
+    json.dump(trace, open(first, "w"))
+    out2 = os.path.join(work, "aoti-gpu-first")
+    run(tlparse, log, out2, [first])
+    same_profiles(views(out), views(out2), "aoti gpu, activities first")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tlparse", required=True)
@@ -699,6 +833,8 @@ def main():
     test_matching(a.tlparse, a.work)
     test_once(a.tlparse, a.work)
     test_say_why(a.tlparse, a.work)
+    test_aoti_cpu(a.tlparse, a.work)
+    test_aoti_gpu(a.tlparse, a.work)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 
