@@ -351,23 +351,26 @@ static int run(const cli *cp) {
     printf("tlparse: wrote %s/index.html\n", c.out_dir);
     /* As the Rust tool, the export report enforces neither strict mode. */
     if (c.strict && !c.export_report && tl_diag_parse_failures(&diag)) {
-      fprintf(stderr, "tlparse: --strict: %zu lines failed to parse\n",
-              tl_diag_parse_failures(&diag));
+      size_t failed = tl_diag_parse_failures(&diag);
+      fprintf(stderr, "tlparse: --strict: %zu %s to parse\n", failed,
+              failed == 1 ? "line failed" : "lines failed");
       exit_code = 1;
     }
     if (c.strict && diag.counts[TL_DIAG_PROFILE_UNUSABLE]) {
+      size_t unusable = diag.counts[TL_DIAG_PROFILE_UNUSABLE];
       fprintf(stderr,
-              "tlparse: --strict: %zu profile traces unreadable, truncated, "
+              "tlparse: --strict: %zu profile %s unreadable, truncated, "
               "empty or matching no view\n",
-              diag.counts[TL_DIAG_PROFILE_UNUSABLE]);
+              unusable, unusable == 1 ? "trace" : "traces");
       exit_code = 1;
     }
     if (c.strict_compile_id && !c.export_report &&
         diag.counts[TL_DIAG_NO_COMPILE_ID]) {
+      size_t unread = diag.counts[TL_DIAG_NO_COMPILE_ID];
       fprintf(stderr,
-              "tlparse: --strict-compile-id: %zu entries with a compile id "
+              "tlparse: --strict-compile-id: %zu %s with a compile id "
               "that cannot be read\n",
-              diag.counts[TL_DIAG_NO_COMPILE_ID]);
+              unread, unread == 1 ? "entry" : "entries");
       exit_code = 1;
     }
     open_report(&c);
@@ -457,15 +460,17 @@ static int run_all_ranks(const cli *c) {
       code = 1;
     }
     if (c->strict && result.parse_failures) {
-      fprintf(stderr, "tlparse: --strict: %zu lines failed to parse\n",
-              result.parse_failures);
+      fprintf(stderr, "tlparse: --strict: %zu %s to parse\n",
+              result.parse_failures,
+              result.parse_failures == 1 ? "line failed" : "lines failed");
       code = 1;
     }
     if (c->strict_compile_id && result.no_compile_id) {
       fprintf(stderr,
-              "tlparse: --strict-compile-id: %zu entries with a compile id "
+              "tlparse: --strict-compile-id: %zu %s with a compile id "
               "that cannot be read\n",
-              result.no_compile_id);
+              result.no_compile_id,
+              result.no_compile_id == 1 ? "entry" : "entries");
       code = 1;
     }
     open_report(c);

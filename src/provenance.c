@@ -1220,6 +1220,14 @@ void tl_provenance_write(const tl_prov_inputs *in, tl_buf *out,
   memset(&v.post, 0, sizeof v.post);
   emit(&v, &p, cJSON_IsObject(traces) ? traces : NULL, malformed);
   tl_json_print_close(&p);
+  if (in->summary) {
+    in->summary->mode = mode;
+    in->summary->no_links_reason = shown_reason;
+    in->summary->kernels = v.kernels.items.count;
+    in->summary->kernels_called = 0;
+    for (size_t i = 0; i < v.kernels.items.count; i++)
+      in->summary->kernels_called += v.kernels.items.items[i].calls.count > 0;
+  }
 
   for (size_t i = 0; i < v.kernels.items.count; i++) {
     TL_VEC_FREE(v.kernels.items.items[i].posts);

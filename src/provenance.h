@@ -26,6 +26,14 @@ typedef enum tl_prov_text {
   TL_PROV_TEXTS /* how many */
 } tl_prov_text;
 
+/* What the index says of a view beside its link (tl_prov_inputs.summary). */
+typedef struct tl_prov_summary {
+  const char *mode;            /* "jit", "jit-cpp-wrapper" or "aot" (static) */
+  size_t kernels;              /* kernels named by the node mappings */
+  size_t kernels_called;       /* of them, those whose call the code shows */
+  const char *no_links_reason; /* static, or NULL: a usable mapping */
+} tl_prov_summary;
+
 typedef struct tl_prov_inputs {
   const char *compile_dir; /* "-_0_0_0" */
   const char *compile_id;  /* "[0/0]" */
@@ -50,6 +58,8 @@ typedef struct tl_prov_inputs {
   tl_str (*load)(void *ctx, tl_prov_text t);
   void (*release)(void *ctx, tl_prov_text t);
   void *texts_ctx;
+  /* When not NULL, filled by tl_provenance_write. */
+  tl_prov_summary *summary;
 } tl_prov_inputs;
 
 /* Appends the view's JSON object to `out` as cJSON_Print lays it out,

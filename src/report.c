@@ -408,6 +408,8 @@ static void run_view_job(view_job *job, view_job *jobs) {
     in.load = load_text;
     in.release = release_text;
     in.texts_ctx = &texts;
+    tl_prov_summary summary = {0};
+    in.summary = &summary;
     cJSON *malformed = NULL;
     tl_provenance_write(&in, &text, &malformed);
     for (int t = 0; t < TL_PROV_TEXTS; t++) {
@@ -418,6 +420,10 @@ static void run_view_job(view_job *job, view_job *jobs) {
     }
     note_malformed(job, malformed);
     cJSON_Delete(malformed);
+    v->mode = summary.mode;
+    v->kernels = summary.kernels;
+    v->kernels_called = summary.kernels_called;
+    v->no_links_reason = summary.no_links_reason;
   }
 #ifdef HAVE_tl_profile
   if (job->profile) { /* "where the time goes" (profile_join.h) */
@@ -560,8 +566,14 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
       order[distinct++] = i;
   run_jobs(jobs, order, distinct, threads);
   for (size_t i = 0; i < count; i++)
-    if (jobs[i].original != i)
+    if (jobs[i].original != i) {
       order[copies++] = i;
+      const tl_view *original = jobs[jobs[i].original].view;
+      views[i].mode = original->mode;
+      views[i].kernels = original->kernels;
+      views[i].kernels_called = original->kernels_called;
+      views[i].no_links_reason = original->no_links_reason;
+    }
   run_jobs(jobs, order, copies, threads);
   for (size_t i = 0; i < count; i++) {
     if (jobs[i].error[0])
@@ -632,6 +644,42 @@ enum { VIEWS_BUILT = 1 };
 enum { VIEWS_BUILT = 0 };
 #endif
 
+/* "JIT Python", "JIT cpp_wrapper" or "AOTInductor": a view's mode as the
+ * index names it (tl_prov_summary.mode). */
+static const char *mode_name(const char *mode) {
+  if (!mode)
+    return NULL;
+  if (strcmp(mode, "aot") == 0)
+    return "AOTInductor";
+  if (strcmp(mode, "jit-cpp-wrapper") == 0)
+    return "JIT cpp_wrapper";
+  return "JIT Python";
+}
+
+/* The compiled frame of a compile folder, from its first dynamo_start's
+ * innermost frame: "forward at model.py:12" (the file's full path on
+ * hover). */
+static void frame_of(tl_buf *html, const tl_compile_dir *dir) {
+  const tl_stack *stack = dir->stacks.count ? &dir->stacks.items[0] : NULL;
+  if (!stack || !stack->count)
+    return;
+  const tl_frame *f = &stack->frames[stack->count - 1];
+  const char *file = f->file ? f->file : "(unknown)";
+  const char *base = strrchr(file, '/');
+  base = base && base[1] ? base + 1 : file;
+  tl_buf_puts(html, " · <span class=\"frame\" title=\"");
+  tl_html_escape_cut(html, tl_str_from(file), TL_HTML_SHOWN_MAX);
+  tl_buf_printf(html, ":%lld\">", f->line);
+  tl_html_escape_cut(html, tl_str_from(f->name ? f->name : "?"),
+                     TL_HTML_SHOWN_MAX);
+  tl_buf_puts(html, " at ");
+  tl_html_escape_cut(html, tl_str_from(base), TL_HTML_SHOWN_MAX);
+  tl_buf_printf(html, ":%lld</span>", f->line);
+}
+
+/* One view's link, and what it holds: compile id, frame, mode, kernels and
+ * the share of them whose call the code shows. A view of a folder that
+ * logged no provenance artifact is listed apart ("none"). */
 static void view_links(tl_buf *html, tl_view *views, size_t count) {
   if (!VIEWS_BUILT) {
     if (count)
@@ -640,20 +688,43 @@ static void view_links(tl_buf *html, tl_view *views, size_t count) {
     return;
   }
   for (size_t i = 0; i < count; i++) {
-    tl_buf_puts(html, "<li><a href=\"");
+    const tl_view *v = &views[i];
+    bool none = !v->mappings && !v->pre && !v->post && !v->code;
+    tl_buf_puts(html,
+                none ? "<li class=\"none\"><a href=\"" : "<li><a href=\"");
     tl_url_path(html, views[i].name);
     tl_buf_puts(html, ".html\">");
     tl_html_escape_cstr(html, views[i].name);
     tl_buf_puts(html, "</a> <a class=\"raw\" href=\"");
     tl_url_path(html, views[i].name);
     tl_buf_puts(html, ".json\">json</a>");
-    const tl_view *v = &views[i];
-    if (!v->mappings && !v->pre && !v->post && !v->code)
-      tl_buf_puts(html,
-                  " <span class=\"note\">(no provenance artifacts)</span>");
-    else if (!v->mappings)
-      tl_buf_puts(html, " <span class=\"note\">(no node mappings)</span>");
-    tl_buf_puts(html, "</li>\n");
+    tl_buf_puts(html, " <span class=\"facts\">");
+    tl_html_escape_cstr(html,
+                        v->dir->unknown_id ? "(unknown)" : v->dir->display);
+    frame_of(html, v->dir);
+    if (none) {
+      tl_buf_puts(html, " · <span class=\"note\">no provenance artifacts"
+                        "</span></span></li>\n");
+      continue;
+    }
+    const char *mode = mode_name(v->mode);
+    if (mode)
+      tl_buf_printf(html, " · %s", mode);
+    if (!v->mappings)
+      tl_buf_puts(html, " · <span class=\"note\">no node mappings</span>");
+    else if (v->mode) {
+      tl_buf_printf(html, " · %zu %s", v->kernels,
+                    v->kernels == 1 ? "kernel" : "kernels");
+      if (v->kernels && !v->no_links_reason)
+        tl_buf_printf(html, ", %zu linked (%zu %%)", v->kernels_called,
+                      v->kernels_called * 100 / v->kernels);
+      if (v->no_links_reason) {
+        tl_buf_puts(html, " · <span class=\"note\">no links: ");
+        tl_html_escape_cstr(html, v->no_links_reason);
+        tl_buf_puts(html, "</span>");
+      }
+    }
+    tl_buf_puts(html, "</span></li>\n");
   }
 }
 
@@ -864,8 +935,10 @@ static void write_index(tl_store *store, const tl_report_options *options,
   tl_buf_puts(&html,
               "<h1>tlparse report</h1>\n<p class=\"input\">Trace: <code>");
   tl_html_escape_cstr(&html, options->input_name);
-  tl_buf_printf(&html, "</code>, %zu entries, %zu compile folders. ",
-                store->record_count, store->dirs.count);
+  tl_buf_printf(&html, "</code>, %zu %s, %zu compile %s. ", store->record_count,
+                store->record_count == 1 ? "entry" : "entries",
+                store->dirs.count,
+                store->dirs.count == 1 ? "folder" : "folders");
   tl_buf_puts(
       &html,
       "<a href=\"help.html\">Help</a> · <a href=\"failures_and_restarts."
@@ -1056,6 +1129,10 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
 #ifdef HAVE_tl_engine
     write_views(store, all.items, all.count, options->threads, profile,
                 summaries, diag);
+    /* The index lists each folder's views with what writing them found. */
+    for (size_t i = 0, j = 0; i < dirs; i++)
+      for (size_t k = 0; k < counts[i]; k++)
+        dir_views[i][k] = all.items[j++];
 #endif
 #ifdef HAVE_tl_profile
     if (profile)

@@ -266,7 +266,7 @@ class BadInput(Case):
         bad = self.write("bad_id.log", b"\n".join(lines))
         r, out = self.parse(bad, "--strict-compile-id")
         self.assertEqual(r.returncode, 1)
-        self.assertIn("--strict-compile-id: 1 entries with a compile id that "
+        self.assertIn("--strict-compile-id: 1 entry with a compile id that "
                       "cannot be read",
                       r.stderr)
         self.assertTrue(os.path.isdir(os.path.join(out, "unknown_%d" % (at + 1))))

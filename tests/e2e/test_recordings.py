@@ -603,7 +603,7 @@ class Recordings(unittest.TestCase):
                              "--strict")
                 self.assertEqual(strict.returncode, 1)
                 self.assertEqual(strict.stderr, r.stderr + (
-                    "tlparse: --strict: 1 lines failed to parse\n"))
+                    "tlparse: --strict: 1 line failed to parse\n"))
             if oracle.rust_binary():
                 diffs, ours, theirs = oracle.compare(log, ["-i"])
                 self.assertEqual(diffs, [])

@@ -7,6 +7,7 @@ named provenance_tracking_<dir>_0, the last provenance_tracking_<dir>, each
 pairing the mapping with the artifacts logged in its own run, and each with
 exactly the line maps of the single-run view."""
 
+import html.parser
 import json
 import os
 import subprocess
@@ -75,6 +76,100 @@ class RepeatedCompilation(unittest.TestCase):
                     expect = {k: v for k, v in single.items()
                               if k != "artifacts"}
                     self.assertEqual(rest, expect)
+
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MODES = {"jit": "JIT Python", "jit-cpp-wrapper": "JIT cpp_wrapper",
+         "aot": "AOTInductor"}
+
+
+class IndexLine(html.parser.HTMLParser):
+    """The text of each <li> of the index's provenance section."""
+
+    def __init__(self):
+        super().__init__()
+        self.inside = False
+        self.items = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section" and ("id", "provenance") in attrs:
+            self.inside = True
+        elif tag == "li" and self.inside:
+            self.items.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.inside and self.items:
+            self.items[-1] += data
+
+
+def compiled_frames(log):
+    """Compile folder -> "function at file:line" of the innermost frame of
+    its first dynamo_start, read from the trace's string table."""
+    names, frames = {}, {}
+    for _, env, _ in tracelog.records(log):
+        if "str" in env:
+            names[env["str"][1]] = env["str"][0]
+        elif "dynamo_start" in env and env["dynamo_start"].get("stack"):
+            f = env["dynamo_start"]["stack"][-1]
+            frames.setdefault(tracelog.dir_name(env), "%s at %s:%d" % (
+                f["name"], os.path.basename(names[f["filename"]]), f["line"]))
+    return frames
+
+
+class IndexDescribesEachView(unittest.TestCase):
+    """The index names each view's compile id, compiled frame, mode and
+    kernels with the share the code shows called, all checked against the
+    view's JSON and the trace itself; a folder without provenance
+    artifacts says so instead."""
+
+    def test_recordings(self):
+        for name in ["rec-jit-cpu", "rec-aot-cpu", "rec-cpp-wrapper",
+                     "rec-train-cpu"]:
+            log = os.path.join(ROOT, "examples", name, "trace.log")
+            with self.subTest(example=name), \
+                    tempfile.TemporaryDirectory() as tmp:
+                tmp = os.path.join(tmp, "out")
+                parse(log, tmp)
+                frames = compiled_frames(log)
+                index = IndexLine()
+                with open(os.path.join(tmp, "index.html")) as f:
+                    index.feed(f.read())
+                pages = sorted(p[:-5] for p in os.listdir(tmp)
+                               if p.startswith("provenance_tracking_")
+                               and p.endswith(".json"))
+                expected = []
+                for page in pages:
+                    view = load(os.path.join(tmp, page + ".json"))
+                    facts = [view["compile_id"]]
+                    if view["compile_dir"] in frames:
+                        facts.append(frames[view["compile_dir"]])
+                    arts = view["artifacts"]
+                    if not any(arts[k] for k in ("pre_grad_graph",
+                                                 "post_grad_graph", "code",
+                                                 "node_mappings")):
+                        facts.append("no provenance artifacts")
+                    else:
+                        facts.append(MODES[view["mode"]])
+                        kernels = view["kernels"]
+                        n = len(kernels)
+                        called = sum(1 for k in kernels if k["calls"])
+                        text = "%d kernel%s" % (n, "" if n == 1 else "s")
+                        reason = view["no_links_reason"]
+                        if n and not reason:
+                            text += ", %d linked (%d %%)" % (
+                                called, called * 100 // n)
+                        facts.append(text)
+                        if reason:
+                            facts.append("no links: " + reason)
+                    expected.append("%s json %s" % (page, " · ".join(facts)))
+                # The provenance section lists the views in folder order,
+                # which sorts as the view names do within the section.
+                self.assertEqual(sorted(i.strip() for i in index.items),
+                                 sorted(expected))
 
 
 if __name__ == "__main__":
