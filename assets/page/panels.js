@@ -509,26 +509,136 @@
   var HINT = 'Hover a bold line to preview its links; click to pin. Keys: / search, ' +
     'n/p next/previous link, g go to definition, Esc clear.';
 
+  /* The frames of a Python stack trace: file, line, function, the source
+   * line without its indentation and, from a caret line under it
+   * ("    ^^^^" or "~~~^^^~~~"), the columns it marks in that text. */
   function parseFrames(trace) {
     if (trace.indexOf('\n') < 0 && trace.indexOf('\\n') >= 0) trace = trace.split('\\n').join('\n');
     var out = [], ls = trace.split('\n');
     for (var i = 0; i < ls.length; i++) {
       var mt = /^\s*File "(.*)", line (\d+)(?:, in (.*))?\s*$/.exec(ls[i]);
       if (!mt) continue;
-      var code = '';
-      if (i + 1 < ls.length && !/^\s*File "/.test(ls[i + 1])) code = ls[i + 1].trim();
-      out.push({file: mt[1], line: Number(mt[2]), fn: mt[3] || '', code: code});
+      var code = '', span = null;
+      if (i + 1 < ls.length && !/^\s*File "/.test(ls[i + 1])) {
+        var raw = ls[i + 1], indent = raw.length - raw.replace(/^\s+/, '').length;
+        code = raw.trim();
+        var marks = i + 2 < ls.length ? ls[i + 2] : '';
+        if (/^\s*[\^~]+\s*$/.test(marks) && marks.trim().length) {
+          var from = marks.search(/[\^~]/) - indent, to = from + marks.trim().length;
+          if (from >= 0 && to <= code.length) span = [from, to];
+        }
+      }
+      out.push({file: mt[1], line: Number(mt[2]), fn: mt[3] || '', code: code, span: span});
     }
     return out;
   }
-  function frameEl(f) {
+  function frameKey(f) { return f.file + ':' + f.line + ':' + f.fn + ':' + f.code; }
+  function frameEl(f, count) {
     var d = el('span', 'tp-frame');
     var loc = el('span', 'tp-file', f.file.split('/').pop() + ':' + f.line +
       (f.fn ? ' in ' + f.fn : ''));
     loc.title = f.file;
     d.appendChild(loc);
-    if (f.code) d.appendChild(el('code', null, f.code));
+    if (count > 1) {
+      var c = el('span', 'tp-count-badge', '\u00d7' + count);
+      c.title = 'In ' + count + ' of the kernel\u2019s stack traces';
+      d.appendChild(c);
+    }
+    if (f.code) {
+      var code = el('code');
+      if (f.span) {
+        code.appendChild(document.createTextNode(f.code.slice(0, f.span[0])));
+        code.appendChild(el('mark', 'tp-span', f.code.slice(f.span[0], f.span[1])));
+        code.appendChild(document.createTextNode(f.code.slice(f.span[1])));
+      } else code.textContent = f.code;
+      d.appendChild(code);
+    }
     return d;
+  }
+  /* A kernel's stack traces as one tree: frames the traces share (the
+   * same file, line, function and source) are shown once, with how many
+   * traces pass through them; each level indented under its caller. */
+  function stackTree(traces) {
+    var root = {kids: new Map(), order: []};
+    var loose = [];
+    traces.forEach(function (t) {
+      var frames = parseFrames(t), at = root;
+      if (!frames.length) { loose.push(t); return; }
+      frames.forEach(function (f) {
+        var key = frameKey(f), node = at.kids.get(key);
+        if (!node) {
+          node = {f: f, n: 0, kids: new Map(), order: []};
+          at.kids.set(key, node);
+          at.order.push(node);
+        }
+        node.n++;
+        at = node;
+      });
+    });
+    var box = document.createDocumentFragment();
+    (function walk(node, depth) {
+      node.order.forEach(function (kid) {
+        var row = frameEl(kid.f, kid.n);
+        row.style.paddingLeft = (depth * 16) + 'px';
+        box.appendChild(row);
+        walk(kid, depth + 1);
+      });
+    })(root, 0);
+    loose.forEach(function (t) { box.appendChild(el('code', 'tp-frame', t)); });
+    return box;
+  }
+  /* The user source lines a kernel comes from (the innermost frame of each
+   * of its stack traces), per file: "model.py:17-19 (3 lines)". */
+  function sourceLines(k) {
+    var files = new Map();
+    k.stacks.forEach(function (t) {
+      var frames = parseFrames(t);
+      if (!frames.length) return;
+      var f = frames[frames.length - 1];
+      if (!files.has(f.file)) files.set(f.file, new Set());
+      files.get(f.file).add(f.line);
+    });
+    var parts = [], all = [];
+    files.forEach(function (lines, file) {
+      var ls = sorted(lines), base = file.split('/').pop();
+      ls.forEach(function (l) { all.push(file + ':' + l); });
+      if (ls.length <= 3) parts.push(base + ':' + ls.join(', '));
+      else parts.push(base + ':' + ls[0] + '\u2013' + ls[ls.length - 1] + ' (' + ls.length + ' lines)');
+    });
+    return {text: parts.join('; '), title: all.join('\n')};
+  }
+  /* The post-grad ops a kernel fuses, from its node names (FX names a
+   * node after its op, with a count suffix): "mul \u00d73, add \u00d72, erf". */
+  function fusedOps(k) {
+    var ops = new Map();
+    k.post.forEach(function (name) {
+      var op = name.replace(/_\d+$/, '');
+      ops.set(op, (ops.get(op) || 0) + 1);
+    });
+    return Array.from(ops.keys()).map(function (op) {
+      var n = ops.get(op);
+      return n > 1 ? op + ' \u00d7' + n : op;
+    }).join(', ');
+  }
+  /* The pre-grad nodes a kernel comes from: its post-grad lines' pre-grad
+   * lines, named. */
+  function preNodes(k) {
+    var r = compute({kernel: k.i}), names = [];
+    sorted(r.hl.pre).forEach(function (l) {
+      (nodeMap('pre').byLine.get(l) || []).forEach(function (n) {
+        if (names.indexOf(n) < 0) names.push(n);
+      });
+    });
+    return names;
+  }
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+  /* A table cell whose text is cut to its column's width on screen only
+   * (the whole text stays in the cell: hover shows it, copying takes it). */
+  function cutCell(text, title, cls) {
+    var td = el('td'), span = el('span', 'tp-cut' + (cls ? ' ' + cls : ''), text);
+    span.title = title;
+    td.appendChild(span);
+    return td;
   }
   function describeLine(p, line) {
     var names = p === 'pre' || p === 'post' ? nodeMap(p).byLine.get(line) : null;
@@ -548,10 +658,7 @@
     var sel = r.sel;
     info.appendChild(el('strong', null, sel.kernel !== undefined ? 'Kernel' :
       describeLine(sel.panel, sel.line)));
-    var counts = ['pre', 'post', 'code'].map(function (p) {
-      return r.hl[p].size + ' ' + p;
-    }).join(', ');
-    info.appendChild(el('span', 'tp-hint', '\u2192 ' + counts));
+    info.appendChild(el('span', 'tp-hint', '\u2192 ' + linkCounts(r)));
     r.ks.slice(0, 12).forEach(function (k) { info.appendChild(kernelButton(k)); });
     if (r.ks.length > 12) info.appendChild(el('span', 'tp-hint', '+' + (r.ks.length - 12) + ' more'));
     var jump = jumpTarget(r);
@@ -563,18 +670,25 @@
     if (!pinned) return;
     r.ks.slice(0, 6).forEach(function (k) {
       if (!K[k].stacks.length) return;
-      var seen = new Set();
       var box = el('div', 'tp-stack');
-      box.appendChild(el('div', 'tp-hint', 'User source of ' + K[k].key + ':'));
-      K[k].stacks.forEach(function (t) {
-        if (seen.has(t)) return;
-        seen.add(t);
-        var frames = parseFrames(t);
-        if (!frames.length) box.appendChild(el('code', 'tp-frame', t));
-        frames.forEach(function (f) { box.appendChild(frameEl(f)); });
-      });
+      box.appendChild(el('div', 'tp-hint', 'User source of ' + K[k].key + ' (' +
+        plural(K[k].stacks.length, 'stack trace', 'stack traces') + '):'));
+      box.appendChild(stackTree(K[k].stacks));
       stacks.appendChild(box);
     });
+  }
+  /* "3 pre, 9 post, 1 call": the linked lines of each graph and the code
+   * lines involved (the selection's own included), named calls when each
+   * is a kernel's call site. */
+  function linkCounts(r) {
+    var code = new Set(r.hl.code);
+    if (r.src.panel === 'code') r.src.lines.forEach(function (l) { code.add(l); });
+    var calls = true;
+    code.forEach(function (l) { if (!callIdx.has(l)) calls = false; });
+    var parts = [r.hl.pre.size + ' pre', r.hl.post.size + ' post',
+      calls ? plural(code.size, 'call', 'calls') : plural(code.size, 'code line', 'code lines')];
+    if (r.hl.kernel.size) parts.push(plural(r.hl.kernel.size, 'kernel code line', 'kernel code lines'));
+    return parts.join(', ');
   }
 
   var kdetails = el('details', 'tp-kernels');
@@ -585,8 +699,8 @@
     if (!kdetails.open || kbuilt) return;
     kbuilt = true;
     var table = el('table', 'tp-ktable'), thead = el('thead'), tr = el('tr');
-    ['Kernel', 'Kind', 'Call lines', 'Post-grad nodes', 'Definition', 'User source']
-      .forEach(function (h) { tr.appendChild(el('th', null, h)); });
+    ['Kernel', 'Kind', 'Call lines', 'Fused post-grad ops', 'Pre-grad nodes', 'Definition',
+      'User source'].forEach(function (h) { tr.appendChild(el('th', null, h)); });
     var tbody = el('tbody');
     if (kernelTime) {
       var th = el('th', 'tp-sort', 'Time (\u00b5s) \u25be');
@@ -607,7 +721,9 @@
     K.forEach(function (k) {
       var row = el('tr');
       row.dataset.kernel = k.key;
-      row.appendChild(el('td', 'tp-mono', k.key));
+      /* Long names are cut on screen only: the cell holds the whole name,
+       * so hovering shows it and copying takes it. */
+      row.appendChild(cutCell(k.key, k.key, 'tp-mono tp-kname'));
       if (kernelTime) {
         var us = kernelTime(k);
         row.appendChild(el('td', 'tp-num', us === null ? '\u2013' : fmtUs(us)));
@@ -615,14 +731,17 @@
       }
       row.appendChild(el('td', null, k.kind));
       row.appendChild(el('td', null, k.calls.join(', ') || '\u2013'));
-      row.appendChild(el('td', null, String(k.post.length)));
+      row.appendChild(cutCell(k.post.length ? fusedOps(k) : '\u2013',
+        plural(k.post.length, 'post-grad node', 'post-grad nodes') +
+        (k.post.length ? ': ' + k.post.join(', ') : '')));
+      var pre = preNodes(k);
+      row.appendChild(cutCell(pre.length ? pre.join(', ') : '\u2013',
+        plural(pre.length, 'pre-grad node', 'pre-grad nodes') +
+        (pre.length ? ': ' + pre.join(', ') : '')));
       row.appendChild(el('td', null, k.def ? (k.def.panel === 'kernel' ? 'kernel code ' : 'code ') +
         k.def.first + '\u2013' + k.def.last : '\u2013'));
-      var frames = k.stacks.length ? parseFrames(k.stacks[0]) : [];
-      var td = el('td');
-      if (frames.length) td.appendChild(frameEl(frames[frames.length - 1]));
-      else td.textContent = '\u2013';
-      row.appendChild(td);
+      var src = sourceLines(k);
+      row.appendChild(cutCell(src.text || '\u2013', src.title));
       row.addEventListener('click', function () { selectKernel(k.i); });
       tbody.appendChild(row);
       krows.push(row);

@@ -111,16 +111,34 @@ async function jitScenarios(browser, pages) {
     await text(page, '.tp-stacks .tp-frame'), 'model.py:13 in forwardd = a * 3.14');
   await page.locator('.tp-kernels summary').click();
   await page.waitForSelector('.tp-ktable tbody tr');
-  eq('jit: kernel table lists every kernel with its user source line',
+  // Fused ops from the post-grad node names, pre-grad nodes through
+  // postToPre, user lines from the innermost frame of each stack trace.
+  eq('jit: kernel table lists every kernel with its ops, pre-grad nodes and user lines',
     await page.evaluate(() => Array.from(document.querySelectorAll('.tp-ktable tbody tr'))
-      .map((r) => [r.cells[0].textContent, r.cells[1].textContent, r.cells[2].textContent,
-        r.cells[3].textContent, r.cells[5].textContent])),
-    [['extern_kernels.mm:1', 'extern', '77', '1', 'model.py:11 in forwardx = self.fc1(x)'],
-      ['triton_poi_fused_relu_threshold_backward_0:2', 'triton', '83', '2',
-        'model.py:12 in forwardx = self.relu(x)'],
-      ['triton_poi_fused_mul_1:3', 'triton', '86', '1', 'model.py:13 in forwardd = a * 3.14'],
-      ['triton_poi_fused_mul_10:4', 'triton', '89', '1', '\u2013']]);
+      .map((r) => Array.from(r.cells).map((c) => c.textContent))),
+    [['extern_kernels.mm:1', 'extern', '77', 'mm', 'x', '\u2013', 'model.py:11'],
+      ['triton_poi_fused_relu_threshold_backward_0:2', 'triton', '83', 'relu, le', 'x_1',
+        'code 14\u201330', 'model.py:12, 14'],
+      ['triton_poi_fused_mul_1:3', 'triton', '86', 'mul', 'd', 'code 35\u201347', 'model.py:13'],
+      ['triton_poi_fused_mul_10:4', 'triton', '89', 'mul', 'd', 'code 52\u201363', '\u2013']]);
+  eq('jit: a cut cell keeps the whole text for hover and copy',
+    await page.evaluate(() => {
+      const c = document.querySelector('.tp-ktable tbody tr[data-kernel^="triton_poi_fused_relu"] .tp-kname');
+      return [c.textContent, c.title];
+    }), ['triton_poi_fused_relu_threshold_backward_0:2', 'triton_poi_fused_relu_threshold_backward_0:2']);
   await page.locator('.tp-ktable tbody tr[data-kernel="triton_poi_fused_relu_threshold_backward_0:2"]').click();
+  // Its two stack traces share their outer frame: shown once, x2, with the
+  // inner frames under it; each caret span is marked on its source line.
+  eq('jit: shared frames are merged with a count, caret spans marked',
+    await page.evaluate(() => Array.from(document.querySelectorAll('.tp-stacks .tp-frame'))
+      .map((f) => [f.querySelector('.tp-file').textContent,
+        (f.querySelector('.tp-count-badge') || {}).textContent || '',
+        (f.querySelector('mark') || {}).textContent || '', f.style.paddingLeft])),
+    [['model.py:20 in forward', '\u00d72', 'self.block(x)', '0px'],
+      ['model.py:12 in forward', '', 'self.relu(x)', '16px'],
+      ['model.py:14 in forward', '', 'x <= 0', '16px']]);
+  eq('jit: the bar counts the linked lines and the call',
+    await text(page, '.tp-info > .tp-hint'), '\u2192 1 pre, 2 post, 1 call');
   eq('jit: clicking a kernel row selects that kernel',
     [await sel(page), await highlighted(page)],
     [{ panel: 'code', lines: [83], pinned: true,
