@@ -29,6 +29,8 @@ typedef struct vkernel {
   double ns;      /* attributed */
   uint64_t count;
   int shared_by;
+  TL_VEC(double) per_call; /* ns of each call (graph call, or activity) */
+  size_t base;             /* per_call index of the graph being read */
 } vkernel;
 
 static const cJSON *get(const cJSON *obj, const char *key) {
@@ -512,6 +514,61 @@ static void add_gaps(cJSON *out, const vkernel *ks, const cJSON **vkjson,
     cJSON_AddNullToObject(out, "record_hint");
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The statistics of `n` calls (ns each, in the order run), on `o`: the
+ * first call apart (first_us: it holds the warm-up), and over the calls
+ * after it (all of them when there is one): median_us, min_us, max_us; the
+ * calls far from that median (more than FAR times it, or less than 1/FAR of
+ * it): far_count, far_us (their total), far (up to 10 of them: call index
+ * from 0, µs). */
+enum { FAR = 3, FAR_LISTED = 10 };
+static void add_stats(cJSON *o, const double *v, size_t n) {
+  if (!n) {
+    cJSON_AddNullToObject(o, "first_us");
+    cJSON_AddNullToObject(o, "median_us");
+    cJSON_AddNullToObject(o, "min_us");
+    cJSON_AddNullToObject(o, "max_us");
+    cJSON_AddNumberToObject(o, "far_count", 0);
+    cJSON_AddNumberToObject(o, "far_us", 0);
+    cJSON_AddArrayToObject(o, "far");
+    return;
+  }
+  const double *rest = n > 1 ? v + 1 : v;
+  size_t m = n > 1 ? n - 1 : n;
+  double *sorted = tl_xmalloc(m * sizeof *sorted);
+  memcpy(sorted, rest, m * sizeof *sorted);
+  tl_sort(sorted, m, sizeof *sorted, cmp_double);
+  double median =
+      m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2.0;
+  cJSON_AddNumberToObject(o, "first_us", us(v[0]));
+  cJSON_AddNumberToObject(o, "median_us", us(median));
+  cJSON_AddNumberToObject(o, "min_us", us(sorted[0]));
+  cJSON_AddNumberToObject(o, "max_us", us(sorted[m - 1]));
+  free(sorted);
+  cJSON *far = cJSON_CreateArray();
+  size_t far_count = 0;
+  double far_ns = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (!(rest[i] > FAR * median || rest[i] * FAR < median))
+      continue;
+    far_count++;
+    far_ns += rest[i];
+    if (far_count <= FAR_LISTED) {
+      cJSON *c = cJSON_CreateObject();
+      cJSON_AddNumberToObject(c, "call", (double)(i + (n > 1)));
+      cJSON_AddNumberToObject(c, "us", us(rest[i]));
+      cJSON_AddItemToArray(far, c);
+    }
+  }
+  cJSON_AddNumberToObject(o, "far_count", (double)far_count);
+  cJSON_AddNumberToObject(o, "far_us", us(far_ns));
+  cJSON_AddItemToObject(o, "far", far);
+}
+
 static void add_problems(cJSON *obj, const tl_profile *p) {
   cJSON *list = cJSON_AddArrayToObject(obj, "problems");
   for (size_t i = 0; i < p->problems.count; i++) {
@@ -530,15 +587,30 @@ typedef struct sinks {
   const cJSON *nodes_post, *post_to_pre;
   const char **pre_at; /* pre-grad line -> node name */
   int pre_lines_n;
-  double without_post, without_pre;
+  double without_post, without_pre, without_source;
   bool backward;
+  const tl_profile_view_facts *facts; /* pre-grad line -> model line */
 } sinks;
 
-static void spread_nodes(sinks *s, const vkernel *k, double ns) {
+static void add_source(sinks *s, const char *key, const char *code, double ns);
+
+/* The model line of pre-grad line `l` (its `# File:` comment), or -1. */
+static int source_of(const sinks *s, int l) {
+  const tl_profile_view_facts *f = s->facts;
+  if (!f || l <= 0 || (size_t)l >= f->pre_source.count)
+    return -1;
+  return f->pre_source.items[l] - 1;
+}
+
+/* Step 3 for one kernel: its time to its post-grad nodes (evenly), each
+ * node's share to its pre-grad lines (evenly), each pre-grad line's to its
+ * model line. Returns the part that reached a model line. */
+static double spread_nodes(sinks *s, const vkernel *k, double ns) {
+  double placed = 0;
   if (!k->post.count) {
     s->without_post += ns;
     s->without_pre += ns;
-    return;
+    return 0;
   }
   double part = ns / (double)k->post.count;
   for (size_t i = 0; i < k->post.count; i++) {
@@ -563,47 +635,53 @@ static void spread_nodes(sinks *s, const vkernel *k, double ns) {
         continue;
       add_line(s->pre_lines, pl->valueint, part / n);
       int l = pl->valueint;
+      int src = source_of(s, l);
+      if (src >= 0) {
+        const tl_prof_source *ms = &s->facts->sources.items[src];
+        add_source(s, ms->key, ms->code, part / n);
+        placed += part / n;
+      }
       const char *name = l > 0 && l < s->pre_lines_n ? s->pre_at[l] : NULL;
       if (name)
         add_at(s->pre_nodes, name, part / n);
     }
   }
+  return placed;
 }
 
+/* Adds `ns` to model line `key` ("file:line"), with its code. */
+static void add_source(sinks *s, const char *key, const char *code, double ns) {
+  cJSON *entry = cJSON_GetObjectItemCaseSensitive(s->sources, key);
+  if (!entry) {
+    entry = cJSON_AddObjectToObject(s->sources, key);
+    cJSON_AddStringToObject(entry, "code", code ? code : "");
+    cJSON_AddNumberToObject(entry, "total_us", 0);
+    cJSON_AddNumberToObject(entry, "fwd_us", 0);
+    cJSON_AddNumberToObject(entry, "bwd_us", 0);
+  }
+  add_at(entry, "total_us", ns);
+  add_at(entry, s->backward ? "bwd_us" : "fwd_us", ns);
+}
+
+/* The part of a kernel's time that reached no pre-grad line with a model
+ * line: split evenly between its stack traces, each share to the trace's
+ * innermost frame (a line that is several traces' gets a share for each). */
 static void spread_sources(sinks *s, const cJSON *vk, double ns) {
   const cJSON *traces = get(vk, "stack_traces"), *t;
-  TL_VEC(char *) keys = {0};
-  TL_VEC(char *) codes = {0};
   tl_buf key, code;
   tl_buf_init(&key);
   tl_buf_init(&code);
+  int n = 0;
   cJSON_ArrayForEach(t, traces) {
-    if (!cJSON_IsString(t) || !innermost_frame(t->valuestring, &key, &code))
-      continue;
-    bool dup = false;
-    for (size_t i = 0; i < keys.count && !dup; i++)
-      dup = strcmp(keys.items[i], key.data) == 0;
-    if (dup)
-      continue;
-    TL_VEC_PUSH(keys, tl_xstrdup(key.data));
-    TL_VEC_PUSH(codes, tl_xstrdup(code.data));
+    if (cJSON_IsString(t) && innermost_frame(t->valuestring, &key, &code))
+      n++;
   }
-  for (size_t i = 0; i < keys.count; i++) {
-    cJSON *entry = cJSON_GetObjectItemCaseSensitive(s->sources, keys.items[i]);
-    if (!entry) {
-      entry = cJSON_AddObjectToObject(s->sources, keys.items[i]);
-      cJSON_AddStringToObject(entry, "code", codes.items[i]);
-      cJSON_AddNumberToObject(entry, "total_us", 0);
-      cJSON_AddNumberToObject(entry, "fwd_us", 0);
-      cJSON_AddNumberToObject(entry, "bwd_us", 0);
-    }
-    add_at(entry, "total_us", ns / (double)keys.count);
-    add_at(entry, s->backward ? "bwd_us" : "fwd_us", ns / (double)keys.count);
-    free(keys.items[i]);
-    free(codes.items[i]);
+  cJSON_ArrayForEach(t, traces) {
+    if (cJSON_IsString(t) && innermost_frame(t->valuestring, &key, &code))
+      add_source(s, key.data, code.data, ns / n);
   }
-  TL_VEC_FREE(keys);
-  TL_VEC_FREE(codes);
+  if (!n)
+    s->without_source += ns;
   tl_buf_free(&key);
   tl_buf_free(&code);
 }
@@ -711,6 +789,20 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   }
   cJSON_AddStringToObject(out, "clock", gpu ? "gpu" : "cpu");
   cJSON_AddNumberToObject(out, "calls", (double)calls);
+  {
+    TL_VEC(double) each = {0};
+    for (size_t i = 0; i < graphs.count; i++)
+      for (size_t c = 0; c < graphs.items[i]->call_ns.count; c++)
+        TL_VEC_PUSH(each, (double)graphs.items[i]->call_ns.items[c]);
+    cJSON *gc = cJSON_AddObjectToObject(out, "graph_calls");
+    cJSON_AddNumberToObject(gc, "count", (double)each.count);
+    double sum = 0;
+    for (size_t i = 0; i < each.count; i++)
+      sum += each.items[i];
+    cJSON_AddNumberToObject(gc, "total_us", us(sum));
+    add_stats(gc, each.items, each.count);
+    TL_VEC_FREE(each);
+  }
 
   /* Build the line -> pre-grad node table once. */
   sinks s = {0};
@@ -725,6 +817,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   s.nodes_post = get(get(view, "nodes"), "post");
   s.post_to_pre = get(get(view, "lines"), "postToPre");
   s.backward = graphs.count && graphs.items[0]->phase == TL_PROF_BACKWARD;
+  s.facts = facts;
   const cJSON *pre_nodes = get(get(view, "nodes"), "pre"), *pn;
   int max_pre = 0;
   cJSON_ArrayForEach(
@@ -743,6 +836,8 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   size_t *at = tl_xcalloc(nk + 1, sizeof *at);
   for (size_t gi = 0; gi < graphs.count; gi++) {
     const tl_prof_graph *g = graphs.items[gi];
+    for (size_t i = 0; i < nk; i++)
+      ks[i].base = ks[i].per_call.count;
     for (size_t si = 0; si < g->slots.count; si++) {
       const tl_prof_slot *sl = &g->slots.items[si];
       double ns = (double)(gpu ? sl->gpu_ns : sl->cpu_ns);
@@ -776,6 +871,13 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
         x->count += count;
         if ((int)n_at > x->shared_by)
           x->shared_by = (int)n_at;
+        const int64_t *each = gpu ? sl->gpu_calls.items : sl->cpu_calls.items;
+        size_t n_each = gpu ? sl->gpu_calls.count : sl->cpu_calls.count;
+        for (size_t c = 0; c < n_each; c++) {
+          while (x->per_call.count <= x->base + c)
+            TL_VEC_PUSH(x->per_call, 0.0);
+          x->per_call.items[x->base + c] += (double)each[c] / (double)n_at;
+        }
       }
     }
   }
@@ -783,8 +885,9 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   for (size_t i = 0; i < nk; i++) {
     if (!ks[i].count)
       continue;
-    spread_nodes(&s, &ks[i], ks[i].ns);
-    spread_sources(&s, vkjson[i], ks[i].ns);
+    double rest = ks[i].ns - spread_nodes(&s, &ks[i], ks[i].ns);
+    if (rest > ks[i].ns * 1e-9)
+      spread_sources(&s, vkjson[i], rest);
     if (ks[i].kernel_def)
       add_line(kernel_lines, ks[i].kernel_def, ks[i].ns);
   }
@@ -819,6 +922,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
       cJSON_AddNumberToObject(o, "per_step_us",
                               us(ks[i].ns / (double)p->steps));
     cJSON_AddNumberToObject(o, "shared_by", ks[i].shared_by);
+    add_stats(o, ks[i].per_call.items, ks[i].per_call.count);
   }
   if (graphs.count)
     add_gaps(out, ks, vkjson, nk, &graphs, gpu);
@@ -832,12 +936,14 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   cJSON_AddItemToObject(out, "pre_nodes", s.pre_nodes);
   cJSON_AddNumberToObject(out, "without_post_node_us", us(s.without_post));
   cJSON_AddNumberToObject(out, "without_pre_node_us", us(s.without_pre));
+  cJSON_AddNumberToObject(out, "without_source_line_us", us(s.without_source));
   cJSON_AddItemToObject(out, "lines", lines);
   cJSON_AddItemToObject(out, "source_lines", source_list(s.sources));
   cJSON_Delete(s.sources);
   cJSON_AddItemToObject(out, "unmatched", unmatched);
 
   for (size_t i = 0; i < nk; i++) {
+    TL_VEC_FREE(ks[i].per_call);
     free(ks[i].pname);
     TL_VEC_FREE(ks[i].calls);
     TL_VEC_FREE(ks[i].post);
@@ -991,13 +1097,45 @@ static void kernel_link(tl_buf *html, const char *href, const char *key) {
   tl_buf_puts(html, "</a>");
 }
 
-/* One row per view with a profile: its compile, the region's split and its
- * three hottest kernels (of the kernels the trace gave time). */
+/* µs as the page writes them (profile.js fmtUs): 2 decimals under 10, 1
+ * under 1000, else a whole number with thousands separated by commas. */
+static void fmt_us(tl_buf *out, double v) {
+  if (!isfinite(v)) {
+    tl_buf_puts(out, "\u2013");
+    return;
+  }
+  if (v < 10) {
+    tl_buf_printf(out, "%.2f", v);
+    return;
+  }
+  if (v < 1000) {
+    tl_buf_printf(out, "%.1f", v);
+    return;
+  }
+  char digits[32];
+  snprintf(digits, sizeof digits, "%.0f", floor(v + 0.5));
+  size_t n = strlen(digits);
+  for (size_t i = 0; i < n; i++) {
+    if (i && (n - i) % 3 == 0)
+      tl_buf_putc(out, ',');
+    tl_buf_putc(out, digits[i]);
+  }
+}
+
+static void td_us(tl_buf *out, double v) {
+  tl_buf_puts(out, "<td class=\"num\">");
+  fmt_us(out, v);
+  tl_buf_puts(out, "</td>");
+}
+
+/* One row per view with a profile: its compile, its graph calls, the
+ * region's split and its three hottest kernels (of the kernels the trace
+ * gave time). */
 static void compile_rows(tl_buf *html, const cJSON *const *views,
                          const char *const *hrefs, size_t count) {
   tl_buf_puts(html, "<table class=\"profile-top\" id=\"time-per-compile\"><tr>"
-                    "<th>Compile</th><th>Profiled µs</th><th>Inductor µs</th>"
-                    "<th>Extern µs</th><th>Other µs</th>"
+                    "<th>Compile</th><th>Graph calls</th><th>Profiled µs</th>"
+                    "<th>Inductor µs</th><th>Extern µs</th><th>Other µs</th>"
                     "<th>Top three kernels (µs)</th></tr>\n");
   for (size_t v = 0; v < count; v++) {
     const cJSON *prof = get(views[v], "profile");
@@ -1026,7 +1164,7 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
     tl_buf_puts(html, "</td>");
     if (!status || strcmp(status, "matched") != 0) {
       const char *reason = get_str(match, "reason");
-      tl_buf_puts(html, "<td colspan=\"5\">");
+      tl_buf_puts(html, "<td colspan=\"6\">");
       tl_html_escape_cstr(html, status_text(status));
       if (reason) {
         tl_buf_puts(html, ": ");
@@ -1036,10 +1174,28 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
       continue;
     }
     const cJSON *region = get(prof, "region");
-    tl_buf_printf(
-        html, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>",
-        number_of(region, "total_us"), number_of(region, "inductor_us"),
-        number_of(region, "extern_us"), number_of(region, "unknown_us"));
+    const cJSON *gc = get(prof, "graph_calls");
+    double n_calls = number_of(gc, "count");
+    tl_buf_printf(html, "<td class=\"num\">%.0f", n_calls);
+    if (n_calls >= 1) {
+      tl_buf_puts(html, " (first ");
+      fmt_us(html, number_of(gc, "first_us"));
+      if (n_calls > 1) {
+        tl_buf_puts(html, ", median ");
+        fmt_us(html, number_of(gc, "median_us"));
+      }
+      tl_buf_puts(html, " µs");
+      if (number_of(gc, "far_count") > 0)
+        tl_buf_printf(html, "; %.0f far from the median",
+                      number_of(gc, "far_count"));
+      tl_buf_puts(html, ")");
+    }
+    tl_buf_puts(html, "</td>");
+    td_us(html, number_of(region, "total_us"));
+    td_us(html, number_of(region, "inductor_us"));
+    td_us(html, number_of(region, "extern_us"));
+    td_us(html, number_of(region, "unknown_us"));
+    tl_buf_puts(html, "<td style=\"overflow-wrap:anywhere\">");
     TL_VEC(hot) top = {0};
     const cJSON *it;
     cJSON_ArrayForEach(it, get(prof, "kernels")) {
@@ -1051,7 +1207,8 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
       if (i)
         tl_buf_puts(html, "<br>");
       kernel_link(html, href, top.items[i].label);
-      tl_buf_printf(html, " %.3f", top.items[i].total);
+      tl_buf_putc(html, ' ');
+      fmt_us(html, top.items[i].total);
     }
     if (!top.count)
       tl_buf_puts(html, "no kernel events");
@@ -1117,12 +1274,13 @@ void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
       hot *h = &lines.items[i];
       tl_buf_puts(html, "<tr><td>");
       tl_html_escape_cstr(html, h->label);
-      tl_buf_puts(html, "</td><td><code>");
+      tl_buf_puts(html, "</td><td style=\"overflow-wrap:anywhere\"><code>");
       tl_html_escape_cstr(html, h->detail ? h->detail : "");
-      tl_buf_printf(html,
-                    "</code></td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
-                    "</tr>\n",
-                    h->total, h->fwd, h->bwd);
+      tl_buf_puts(html, "</code></td>");
+      td_us(html, h->total);
+      td_us(html, h->fwd);
+      td_us(html, h->bwd);
+      tl_buf_puts(html, "</tr>\n");
     }
     tl_buf_puts(html, "</table>\n");
   }

@@ -15,11 +15,23 @@
 #include "buf.h"
 #include "profile_reader.h"
 
+/* A model line: "file:line" and its code. */
+typedef struct tl_prof_source {
+  char *key, *code;
+} tl_prof_source;
+
 /* What the join knows of a view beyond its JSON (profile_view.h). */
 typedef struct tl_profile_view_facts {
   int phase;     /* tl_prof_phase, or -1: unknown */
   char key[128]; /* FX graph cache key, or "": unknown */
+  /* The model line of each pre-grad graph line (index: line; value:
+   * index into `sources` + 1, 0: none), from the graph's `# File:`
+   * comments. Owned; tl_profile_view_facts_free frees them. */
+  TL_VEC(int) pre_source;
+  TL_VEC(tl_prof_source) sources;
 } tl_profile_view_facts;
+
+void tl_profile_view_facts_free(tl_profile_view_facts *facts);
 
 /* Returns the "profile" object for `view` (caller frees). Never NULL: a view
  * that matches no graph, or several, says so in "match", with the evidence.

@@ -431,10 +431,11 @@ static void run_view_job(view_job *job, view_job *jobs) {
       json = tl_json_parse_printed(tl_buf_str(&text));
     cJSON_DeleteItemFromObjectCaseSensitive(json, "profile");
     tl_profile_view_facts facts;
-    tl_profile_view_facts_read(job->out_dir, v->dir, v->mappings, v->post,
-                               job->aot, &facts);
+    tl_profile_view_facts_read(job->out_dir, v->dir, v->mappings, v->pre,
+                               v->post, job->aot, &facts);
     cJSON_AddItemToObject(json, "profile",
                           tl_profile_join(job->profile, json, &facts));
+    tl_profile_view_facts_free(&facts);
   }
 #endif
   if (json) {

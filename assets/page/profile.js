@@ -12,6 +12,7 @@
   var profLines = {}, profMax = {};
   function finiteUs(v) { return typeof v === 'number' && isFinite(v) && v >= 0; }
   function fmtUs(v) {
+    if (typeof v !== 'number' || !isFinite(v)) return '\u2013';
     return v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US');
   }
   /* 0..1 -> step of the scale; sqrt so that a few hot lines do not wash
@@ -89,7 +90,14 @@
       String(PROF.calls) + ' calls of ' + str(PROF.match.phase) + ' graph ' + str(PROF.match.graph_key).slice(0, 12) +
       '\u2026' + (PROF.steps ? ', ' + PROF.steps + ' profiler steps (' + fmtUs(region.per_step_us || 0) + ' \u00b5s per step)' : '') +
       ': Inductor kernels ' + pct(region.inductor_us) + ', extern kernels ' + pct(region.extern_us) +
-      ', unknown ' + pct(region.unknown_us) + '.'));
+      ', other ' + pct(region.unknown_us) + '.'));
+    var gc = isObj(PROF.graph_calls) ? PROF.graph_calls : null;
+    if (gc && gc.count) {
+      det.appendChild(el('p', 'tp-region tp-calls', 'Graph calls (CPU clock): ' + String(gc.count) +
+        ', first ' + fmtUs(gc.first_us) + ' \u00b5s' + (gc.count > 1 ? ', then median ' + fmtUs(gc.median_us) +
+        ' \u00b5s (min ' + fmtUs(gc.min_us) + ', max ' + fmtUs(gc.max_us) + ')' : '') +
+        (gc.far_count ? '; ' + gc.far_count + ' call(s) far from the median (' + fmtUs(gc.far_us) + ' \u00b5s in all)' : '') + '.'));
+    }
     var legend = el('div', 'tp-heat-legend');
     legend.appendChild(el('span', null, 'Time column: less '));
     VIRIDIS.forEach(function (c) {
@@ -104,7 +112,7 @@
     /* top kernels */
     var kt = el('table', 'tp-ktable tp-topk');
     var kh = el('tr');
-    ['Top kernels', '\u00b5s', 'calls', 'mean \u00b5s'].forEach(function (h) { kh.appendChild(el('th', null, h)); });
+    ['Top kernels', 'total \u00b5s', 'calls', 'first', 'median', 'min', 'max', 'far'].forEach(function (h) { kh.appendChild(el('th', null, h)); });
     kt.appendChild(kh);
     K.map(function (k) { return {k: k, o: isObj(PROF.kernels) ? PROF.kernels[k.key] : null}; })
       .filter(function (x) { return isObj(x.o) && finiteUs(x.o.total_us); })
@@ -115,7 +123,15 @@
         row.appendChild(el('td', 'tp-mono', x.k.key));
         row.appendChild(el('td', 'tp-num', fmtUs(x.o.total_us)));
         row.appendChild(el('td', 'tp-num', String(x.o.count)));
-        row.appendChild(el('td', 'tp-num', finiteUs(x.o.mean_us) ? fmtUs(x.o.mean_us) : '\u2013'));
+        ['first_us', 'median_us', 'min_us', 'max_us'].forEach(function (f) {
+          row.appendChild(el('td', 'tp-num', finiteUs(x.o[f]) ? fmtUs(x.o[f]) : '\u2013'));
+        });
+        var far = el('td', 'tp-num tp-far', x.o.far_count ? '\u26a0 ' + x.o.far_count : '');
+        if (x.o.far_count) {
+          far.title = x.o.far_count + ' call(s) more than 3\u00d7 or less than \u2153 of the median: ' +
+            arr(x.o.far).filter(isObj).map(function (c) { return 'call ' + c.call + ': ' + fmtUs(c.us) + ' \u00b5s'; }).join(', ');
+        }
+        row.appendChild(far);
         row.addEventListener('click', function () { selectKernel(x.k.i); });
         kt.appendChild(row);
       });
@@ -123,7 +139,7 @@
     /* top model lines: clicking selects the kernel that gives the line most time */
     var lt = el('table', 'tp-ktable tp-toplines');
     var lh = el('tr');
-    ['Top model lines', 'code', '\u00b5s', 'fwd', 'bwd'].forEach(function (h) { lh.appendChild(el('th', null, h)); });
+    ['Model line', 'Code', 'Total \u00b5s', 'Forward \u00b5s', 'Backward \u00b5s'].forEach(function (h) { lh.appendChild(el('th', null, h)); });
     lt.appendChild(lh);
     arr(PROF.source_lines).filter(isObj).slice(0, 10).forEach(function (s) {
       var row = el('tr');

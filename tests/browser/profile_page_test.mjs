@@ -27,6 +27,14 @@ try {
     const hottest = Object.entries(prof.kernels).sort((a, b) => b[1].total_us - a[1].total_us)[0][0];
     eq(`${name}: top kernels table starts with the hottest kernel`,
       await page.evaluate(() => document.querySelector('.tp-topk tr[data-kernel]').dataset.kernel), hottest);
+    // its row: total, calls, first, median, min, max as the JSON has them
+    const o = prof.kernels[hottest];
+    eq(`${name}: the hottest kernel's row shows its calls and statistics`,
+      await page.evaluate(() => Array.from(document.querySelector('.tp-topk tr[data-kernel]').cells).slice(1, 8).map((c) => c.textContent)),
+      [fmt(o.total_us), String(o.count), fmt(o.first_us), fmt(o.median_us), fmt(o.min_us), fmt(o.max_us), o.far_count ? `\u26a0 ${o.far_count}` : '']);
+    const gc = prof.graph_calls;
+    eq(`${name}: the graph calls line`, await page.evaluate(() => document.querySelector('.tp-calls').textContent),
+      `Graph calls (CPU clock): ${gc.count}, first ${fmt(gc.first_us)} \u00b5s, then median ${fmt(gc.median_us)} \u00b5s (min ${fmt(gc.min_us)}, max ${fmt(gc.max_us)}).`);
     await page.click('.tp-topk tr[data-kernel]');
     eq(`${name}: clicking it selects it`, (await page.evaluate(() => window.tlprov.selected())).kernels, [hottest]);
     const kernel = view.kernels.find((k) => k.key === hottest);

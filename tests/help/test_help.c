@@ -117,15 +117,25 @@ TEST(help_diagnostics_section_lists_every_category) {
   tl_buf_init(&out);
   tl_help_render_section(&out, "diagnostics");
   /* the names of tl_diag_kind_name, as the report prints them */
-  const char *kinds[] = {
-      "glog",    "json",       "envelope",      "md5",    "truncated",
-      "payload", "other_rank", "no_compile_id", "output", "provenance"};
-  for (int i = 0; i < 10; i++) {
+  const char *kinds[] = {"glog",
+                         "json",
+                         "envelope",
+                         "md5",
+                         "truncated",
+                         "payload",
+                         "other_rank",
+                         "no_compile_id",
+                         "output",
+                         "provenance",
+                         "profile",
+                         "profile_mismatch",
+                         "profile_unusable"};
+  for (int i = 0; i < 13; i++) {
     char item[64];
     snprintf(item, sizeof item, "<li><code>%s</code>: ", kinds[i]);
     CHECK(strstr(out.data, item) != NULL);
   }
-  CHECK_INT_EQ(count(out.data, "<li>"), 10);
+  CHECK_INT_EQ(count(out.data, "<li>"), 13);
   tl_buf_free(&out);
 }
 

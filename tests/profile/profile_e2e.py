@@ -91,8 +91,9 @@ def independent_sums(trace):
                 continue
             key = g["name"][len("## Call CompiledFxGraph "):-3]
             start, end = ns(g["ts"]), ns(g["ts"]) + ns(g["dur"])
-            info = graphs.setdefault(key, {"total": 0, "children": {}})
+            info = graphs.setdefault(key, {"total": 0, "children": {}, "calls": [], "each": {}})
             info["total"] += ns(g["dur"])
+            info["calls"].append(ns(g["dur"]))
             seen = {}
             covered_until = -1
             for c in es[i + 1:]:
@@ -109,7 +110,29 @@ def independent_sums(trace):
                 seen[name] = k + 1
                 info["children"].setdefault((name, k), 0)
                 info["children"][(name, k)] += ns(c["dur"])
+                info["each"].setdefault((name, k), []).append(ns(c["dur"]))
     return graphs
+
+
+def stats_of(each):
+    """first, then median/min/max of the calls after it (all when one),
+    and the calls more than 3x or under a third of that median."""
+    rest = each[1:] if len(each) > 1 else each
+    srt = sorted(rest)
+    m = len(srt)
+    med = srt[m // 2] if m % 2 else (srt[m // 2 - 1] + srt[m // 2]) / 2
+    off = 1 if len(each) > 1 else 0
+    far = [(i + off, x) for i, x in enumerate(rest) if x > 3 * med or 3 * x < med]
+    return each[0], med, srt[0], srt[-1], far
+
+
+def check_stats(o, each, what):
+    first, med, lo, hi, far = stats_of(each)
+    got = (o["first_us"], o["median_us"], o["min_us"], o["max_us"])
+    want = (first / 1000, med / 1000, lo / 1000, hi / 1000)
+    check(all(abs(a - b) <= 0.001 for a, b in zip(got, want)), "%s stats %s vs %s" % (what, got, want))
+    check(o["far_count"] == len(far) and [c["call"] for c in o["far"]] == [i for i, _ in far][:10],
+          "%s far calls %s vs %s" % (what, o["far"], far))
 
 
 def test_real_cpu(tlparse, work):
@@ -152,10 +175,32 @@ def test_real_cpu(tlparse, work):
             expect = sum(s["children"].get((tname, lines.index(c)), 0) for c in k["calls"])
             got = p["kernels"].get(k["key"], {}).get("total_us", 0)
             check(close(got, expect / 1000), "%s kernel %s: %s vs %s" % (name, k["key"], got, expect / 1000))
+            if k["key"] in p["kernels"] and len(k["calls"]) == 1:
+                each = s["each"][(tname, lines.index(k["calls"][0]))]
+                check_stats(p["kernels"][k["key"]], each, "%s kernel %s" % (name, k["key"]))
+        check_stats(p["graph_calls"], s["calls"], "%s graph calls" % name)
+        check(p["graph_calls"]["count"] == len(s["calls"]) == 3, "%s graph call count" % name)
         total_k = sum(x["total_us"] for x in p["kernels"].values())
         check(close(total_k, reg["inductor_us"] + reg["extern_us"]), "%s kernels add up" % name)
         post = sum(p["post_nodes"].values()) + p["without_post_node_us"]
         check(abs(post - total_k) < 0.05, "%s post nodes add up %s %s" % (name, post, total_k))
+        # one rule: a model line has at least the time the pre-grad panel
+        # shows on the lines under its `# File:` comment
+        pre_text = open(os.path.join(out, v["artifacts"]["pre_grad_graph"])).read().split("\n")
+        under, cur = {}, None
+        for i, t in enumerate(pre_text, 1):
+            if not t.strip():
+                cur = None
+            elif t.strip().startswith("# File: "):
+                cur = int(t.split(" in ")[0].rsplit(":", 1)[1])
+            if cur is not None:
+                under[cur] = under.get(cur, 0) + p["lines"]["pre"].get(str(i), 0)
+        for x in p["source_lines"]:
+            check(x["total_us"] >= under.get(x["line"], 0) - 0.002,
+                  "%s model line %s: %s below its pre-grad lines' %s" % (name, x["line"], x["total_us"], under.get(x["line"])))
+        check(p["match"]["phase"] != "forward" or any(abs(x["total_us"] - under.get(x["line"], 0)) < 0.002 and x["total_us"] > 0
+                                         for x in p["source_lines"]),
+              "%s: a model line with exactly its pre-grad lines' time" % name)
         src = sum(x["total_us"] for x in p["source_lines"])
         check(abs(src - total_k) < 0.05, "%s source lines add up %s %s" % (name, src, total_k))
         phase = p["match"]["phase"]
@@ -201,6 +246,15 @@ class TimeRows(html.parser.HTMLParser):
             self.rows[-1]["links"][-1][1] += data
 
 
+def fmt_us(v):
+    """µs as the page and the index write them."""
+    if v < 10:
+        return "%.2f" % v
+    if v < 1000:
+        return "%.1f" % v
+    return "{:,}".format(int(v + 0.5))
+
+
 def check_index_rows(out):
     """index.html's "where the time goes": a row per profiled view with the
     view's compile id (linked to its page), its region split as the view's
@@ -228,10 +282,15 @@ def check_index_rows(out):
                   "index: %s row says %r" % (page, r["cells"][1]))
             continue
         reg = p["region"]
-        want = ["%.3f" % reg[k] for k in
+        want = [fmt_us(reg[k]) for k in
                 ("total_us", "inductor_us", "extern_us", "unknown_us")]
-        check(r["cells"][1:5] == want, "index: %s split %s, view %s"
-              % (page, r["cells"][1:5], want))
+        check(r["cells"][2:6] == want, "index: %s split %s, view %s"
+              % (page, r["cells"][2:6], want))
+        gc = p["graph_calls"]
+        calls = "%d (first %s%s µs%s)" % (gc["count"], fmt_us(gc["first_us"]),
+                                          ", median " + fmt_us(gc["median_us"]) if gc["count"] > 1 else "",
+                                          "; %d far from the median" % gc["far_count"] if gc["far_count"] else "")
+        check(r["cells"][1] == calls, "index: %s calls %r, view %r" % (page, r["cells"][1], calls))
         top = sorted(p["kernels"].items(), key=lambda kv: -kv[1]["total_us"])
         want_links = [[page + "#kernel=" + urllib.parse.quote(k, safe=":!*'()"),
                        k] for k, _ in top[:3]]
@@ -771,13 +830,15 @@ def test_aoti_gpu(tlparse, work):
     cpu, gpu, want = [], [], {}
     ts, corr, ext, gts = 10 ** 6, 100, 1, 10 ** 6
     x = Gen().x
-    for step in range(3):
+    each = {}
+    for step in range(6):
         step_start = ts
         ts += 1000
         for i, (line, tname, is_ext, key) in enumerate(calls):
             corr += 1
             ext += 1
-            dur = 1000 * (i + 1) + 17 * step + 3
+            dur = (1000 * (i + 1) + 17 * step + 3) * (20 if step == 4 else 1)
+            each.setdefault(key, []).append(dur)
             if key.startswith("aoti_torch_"):
                 cpu.append(x(key.split(":")[0], ts, 4000, args={"External id": ext}))
                 cpu.append(x("cudaLaunchKernel", ts + 1000, 1000, cat="cuda_runtime",
@@ -804,8 +865,12 @@ def test_aoti_gpu(tlparse, work):
     r = run_strict(tlparse, log, out, [path])
     check(r.returncode == 0, "aoti gpu: --strict exit %d: %s" % (r.returncode, r.stderr))
     p = next(x for x in views(out).values() if x["kernels"])["profile"]
-    check(p["match"]["status"] == "matched" and p["clock"] == "gpu" and p["calls"] == 3,
-          "aoti gpu: matched on the GPU clock, 3 runs: %s %s %s" % (p["match"]["status"], p["clock"], p["calls"]))
+    check(p["match"]["status"] == "matched" and p["clock"] == "gpu" and p["calls"] == 6,
+          "aoti gpu: matched on the GPU clock, 6 runs: %s %s %s" % (p["match"]["status"], p["clock"], p["calls"]))
+    for key, e in each.items():
+        check_stats(p["kernels"][key], e, "aoti gpu %s" % key)
+        check(p["kernels"][key]["far_count"] == 1 and p["kernels"][key]["far"][0]["call"] == 4,
+              "aoti gpu %s: the slow fifth call is flagged" % key)
     for key, d in want.items():
         got = p["kernels"].get(key, {}).get("total_us")
         check(got is not None and abs(got - d / 1000) <= 0.001, "aoti gpu: %s %s vs %s" % (key, got, d / 1000))

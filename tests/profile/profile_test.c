@@ -76,9 +76,42 @@ TEST(post_grad_graph_parameters_tell_the_phase) {
   CHECK(tl_profile_phase_of_graph(word, sizeof word - 1) == TL_PROF_INFERENCE);
 }
 
+/* Each pre-grad line's model line, from the `# File:` comment above it. */
+TEST(pre_grad_lines_take_the_model_line_of_the_comment_above_them) {
+  static const char text[] =
+      "class GraphModule(torch.nn.Module):\n"                         /* 1 */
+      "    def forward(self, L_x_: \"f32[8]\"):\n"                    /* 2 */
+      "        l_x_ = L_x_\n"                                         /* 3 */
+      "\n"                                                            /* 4 */
+      "        # File: C:/m/model.py:34 in forward, code: h = f(x)\n" /* 5 */
+      "        linear = torch._C._nn.linear(l_x_)\n"                  /* 6 */
+      "        relu = torch.relu(linear)\n"                           /* 7 */
+      "\n"                                                            /* 8 */
+      "        # File: /m/a:b.py:7 in fwd, code: y = g(h)\n"          /* 9 */
+      "        y = g(relu)\n"                                         /* 10 */
+      "        # File: /m/a:b.py:7 in fwd, code: y = g(h)\n"          /* 11 */
+      "        z = g(y)\n"                                            /* 12 */
+      "        return (z,)\n";                                        /* 13 */
+  tl_profile_view_facts f;
+  memset(&f, 0, sizeof f);
+  tl_profile_pre_sources(text, sizeof text - 1, &f);
+  CHECK(f.pre_source.count == 14);
+  CHECK(f.sources.count == 2);
+  CHECK(strcmp(f.sources.items[0].key, "C:/m/model.py:34") == 0);
+  CHECK(strcmp(f.sources.items[0].code, "h = f(x)") == 0);
+  CHECK(strcmp(f.sources.items[1].key, "/m/a:b.py:7") == 0);
+  int want[14] = {0, 0, 0, 0, 0, 1, 1, 1, 0, 2, 2, 2, 2, 2};
+  bool same = true;
+  for (int i = 0; i < 14; i++)
+    same = same && f.pre_source.items[i] == want[i];
+  CHECK(same);
+  tl_profile_view_facts_free(&f);
+}
+
 int main(void) {
   RUN(profile_numbers_are_read_as_integer_nanoseconds);
   RUN(launch_links_keep_every_other_id_when_some_are_dropped);
   RUN(post_grad_graph_parameters_tell_the_phase);
+  RUN(pre_grad_lines_take_the_model_line_of_the_comment_above_them);
   return check_summary();
 }
