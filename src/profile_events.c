@@ -128,10 +128,6 @@ void tl_prof_count(tl_profile *p, const char *what, const char *fmt, ...) {
   TL_VEC_PUSH(p->problems, pr);
 }
 
-uint64_t tl_prof_at(const tl_prof_reader *r) {
-  return r->offset + (r->h ? yajl_get_bytes_consumed(r->h) : 0);
-}
-
 static bool starts(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -396,16 +392,24 @@ static void pop_frame(tl_prof_reader *r, thread *t, bool commit) {
   end_call(r, &t->stack.items[--t->stack.count], commit);
 }
 
+/* The graph of (this file, key, compile id, phase): hashed, verified
+ * against the graph found (a collision moves on to the next hash value). */
 static int32_t find_graph(tl_prof_reader *r, const char *key, int32_t cid,
                           tl_prof_phase phase) {
   tl_profile *p = r->p;
   const char *cid_s = cid >= 0 ? r->names.items.items[cid] : NULL;
-  for (size_t i = 0; i < p->graphs.count; i++) {
-    tl_prof_graph *g = p->graphs.items[i];
+  int32_t kid = tl_strtab_intern(&r->names, key, strlen(key));
+  uint64_t h = triple(r->file, (uint32_t)kid,
+                      ((uint64_t)(uint32_t)cid << 8) | (uint64_t)phase);
+  for (;; h++) {
+    uint64_t idx;
+    if (!tl_u64map_get(&r->graph_ids, h, &idx))
+      break;
+    tl_prof_graph *g = p->graphs.items[idx];
     if (g->file == r->file && g->phase == phase && strcmp(g->key, key) == 0 &&
         ((!g->compile_id && !cid_s) ||
          (g->compile_id && cid_s && strcmp(g->compile_id, cid_s) == 0)))
-      return (int32_t)i;
+      return (int32_t)idx;
   }
   tl_prof_graph *g = tl_xcalloc(1, sizeof *g);
   g->file = r->file;
@@ -413,6 +417,7 @@ static int32_t find_graph(tl_prof_reader *r, const char *key, int32_t cid,
   g->compile_id = cid_s ? tl_xstrdup(cid_s) : NULL;
   g->phase = phase;
   TL_VEC_PUSH(p->graphs, g);
+  tl_u64map_put(&r->graph_ids, h, p->graphs.count - 1);
   return (int32_t)(p->graphs.count - 1);
 }
 

@@ -46,6 +46,20 @@ typedef struct tl_prof_seen {
   int64_t base_time; /* "baseTimeNanoseconds" */
 } tl_prof_seen;
 
+/* The long-token pass before yajl (profile_reader.c): its state across
+ * chunks, and anchors from the bytes yajl saw to the file's. */
+typedef struct tl_prof_anchor {
+  size_t out, in; /* positions in this chunk: handed to yajl, and read */
+} tl_prof_anchor;
+
+typedef struct tl_prof_lex {
+  bool in_str, skipping, in_num, num_long;
+  int esc; /* 1: after a backslash; 2..5: \u digits to come + 1 */
+  size_t str_len, num_len;
+  char num[64];
+  TL_VEC(tl_prof_anchor) anchors;
+} tl_prof_lex;
+
 typedef struct tl_prof_reader {
   tl_profile *p;
   uint32_t file;     /* index into p->files */
@@ -56,10 +70,12 @@ typedef struct tl_prof_reader {
   int field, arg;
   bool devices; /* deviceProperties lists a GPU, or is absent */
   yajl_handle h;
-  uint64_t offset; /* bytes of the file handed to yajl before this chunk */
+  uint64_t offset; /* bytes of the file read before this chunk */
+  tl_prof_lex lex;
   tl_prof_event ev;
   tl_strtab names; /* compile ids and kernel names, for the whole read */
   TL_VEC(tl_prof_seen) seen; /* per file */
+  tl_u64map graph_ids;       /* hash of file, key, compile id, phase */
   bool duplicate;            /* the file being read repeats an earlier one */
   struct tl_prof_attr *attr;
 } tl_prof_reader;

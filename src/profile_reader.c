@@ -28,8 +28,10 @@
 #include "profile_events.h"
 
 enum {
-  CHUNK = 1 << 16,     /* bytes handed to yajl at a time */
-  HEAD_BYTES = 1 << 20 /* read first, to tell a trace read before */
+  CHUNK = 1 << 16,      /* bytes handed to yajl at a time */
+  HEAD_BYTES = 1 << 20, /* read first, to tell a trace read before */
+  STR_KEEP = 1 << 13,   /* bytes of a string handed to yajl; the rest cut */
+  NUM_KEEP = 64         /* a longer number is handed to yajl as 1e999 */
 };
 
 enum field { F_NONE, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ARGS };
@@ -358,6 +360,126 @@ static const yajl_callbacks CALLBACKS = {
     on_scalar,    on_bool, NULL,       NULL,           on_number,   on_string,
     on_start_map, on_key,  on_end_map, on_start_array, on_end_array};
 
+/* ---- one pass over each token --------------------------------------------
+ * yajl buffers a token that a chunk ends inside and lexes it again from its
+ * start with the next chunk, so a string of n bytes would cost n^2/CHUNK.
+ * Before yajl sees a chunk, strings are cut to their first STR_KEEP bytes
+ * (never inside an escape; names are cut at TL_PROF_NAME_CAP anyway) and a
+ * number is held until it ends and handed over whole, as `1e999` (out of
+ * every range the reader accepts) when longer than NUM_KEEP: every token
+ * yajl sees is short, and each input byte is looked at once. Anchors map
+ * the bytes yajl saw back to the file's, for the byte offsets of
+ * diagnostics. */
+static void anchor(tl_prof_reader *r, size_t out, size_t in) {
+  tl_prof_anchor a = {out, in};
+  TL_VEC_PUSH(r->lex.anchors, a);
+}
+
+static bool number_byte(unsigned char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
+         c == 'e' || c == 'E';
+}
+
+static size_t flush_number(tl_prof_reader *r, unsigned char *out, size_t o,
+                           size_t in_at) {
+  tl_prof_lex *x = &r->lex;
+  if (x->num_long) {
+    memcpy(out + o, "1e999", 5);
+    o += 5;
+  } else {
+    memcpy(out + o, x->num, x->num_len);
+    o += x->num_len;
+  }
+  anchor(r, o, in_at);
+  x->in_num = false;
+  return o;
+}
+
+/* Hands the chunk in[0, n) over to `out` (room for n + NUM_KEEP + 8
+ * bytes); `end`: the file ends after it. Returns the bytes written. */
+static size_t squeeze(tl_prof_reader *r, const unsigned char *in, size_t n,
+                      unsigned char *out, bool end) {
+  tl_prof_lex *x = &r->lex;
+  x->anchors.count = 0;
+  anchor(r, 0, 0);
+  size_t o = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = in[i];
+    if (x->in_str) {
+      bool closes = false;
+      if (x->esc == 1) { /* the escaped character */
+        x->esc = c == 'u' ? 5 : 0;
+      } else if (x->esc > 1) { /* a hex digit of \uXXXX */
+        if (--x->esc == 1)
+          x->esc = 0;
+      } else if (c == '\\') {
+        x->esc = 1;
+      } else if (c == '"') {
+        closes = true;
+      }
+      if (closes) {
+        if (x->skipping)
+          anchor(r, o, i);
+        out[o++] = c;
+        x->in_str = false;
+        continue;
+      }
+      if (x->skipping)
+        continue;
+      out[o++] = c;
+      if (++x->str_len >= STR_KEEP && x->esc == 0)
+        x->skipping = true;
+      continue;
+    }
+    if (x->in_num) {
+      if (number_byte(c)) {
+        if (x->num_len < NUM_KEEP)
+          x->num[x->num_len++] = (char)c;
+        else
+          x->num_long = true;
+        continue;
+      }
+      o = flush_number(r, out, o, i);
+    }
+    if (c == '"') {
+      x->in_str = true;
+      x->skipping = false;
+      x->str_len = 0;
+      x->esc = 0;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      x->in_num = true;
+      x->num_long = false;
+      x->num_len = 0;
+      x->num[x->num_len++] = (char)c;
+      anchor(r, o, i);
+      continue;
+    }
+    out[o++] = c;
+  }
+  if (end && x->in_num)
+    o = flush_number(r, out, o, n);
+  return o;
+}
+
+/* The file offset of byte `seen` of what yajl was handed of this chunk. */
+static uint64_t unsqueeze(const tl_prof_reader *r, size_t seen) {
+  const tl_prof_lex *x = &r->lex;
+  size_t lo = 0, hi = x->anchors.count;
+  while (hi - lo > 1) { /* the last anchor at or before `seen` */
+    size_t mid = (lo + hi) / 2;
+    if (x->anchors.items[mid].out <= seen)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  const tl_prof_anchor *a = &x->anchors.items[lo];
+  return r->offset + a->in + (seen - a->out);
+}
+
+uint64_t tl_prof_at(const tl_prof_reader *r) {
+  return r->h ? unsqueeze(r, yajl_get_bytes_consumed(r->h)) : r->offset;
+}
+
 /* ---- files ----------------------------------------------------------------
  */
 /* Sets the state of the file being read (the first cause wins) and counts
@@ -513,6 +635,8 @@ static void read_file(tl_prof_reader *r, const char *path) {
   if (!failed && same_as_earlier(r, false))
     goto done;
   size_t fill = head;
+  unsigned char *lexed = tl_xmalloc(HEAD_BYTES + NUM_KEEP + 8);
+  memset(&r->lex, 0, sizeof r->lex);
   for (bool first = true; !failed;) {
     size_t n = fill;
     if (!first) {
@@ -522,21 +646,25 @@ static void read_file(tl_prof_reader *r, const char *path) {
         break;
       }
       n = (size_t)got;
+      eof = got == 0;
     }
     first = false;
-    if (n == 0)
+    size_t m = squeeze(r, buf, n, lexed, eof);
+    if (m == 0 && eof)
       break;
     p->files.items[r->file].bytes += n;
-    yajl_status st = yajl_parse(h, buf, n);
+    yajl_status st = yajl_parse(h, lexed, m);
     if (st != yajl_status_ok) {
-      r->offset += yajl_get_bytes_consumed(h);
-      failed = parse_failed(r, h, buf, n, false);
+      r->offset = unsqueeze(r, yajl_get_bytes_consumed(h));
+      failed = parse_failed(r, h, lexed, m, false);
       break;
     }
     r->offset += (uint64_t)n;
     if (eof)
       break;
   }
+  free(lexed);
+  TL_VEC_FREE(r->lex.anchors);
   if (failed && !r->duplicate &&
       p->files.items[r->file].state == TL_PROF_FILE_READ) {
     int errnum;
@@ -618,6 +746,7 @@ tl_profile *tl_profile_read(const char *const *paths, size_t count) {
   tl_buf_free(&r->ev.name);
   tl_strtab_free(&r->names);
   TL_VEC_FREE(r->seen);
+  tl_u64map_free(&r->graph_ids);
   free(r);
   return p;
 }

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* Unit tests of the profile reader's number parsing and launch-link table
  * (the rest is tested end to end by profile_e2e.py on real and generated
  * traces). */
@@ -6,7 +7,10 @@
 #include "profile_reader.h"
 #include "profile_view.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool ns(const char *s, int64_t *v) {
   return tl_profile_parse_ns(s, strlen(s), v);
@@ -108,10 +112,63 @@ TEST(pre_grad_lines_take_the_model_line_of_the_comment_above_them) {
   tl_profile_view_facts_free(&f);
 }
 
+/* Strings and numbers of any length are read in one pass: a 200 KB name
+ * with escapes across chunk ends and a 300-digit number before the events
+ * that matter; the events after them are read exactly, and the byte offset
+ * of a later error is the file's. */
+TEST(long_tokens_are_cut_and_offsets_stay_the_files) {
+  tl_buf t;
+  tl_buf_init(&t);
+  tl_buf_puts(&t, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                  "\"name\":\"");
+  for (int i = 0; i < 20000; i++)
+    tl_buf_puts(&t, "a\\\"b\\u00e9\\\\");
+  tl_buf_puts(&t, "\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"args\":"
+                  "{\"External id\":");
+  for (int i = 0; i < 300; i++)
+    tl_buf_putc(&t, '7');
+  tl_buf_puts(&t, "}},\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+                  "\"## Call CompiledFxGraph k ##\",\"pid\":1,\"tid\":1,"
+                  "\"ts\":10,\"dur\":100},\n"
+                  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+                  "\"triton_poi_0\",\"pid\":1,\"tid\":1,\"ts\":20,"
+                  "\"dur\":30.5},\n"
+                  "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"after\","
+                  "\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":1},\n");
+  size_t bad = t.len;
+  tl_buf_puts(&t, "@]}");
+  char path[] = "/tmp/tl_profile_test_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && write(fd, t.data, t.len) == (ssize_t)t.len);
+  close(fd);
+  const char *paths[] = {path};
+  tl_profile *p = tl_profile_read(paths, 1);
+  CHECK(p->graphs.count == 1);
+  if (p->graphs.count == 1) {
+    const tl_prof_graph *g = p->graphs.items[0];
+    CHECK(strcmp(g->key, "k") == 0 && g->calls == 1 &&
+          g->cpu_total_ns == 100000);
+    CHECK(g->slots.count == 1 &&
+          strcmp(g->slots.items[0].name, "triton_poi_0") == 0 &&
+          g->slots.items[0].cpu_ns == 30500);
+  }
+  CHECK(p->files.items[0].state == TL_PROF_FILE_INVALID);
+  char want[64];
+  /* yajl counts the byte it stopped at as read: as in a short file */
+  snprintf(want, sizeof want, "byte %zu: not valid JSON", bad + 1);
+  CHECK(p->files.items[0].why && strstr(p->files.items[0].why, want));
+  if (!p->files.items[0].why || !strstr(p->files.items[0].why, want))
+    fprintf(stderr, "  why: %s (want %s)\n", p->files.items[0].why, want);
+  tl_profile_free(p);
+  unlink(path);
+  tl_buf_free(&t);
+}
+
 int main(void) {
   RUN(profile_numbers_are_read_as_integer_nanoseconds);
   RUN(launch_links_keep_every_other_id_when_some_are_dropped);
   RUN(post_grad_graph_parameters_tell_the_phase);
   RUN(pre_grad_lines_take_the_model_line_of_the_comment_above_them);
+  RUN(long_tokens_are_cut_and_offsets_stay_the_files);
   return check_summary();
 }
