@@ -12,7 +12,8 @@
  * The scripts and the style are files of static/, shared by every page of a
  * report (a page costs its data and about two kilobytes): one inline
  * loader, allowed by its SHA-256 in the page's CSP with 'strict-dynamic',
- * adds static/highlight.min.js and static/provenance.js. No other script
+ * adds static/provenance.js, which adds static/highlight.min.js once the
+ * page has loaded (its colours come after the first paint). No other script
  * can run even if some trace text were mis-escaped: an injected inline
  * script has no allowed hash, and 'strict-dynamic' refuses every script
  * element the HTML itself names (`'self'` would not: on file:// it allows
@@ -211,8 +212,9 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
   tl_buf_printf(out, "\">%s</a>", label);
 }
 
-/* The page's one inline script: it adds the static scripts, in order, from
- * the folder its data-static attribute names, and says so in the page when
+/* The page's one inline script: it adds provenance.js from the folder its
+ * data-static attribute names (provenance.js adds highlight.min.js from
+ * there after the load event), and says so in the page when
  * one cannot be loaded; first it inflates the texts that came deflated
  * (tl_provpage_deflate_at) into window.tlprovInflated, where data.js reads
  * them (null for a text this browser could not inflate). Its text is the
@@ -222,7 +224,7 @@ static const char LOADER[] =
     "  var d = document, base = d.currentScript.getAttribute('data-static');\n"
     "  var missing = [], texts = {};\n"
     "  function start() {\n"
-    "    ['highlight.min.js', 'provenance.js'].forEach(function (name) {\n"
+    "    ['provenance.js'].forEach(function (name) {\n"
     "      var s = d.createElement('script');\n"
     "      s.src = base + name;\n"
     "      s.async = false;\n"

@@ -15,6 +15,15 @@
     code: 'Generated code', kernel: 'Kernel code'};
   var HASH_KEY = {pre: 'pre', post: 'post', code: 'code', kernel: 'kcode'};
   var CHUNK = 200;    /* lines highlighted by one highlight.js call */
+  /* highlight.js: ready once its script has loaded or failed to (main.js
+   * loads it after the page's load event); ok when it is usable. */
+  var HL = {ready: false, ok: false, src: null};
+  /* Work that can wait until the page has loaded (after its first paint):
+   * run as a task of its own once the load event has passed. */
+  function afterLoad(fn) {
+    if (document.readyState === 'complete') setTimeout(fn, 0);
+    else window.addEventListener('load', function () { setTimeout(fn, 0); });
+  }
   var OVERSCAN = 12;  /* rows rendered above and below the viewport */
   var HOW_TO = 'To record the mapping, run the program with ' +
     'INDUCTOR_PROVENANCE=1 (or TORCH_COMPILE_DEBUG=1), then run ' +

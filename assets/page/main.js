@@ -2,14 +2,50 @@
  * and window.tlprov, the interface the browser tests drive.
  */
   /* ---- start -------------------------------------------------------------- */
-  PANELS.forEach(function (p) { V[p].measure(); });
+  /* The first render estimates each panel's height from the window's
+   * (read without a layout) less the bars above and below the panels
+   * (provenance.css: the bottom area is 26vh, clamped to 84..280 px):
+   * asking the panels for theirs here would lay the page out once before
+   * its rows are in and once after. The ResizeObserver measures them after
+   * the first layout and renders what the estimate missed. */
+  var wh = window.innerHeight;
+  PANELS.forEach(function (p) {
+    V[p].h = Math.max(LH * 8, wh - Math.min(280, Math.max(84, 0.26 * wh)) - 90);
+  });
   showTab('code');
   ['pre', 'post'].forEach(function (p) { V[p].render(true); });
   apply(EMPTY, false);
   applyHash();
   S.started = true;
   /* Build the name tables before the first hover needs them. */
-  setTimeout(function () { nodeMap('pre'); nodeMap('post'); }, 0);
+  afterLoad(function () { nodeMap('pre'); nodeMap('post'); });
+
+  /* Syntax colours come after the page has loaded: highlight.js (125 KB to
+   * compile, and its languages to register) is added once the load event
+   * has passed, then the lines on screen are coloured; until then they are
+   * plain text. Without it (static/highlight.min.js missing) they stay
+   * plain and the coverage line says why. */
+  function highlighterLoaded(ok) {
+    HL.ready = true;
+    HL.ok = ok && typeof hljs !== 'undefined';
+    if (!HL.ok) {
+      var cov = document.querySelector('.tp-coverage');
+      if (cov) cov.appendChild(el('span', 'tp-hint', ' \u00b7 no syntax colours (' +
+        (HL.src || 'highlight.min.js') + ' could not be loaded)'));
+    }
+    PANELS.forEach(function (p) { scheduleHighlight(V[p]); });
+  }
+  function loadHighlighter() {
+    if (typeof hljs !== 'undefined') { highlighterLoaded(true); return; }
+    var loader = document.querySelector('script[data-static]');
+    HL.src = (loader ? loader.getAttribute('data-static') : 'static/') + 'highlight.min.js';
+    var s = document.createElement('script');
+    s.src = HL.src;
+    s.onload = function () { highlighterLoaded(true); };
+    s.onerror = function () { highlighterLoaded(false); };
+    document.body.appendChild(s);
+  }
+  afterLoad(loadHighlighter);
 
   function highlighted() {
     var r = S.result || EMPTY, out = {};
@@ -45,6 +81,9 @@
     goToDefinition: goToDefinition,
     lineCount: function (panel) { return M[panel] ? M[panel].n : 0; },
     profile: profileAt,
-    readyMs: performance.now() - t0
+    readyMs: performance.now() - t0,
+    /* true once highlight.js has come (or failed to) and the lines on
+     * screen have their colours: the browser tests wait for it */
+    painted: function () { return HL.ready && !highlightQueued && !pendingViews.size; }
   };
   if (performance.mark) performance.mark('tlprov-ready');

@@ -53,7 +53,7 @@
     return {a: a, b: b, lang: lang};
   }
   function highlightChunk(m, c) {
-    var total = 0, plain = typeof hljs === 'undefined' || !hljs.getLanguage(c.lang);
+    var total = 0, plain = !HL.ok || !hljs.getLanguage(c.lang);
     for (var i = c.a; i <= c.b && !plain; i++) {
       var len = lineLength(m, i);
       total += len;
@@ -75,7 +75,10 @@
       m.html[j] = parts ? parts[j - c.a] : null;
     }
   }
+  /* highlight.js is loaded after the page's load event (main.js): until
+   * it is here, lines show as plain text and are not marked done. */
   function ensureHighlighted(m, a, b) {
+    if (!HL.ready) return;
     for (var i = a; i <= b; i++) if (!m.done[i]) highlightChunk(m, chunkOf(m, i));
   }
   function allDone(m, a, b) {
@@ -87,6 +90,7 @@
    * wait for highlight.js. */
   var pendingViews = new Set(), highlightQueued = false;
   function scheduleHighlight(v) {
+    if (!HL.ready) return;
     pendingViews.add(v);
     if (highlightQueued) return;
     highlightQueued = true;
@@ -143,6 +147,19 @@
     return a;
   }
 
+  /* One observer for every panel: the sizes of all panels that changed are
+   * read first (one layout), then each is rendered, instead of a layout
+   * forced by each panel's reading after the previous one's rendering. */
+  var resizes = typeof ResizeObserver === 'undefined' ? null :
+    new ResizeObserver(function (entries) {
+      var views = entries.map(function (e) { return e.target.tpView; });
+      views.forEach(function (v) { v.measure(); });
+      views.forEach(function (v) {
+        v.render(false);
+        v.updateRuler(S.result || EMPTY);
+        v.keepShown();
+      });
+    });
   function View(p, box, head) {
     var self = this, m = M[p];
     this.p = p; this.m = m; this.first = 0; this.last = -1; this.rowEls = new Map();
@@ -190,14 +207,8 @@
     /* Sizes and scroll offset are cached (kept by a ResizeObserver and the
      * scroll event), so updates never force a synchronous layout. */
     this.top = 0; this.h = 0; this.rh = 0;
-    if (typeof ResizeObserver !== 'undefined') {
-      new ResizeObserver(function () {
-        self.measure();
-        self.render(false);
-        self.updateRuler(S.result || EMPTY);
-        self.keepShown();
-      }).observe(this.body);
-    }
+    if (resizes) resizes.observe(this.body);
+    this.body.tpView = this;
     var pending = false;
     this.scroller.addEventListener('scroll', function () {
       self.top = self.scroller.scrollTop;
@@ -458,7 +469,7 @@
     var wasHidden = V[p].body.hidden;
     V[p].body.hidden = false;
     V[other].body.hidden = true;
-    if (wasHidden || !V[p].h) V[p].measure();
+    if (S.started && (wasHidden || !V[p].h)) V[p].measure();
     V[p].nav.hidden = V[p].targets.length === 0;
     V[other].nav.hidden = true;
     Object.keys(tabs).forEach(function (k) { tabs[k].classList.toggle('active', k === p); });
@@ -761,12 +772,12 @@
   }
 
   function countKeys(obj) { return isObj(obj) ? Object.keys(obj).length : 0; }
-  /* The coverage line is filled after the first paint (counting the nodes of
-   * a big view takes a few tens of ms). */
+  /* The coverage line is filled once the page has loaded (counting the
+   * nodes of a big view takes a few tens of ms). */
   function buildCoverage() {
     var d = el('div', 'tp-coverage');
     d.textContent = '\u00a0';
-    setTimeout(function () { fillCoverage(d); }, 0);
+    afterLoad(function () { fillCoverage(d); });
     return d;
   }
   function fillCoverage(d) {

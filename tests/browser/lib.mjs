@@ -70,6 +70,8 @@ export async function openPage(browser, file, opts = {}) {
   // run, which a page whose texts came deflated starts after the load event.
   await page.waitForFunction(() => typeof (window.tlprov || {}).select === 'function', null,
     { timeout: 10000 });
+  // Syntax colours come after the load event (highlight.js loads then).
+  await page.waitForFunction(() => window.tlprov.painted(), null, { timeout: 10000 });
   return { page, context, log, url };
 }
 

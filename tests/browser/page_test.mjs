@@ -304,9 +304,27 @@ async function policyScenarios(browser) {
     .includes('provenance.js'), null, { timeout: 10000 }).catch(() => {});
   eq('policy: without static/ the page says what is missing',
     await page2.evaluate(() => document.getElementById('tlprov').textContent),
-    'The highlighter cannot start: static/highlight.min.js, static/provenance.js are '
-    + 'missing beside this page.');
+    'The highlighter cannot start: static/provenance.js is missing beside this page.');
   await context2.close();
+
+  // Without static/highlight.min.js the page works in plain text and says
+  // why it has no colours.
+  const plain = join(opt.out, 'no-hljs');
+  rmSync(plain, { recursive: true, force: true });
+  mkdirSync(join(plain, 'static'), { recursive: true });
+  for (const f of ['provenance.js', 'provenance.css']) {
+    writeFileSync(join(plain, 'static', f), readFileSync(join(opt.out, 'static', f)));
+  }
+  writeFileSync(join(plain, 'jit.html'), readFileSync(pages.jit));
+  const p3 = await openPage(browser, join(plain, 'jit.html'));
+  await clickLine(p3.page, 'pre', 14);
+  eq('policy: without highlight.min.js the page links in plain text and says why',
+    [await highlighted(p3.page), await p3.page.evaluate(() =>
+      [document.querySelectorAll('[class^="hljs-"]').length,
+        document.querySelector('.tp-coverage').textContent.includes(
+          'no syntax colours (static/highlight.min.js could not be loaded)')])],
+    [{ pre: [], post: [11, 12], code: [86, 89], kernel: [] }, [0, true]]);
+  await p3.context.close();
 }
 
 // A deflated page in a browser that cannot inflate says so in its panels

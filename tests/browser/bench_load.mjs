@@ -1,0 +1,69 @@
+// bench_load.mjs: how soon a provenance page reaches its load event, ours
+// beside the Rust tool's page for the same trace (not a test: figures for
+// docs/performance.md, "Page load beside the Rust tool"). Each pair is
+// loaded RUNS times, the two pages interleaved, in headless chromium at
+// 1600x1000; prints per page the median of
+//   load    navigation start -> loadEventEnd (Navigation Timing)
+//   ready   navigation start -> 'tlprov-ready' (ours: panels rendered,
+//           highlighted and answering input; the Rust page has no such mark)
+//   script  time spent in script (the Long Animation Frames' script
+//           entries are not in every chromium: the CDP Performance
+//           domain's ScriptDuration is used)
+//
+//   node tests/browser/bench_load.mjs [--runs 9] NAME OURS.html RUST.html [NAME OURS RUST ...]
+import { pathToFileURL } from 'node:url';
+import { launch } from './lib.mjs';
+
+const args = process.argv.slice(2);
+let runs = 9;
+const triples = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--runs') runs = Number(args[++i]);
+  else triples.push(args[i]);
+}
+if (!triples.length || triples.length % 3) {
+  console.error('usage: bench_load.mjs [--runs N] NAME OURS.html RUST.html ...');
+  process.exit(2);
+}
+const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const browser = await launch();
+
+async function loadOnce(file) {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  const m = await page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const ready = performance.getEntriesByName('tlprov-ready')[0];
+    return { load: nav.loadEventEnd, ready: ready ? ready.startTime : null };
+  });
+  const metrics = (await cdp.send('Performance.getMetrics')).metrics;
+  const script = metrics.find((x) => x.name === 'ScriptDuration');
+  m.script = script ? script.value * 1000 : null;
+  await context.close();
+  return m;
+}
+
+try {
+  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | ours ready (ms) | script ours / Rust (ms) |');
+  console.log('|---|---|---|---|---|');
+  const { statSync } = await import('node:fs');
+  for (let t = 0; t < triples.length; t += 3) {
+    const [name, ours, rust] = triples.slice(t, t + 3);
+    const got = { ours: [], rust: [] };
+    await loadOnce(ours); await loadOnce(rust); // warm the file cache
+    for (let r = 0; r < runs; r++) {
+      got.ours.push(await loadOnce(ours));
+      got.rust.push(await loadOnce(rust));
+    }
+    const med = (side, key) => median(got[side].map((m) => m[key]));
+    const kb = (f) => (statSync(f).size / 1024).toFixed(0);
+    console.log(`| ${name} | ${kb(ours)} / ${kb(rust)} | ${med('ours', 'load').toFixed(0)} / ` +
+      `${med('rust', 'load').toFixed(0)} | ${med('ours', 'ready').toFixed(0)} | ` +
+      `${med('ours', 'script').toFixed(0)} / ${med('rust', 'script').toFixed(0)} |`);
+  }
+} finally {
+  await browser.close();
+}
