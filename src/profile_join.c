@@ -1063,6 +1063,9 @@ bool tl_profile_file_verdict(const tl_profile *p, size_t f,
 typedef struct hot {
   const char *label, *detail;
   double total, fwd, bwd;
+  const char *href;   /* a page to open, or NULL */
+  const char *kernel; /* ... with this kernel selected, or NULL */
+  double best;        /* the time the page `href` gives it */
 } hot;
 
 static int hot_desc(const void *a, const void *b) {
@@ -1199,7 +1202,8 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
     TL_VEC(hot) top = {0};
     const cJSON *it;
     cJSON_ArrayForEach(it, get(prof, "kernels")) {
-      hot h = {it->string, NULL, number_of(it, "total_us"), 0, 0};
+      hot h = {it->string, NULL, number_of(it, "total_us"), 0, 0, NULL,
+               NULL,       0};
       TL_VEC_PUSH(top, h);
     }
     tl_sort(top.items, top.count, sizeof(hot), hot_desc);
@@ -1228,6 +1232,123 @@ static void compile_rows(tl_buf *html, const cJSON *const *views,
   tl_buf_puts(html, "</table>\n");
 }
 
+/* The page's Viridis scale (profile.js), by the square root of the share of
+ * the largest value, as the time columns are coloured. */
+static const char *const VIRIDIS[10] = {
+    "#440154", "#482878", "#3e4989", "#31688e", "#26828e",
+    "#1f9e89", "#35b779", "#6ece58", "#b5de2b", "#fde725"};
+
+static const char *heat(double v, double max) {
+  double f = max > 0 && v > 0 ? sqrt(v / max) : 0;
+  int step = (int)(f * 10);
+  return VIRIDIS[step < 0 ? 0 : step > 9 ? 9 : step];
+}
+
+/* An href: the page, and "#kernel=<key>" (encoded as selection.js reads it)
+ * when a kernel is given; false (nothing written) for an unsafe page. */
+static bool bar_href(tl_buf *html, const char *href, const char *kernel) {
+  if (!href || !tl_url_is_safe(tl_str_from(href)))
+    return false;
+  tl_html_escape_cstr(html, href);
+  if (kernel) {
+    tl_buf_puts(html, "#kernel=");
+    for (const unsigned char *c = (const unsigned char *)kernel; *c; c++) {
+      if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+          (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
+        tl_buf_putc(html, (char)*c);
+      else
+        tl_buf_printf(html, "%%%02X", *c);
+    }
+  }
+  return true;
+}
+
+/* A horizontal bar chart (inline SVG) of the first `n` items, sorted by
+ * total: a label, a bar coloured and sized by the total, the µs; each bar
+ * a link to its page (with its kernel selected) where it has one. */
+static void bar_chart(tl_buf *html, const char *id, const char *title,
+                      const hot *items, size_t n) {
+  enum { W = 760, LABEL = 330, BAR = 330, ROW = 20 };
+  if (!n)
+    return;
+  double max = items[0].total;
+  tl_buf_printf(html,
+                "<figure class=\"profile-bars\" id=\"%s\"><figcaption>%s"
+                "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                "viewBox=\"0 0 %d %zu\" width=\"100%%\" "
+                "style=\"max-width:%dpx\" role=\"img\" aria-label=\"%s\" "
+                "font-family=\"sans-serif\" font-size=\"12\">\n",
+                id, title, W, n * ROW + 4, W, title);
+  for (size_t i = 0; i < n; i++) {
+    const hot *h = &items[i];
+    double y = (double)i * ROW + 2;
+    double w = max > 0 ? h->total / max * BAR : 0;
+    bool linked = h->href && tl_url_is_safe(tl_str_from(h->href));
+    if (linked) {
+      tl_buf_puts(html, "<a href=\"");
+      bar_href(html, h->href, h->kernel);
+      tl_buf_puts(html, "\">");
+    }
+    tl_buf_puts(html, "<g class=\"bar\"><title>");
+    tl_html_escape_cstr(html, h->label);
+    tl_buf_puts(html, ": ");
+    fmt_us(html, h->total);
+    tl_buf_puts(html, " µs</title>");
+    /* the label's end (a path's file and line) when it is long */
+    const char *label = h->label;
+    size_t len = strlen(label);
+    tl_buf_printf(html,
+                  "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\" "
+                  "dominant-baseline=\"middle\">",
+                  LABEL - 6, y + ROW / 2.0);
+    if (len > 48) {
+      const char *tail = label + len - 47;
+      while (((unsigned char)*tail & 0xC0) == 0x80) /* a whole character */
+        tail++;
+      tl_buf_puts(html, "…");
+      tl_html_escape_cstr(html, tail);
+    } else {
+      tl_html_escape_cstr(html, label);
+    }
+    tl_buf_printf(html,
+                  "</text><rect x=\"%d\" y=\"%.0f\" width=\"%.1f\" "
+                  "height=\"%d\" fill=\"%s\"/>",
+                  LABEL, y + 2, w < 1 && h->total > 0 ? 1.0 : w, ROW - 4,
+                  heat(h->total, max));
+    tl_buf_printf(html,
+                  "<text x=\"%.1f\" y=\"%.0f\" dominant-baseline=\"middle\">",
+                  LABEL + w + 4, y + ROW / 2.0);
+    fmt_us(html, h->total);
+    tl_buf_puts(html, " µs</text></g>");
+    if (linked)
+      tl_buf_puts(html, "</a>");
+    tl_buf_putc(html, '\n');
+  }
+  tl_buf_puts(html, "</svg></figure>\n");
+}
+
+/* The hottest kernels over all views, each with its page. */
+static void kernel_bars(tl_buf *html, const cJSON *const *views,
+                        const char *const *hrefs, size_t count) {
+  TL_VEC(hot) top = {0};
+  for (size_t v = 0; v < count; v++) {
+    const cJSON *prof = get(views[v], "profile"), *it;
+    const char *status = get_str(get(prof, "match"), "status");
+    if (!status || strcmp(status, "matched") != 0)
+      continue;
+    cJSON_ArrayForEach(it, get(prof, "kernels")) {
+      hot h = {it->string, NULL, number_of(it, "total_us"),
+               0,          0,    hrefs ? hrefs[v] : NULL,
+               it->string, 0};
+      TL_VEC_PUSH(top, h);
+    }
+  }
+  tl_sort(top.items, top.count, sizeof(hot), hot_desc);
+  bar_chart(html, "kernel-bars", "Time per kernel (the 10 hottest)", top.items,
+            top.count < 10 ? top.count : 10);
+  TL_VEC_FREE(top);
+}
+
 void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
                                 const char *const *hrefs, size_t count) {
   size_t profiled = 0;
@@ -1247,9 +1368,13 @@ void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
         if (strcmp(lines.items[i].label, key) == 0)
           h = &lines.items[i];
       if (!h) {
-        hot n = {tl_xstrdup(key), get_str(it, "code"), 0, 0, 0};
+        hot n = {tl_xstrdup(key), get_str(it, "code"), 0, 0, 0, NULL, NULL, -1};
         TL_VEC_PUSH(lines, n);
         h = &lines.items[lines.count - 1];
+      }
+      if (number_of(it, "total_us") > h->best) {
+        h->best = number_of(it, "total_us");
+        h->href = hrefs ? hrefs[v] : NULL;
       }
       h->total += number_of(it, "total_us");
       h->fwd += number_of(it, "fwd_us");
@@ -1265,8 +1390,11 @@ void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
               "kernels and the rest, and its three hottest kernels (each "
               "opens its page with the kernel selected).</p>\n");
   compile_rows(html, views, hrefs, count);
+  kernel_bars(html, views, hrefs, count);
   if (lines.count) {
     tl_sort(lines.items, lines.count, sizeof(hot), hot_desc);
+    bar_chart(html, "line-bars", "Time per model line (the 10 hottest)",
+              lines.items, lines.count < 10 ? lines.count : 10);
     tl_buf_puts(html, "<table class=\"profile-top\" id=\"time-per-line\"><tr>"
                       "<th>Model line</th><th>Code</th><th>Total µs</th>"
                       "<th>Forward µs</th><th>Backward µs</th></tr>\n");

@@ -108,16 +108,87 @@
     legend.appendChild(el('span', null, ' more (per panel, square-root scale; \u00b5s per line, all profiled calls)'));
     det.appendChild(legend);
 
+    /* A horizontal bar chart (inline SVG) of items {label, us, kernel}: the
+     * page's scale by the square root of the share of the largest, as the
+     * index draws it; clicking a bar selects its kernel. */
+    var SVG = 'http://www.w3.org/2000/svg';
+    function svgEl(tag, attrs) {
+      var e = document.createElementNS(SVG, tag);
+      Object.keys(attrs || {}).forEach(function (a) { e.setAttribute(a, attrs[a]); });
+      return e;
+    }
+    function barChart(cls, title, items) {
+      if (!items.length) return null;
+      var W = 760, LABEL = 330, BAR = 330, ROW = 20, max = items[0].us;
+      var fig = el('figure', 'tp-bars ' + cls);
+      fig.appendChild(el('figcaption', null, title));
+      var svg = svgEl('svg', {viewBox: '0 0 ' + W + ' ' + (items.length * ROW + 4), width: '100%',
+        role: 'img', 'aria-label': title, 'font-family': 'sans-serif', 'font-size': '12'});
+      svg.style.maxWidth = W + 'px';
+      items.forEach(function (it, i) {
+        var y = i * ROW + 2, w = max > 0 ? it.us / max * BAR : 0;
+        var g = svgEl('g', {'class': 'tp-bar'});
+        if (it.kernel !== null) {
+          g.dataset.kernel = K[it.kernel].key;
+          g.style.cursor = 'pointer';
+          g.addEventListener('click', function () { selectKernel(it.kernel); });
+        }
+        var t = svgEl('title');
+        t.textContent = it.label + ': ' + fmtUs(it.us) + ' \u00b5s';
+        g.appendChild(t);
+        var label = svgEl('text', {x: LABEL - 6, y: y + ROW / 2, 'text-anchor': 'end', 'dominant-baseline': 'middle'});
+        var chars = Array.from(it.label);
+        label.textContent = chars.length > 48 ? '\u2026' + chars.slice(chars.length - 47).join('') : it.label;
+        g.appendChild(label);
+        g.appendChild(svgEl('rect', {x: LABEL, y: y + 2, width: (w < 1 && it.us > 0 ? 1 : w).toFixed(1),
+          height: ROW - 4, fill: VIRIDIS[heatStep(max > 0 ? it.us / max : 0)]}));
+        var v = svgEl('text', {x: (LABEL + w + 4).toFixed(1), y: y + ROW / 2, 'dominant-baseline': 'middle'});
+        v.textContent = fmtUs(it.us) + ' \u00b5s';
+        g.appendChild(v);
+        svg.appendChild(g);
+      });
+      fig.appendChild(svg);
+      return fig;
+    }
+    /* The kernel that gives a model line the most time (its innermost
+     * stack frame), or -1. */
+    function kernelOfLine(s) {
+      var best = -1, bestUs = -1;
+      K.forEach(function (k) {
+        var o = isObj(PROF.kernels) ? PROF.kernels[k.key] : null;
+        if (!isObj(o) || !finiteUs(o.total_us) || o.total_us <= bestUs) return;
+        var hit = k.stacks.some(function (t) {
+          var f = parseFrames(t);
+          return f.length && f[f.length - 1].file === s.file && f[f.length - 1].line === s.line;
+        });
+        if (hit) { best = k.i; bestUs = o.total_us; }
+      });
+      return best;
+    }
+    var topK = K.map(function (k) { return {k: k, o: isObj(PROF.kernels) ? PROF.kernels[k.key] : null}; })
+      .filter(function (x) { return isObj(x.o) && finiteUs(x.o.total_us); })
+      .sort(function (a, b) { return b.o.total_us - a.o.total_us; })
+      .slice(0, 10);
+    var topLines = arr(PROF.source_lines).filter(function (x) { return isObj(x) && finiteUs(x.total_us); }).slice(0, 10);
+    var charts = el('div', 'tp-charts');
+    var kc = barChart('tp-kernel-bars', 'Time per kernel (the 10 hottest)', topK.map(function (x) {
+      return {label: x.k.key, us: x.o.total_us, kernel: x.k.i};
+    }));
+    var lc = barChart('tp-line-bars', 'Time per model line (the 10 hottest)', topLines.map(function (x) {
+      var best = kernelOfLine(x);
+      return {label: str(x.file).split('/').pop() + ':' + String(x.line), us: x.total_us, kernel: best >= 0 ? best : null};
+    }));
+    if (kc) charts.appendChild(kc);
+    if (lc) charts.appendChild(lc);
+    det.appendChild(charts);
+
     var wrap = el('div', 'tp-tops');
     /* top kernels */
     var kt = el('table', 'tp-ktable tp-topk');
     var kh = el('tr');
     ['Top kernels', 'total \u00b5s', 'calls', 'first', 'median', 'min', 'max', 'far'].forEach(function (h) { kh.appendChild(el('th', null, h)); });
     kt.appendChild(kh);
-    K.map(function (k) { return {k: k, o: isObj(PROF.kernels) ? PROF.kernels[k.key] : null}; })
-      .filter(function (x) { return isObj(x.o) && finiteUs(x.o.total_us); })
-      .sort(function (a, b) { return b.o.total_us - a.o.total_us; })
-      .slice(0, 10).forEach(function (x) {
+    topK.forEach(function (x) {
         var row = el('tr');
         row.dataset.kernel = x.k.key;
         row.appendChild(el('td', 'tp-mono', x.k.key));
@@ -150,16 +221,7 @@
       row.appendChild(el('td', 'tp-num', finiteUs(s.fwd_us) ? fmtUs(s.fwd_us) : '\u2013'));
       row.appendChild(el('td', 'tp-num', finiteUs(s.bwd_us) ? fmtUs(s.bwd_us) : '\u2013'));
       row.title = str(s.file);
-      var best = -1, bestUs = -1;
-      K.forEach(function (k) {
-        var o = isObj(PROF.kernels) ? PROF.kernels[k.key] : null;
-        if (!isObj(o) || !finiteUs(o.total_us) || o.total_us <= bestUs) return;
-        var hit = k.stacks.some(function (t) {
-          var f = parseFrames(t);
-          return f.length && f[f.length - 1].file === s.file && f[f.length - 1].line === s.line;
-        });
-        if (hit) { best = k.i; bestUs = o.total_us; }
-      });
+      var best = kernelOfLine(s);
       if (best >= 0) {
         row.addEventListener('click', function () { selectKernel(best); });
         row.dataset.kernel = K[best].key;

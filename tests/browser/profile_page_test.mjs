@@ -61,17 +61,29 @@ try {
       }, l);
       eq(`${name}: post line ${l} shows its µs`, txt, fmt(prof.lines.post[String(l)]));
     }
+    // the bar charts: the hottest kernels in order, coloured by the legend's
+    // scale; clicking a bar selects its kernel
+    const bars = await page.evaluate(() => Array.from(document.querySelectorAll('.tp-kernel-bars g.tp-bar')).map((g) =>
+      ({ kernel: g.dataset.kernel, fill: g.querySelector('rect').getAttribute('fill'), text: g.querySelectorAll('text')[1].textContent })));
+    const order = Object.entries(prof.kernels).sort((a, b) => b[1].total_us - a[1].total_us).slice(0, 10);
+    eq(`${name}: kernel bars are the hottest kernels, in order`, bars.map((b) => [b.kernel, b.text]),
+      order.map(([k, o]) => [k, `${fmt(o.total_us)} \u00b5s`]));
+    eq(`${name}: the hottest bar has the hottest colour`, bars[0].fill, '#fde725');
+    await page.click('.tp-kernel-bars g.tp-bar:nth-of-type(2)');
+    eq(`${name}: clicking the second bar selects its kernel`, (await page.evaluate(() => window.tlprov.selected())).kernels, [order[1][0]]);
+    const lineBars = await page.evaluate(() => document.querySelectorAll('.tp-line-bars g.tp-bar').length);
+    eq(`${name}: one bar per model line (up to 10)`, lineBars, Math.min(10, prof.source_lines.length));
     // the kernel table: a time column, sorted by time, re-sortable
     await page.click('.tp-kernels summary');
     await page.waitForSelector('.tp-kernels tbody tr');
-    const order = await page.evaluate(() =>
+    const korder = await page.evaluate(() =>
       Array.from(document.querySelectorAll('.tp-kernels tbody tr')).map((r) => Number(r.dataset.us || -1)));
     check(`${name}: kernel table sorted by time`,
-      order.length === view.kernels.length && JSON.stringify(order) === JSON.stringify(order.slice().sort((a, b) => b - a)), order);
+      korder.length === view.kernels.length && JSON.stringify(korder) === JSON.stringify(korder.slice().sort((a, b) => b - a)), korder);
     await page.click('.tp-sort');
     const order2 = await page.evaluate(() =>
       Array.from(document.querySelectorAll('.tp-kernels tbody tr')).map((r) => Number(r.dataset.us || -1)));
-    eq(`${name}: clicking the header sorts ascending`, order2, order.slice().reverse());
+    eq(`${name}: clicking the header sorts ascending`, order2, korder.slice().reverse());
     // top model lines: clicking selects a kernel of that line
     await page.click('.tp-toplines tr[data-kernel]');
     check(`${name}: clicking a top model line selects a kernel`,

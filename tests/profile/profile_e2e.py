@@ -208,6 +208,7 @@ def test_real_cpu(tlparse, work):
             check((x["bwd_us"] if phase == "backward" else x["fwd_us"]) == x["total_us"], "phase split")
     check(matched == 2, "forward and backward views matched (%d)" % matched)
     check_index_rows(out)
+    check_index_bars(out)
 
 
 class TimeRows(html.parser.HTMLParser):
@@ -253,6 +254,84 @@ def fmt_us(v):
     if v < 1000:
         return "%.1f" % v
     return "{:,}".format(int(v + 0.5))
+
+
+class Bars(html.parser.HTMLParser):
+    """The bars of each <figure class="profile-bars">: per figure id, a list
+    of (href or None, title, fill, width)."""
+
+    def __init__(self):
+        super().__init__()
+        self.figs, self.fig, self.href, self.bar, self.in_title = {}, None, None, None, False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure" and "profile-bars" in a.get("class", ""):
+            self.fig = self.figs.setdefault(a.get("id"), [])
+        elif self.fig is not None and tag == "a":
+            self.href = a.get("href")
+        elif self.fig is not None and tag == "g":
+            self.bar = [self.href, "", None, None]
+            self.fig.append(self.bar)
+        elif self.bar is not None and tag == "title":
+            self.in_title = True
+        elif self.bar is not None and tag == "rect":
+            self.bar[2], self.bar[3] = a.get("fill"), float(a.get("width"))
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.fig = None
+        elif tag == "a":
+            self.href = None
+        elif tag == "g":
+            self.bar = None
+        elif tag == "title":
+            self.in_title = False
+
+    def handle_data(self, data):
+        if self.in_title and self.bar is not None:
+            self.bar[1] += data
+
+
+VIRIDIS = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e',
+           '#1f9e89', '#35b779', '#6ece58', '#b5de2b', '#fde725']
+
+
+def check_index_bars(out):
+    """The index's bar charts: the 10 hottest kernels over the matched views
+    (each linked to its page with #kernel=) and the 10 hottest model lines,
+    sized and coloured by their time as the page's scale does."""
+    parser = Bars()
+    with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+        parser.feed(f.read())
+    kernels, lines = [], {}
+    for name, v in views(out).items():
+        p = v["profile"]
+        if p["match"]["status"] != "matched":
+            continue
+        page = name[:-len(".json")] + ".html"
+        for k, x in p["kernels"].items():
+            kernels.append((x["total_us"], k, page))
+        for x in p["source_lines"]:
+            key = "%s:%d" % (x["file"], x["line"])
+            lines[key] = lines.get(key, 0) + x["total_us"]
+    kernels.sort(key=lambda t: -t[0])
+    want = [(page + "#kernel=" + urllib.parse.quote(k, safe=":!*'()"), "%s: %s µs" % (k, fmt_us(t)))
+            for t, k, page in kernels[:10]]
+    got = [(b[0], b[1]) for b in parser.figs.get("kernel-bars", [])]
+    check(got == want, "index kernel bars %s, views %s" % (got, want))
+    top = sorted(lines.items(), key=lambda kv: -kv[1])[:10]
+    got = [b[1] for b in parser.figs.get("line-bars", [])]
+    check(got == ["%s: %s µs" % (k, fmt_us(t)) for k, t in top], "index line bars %s" % got)
+    for fig in parser.figs.values():
+        mx = max(b[3] for b in fig)
+        check(abs(mx - 330) < 0.1 and fig[0][2] == VIRIDIS[9], "the longest bar is full and yellow")
+        for b in fig:
+            t = float(b[1].rsplit(": ", 1)[1].split()[0].replace(",", ""))
+            frac = b[3] / 330
+            step = min(9, int((frac ** 0.5) * 10)) if frac > 0 else 0
+            check(b[2] == VIRIDIS[step] or abs(frac ** 0.5 * 10 - round(frac ** 0.5 * 10)) < 0.01,
+                  "bar colour %s for %s" % (b[2], b[1]))
 
 
 def check_index_rows(out):
@@ -815,6 +894,7 @@ def test_aoti_cpu(tlparse, work):
     check(abs(p["region"]["total_us"] - spans / 1000) <= 0.001, "aoti cpu: runs' span %s vs %s" % (p["region"]["total_us"], spans / 1000))
     check(p["unmatched"] == [] and p["kernels_without_events"] == [], "aoti cpu: nothing left over")
     check_index_rows(out)
+    check_index_bars(out)
 
 
 def test_aoti_gpu(tlparse, work):
