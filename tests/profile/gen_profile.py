@@ -10,6 +10,14 @@ Kineto's layout (one key group per line, as libkineto's output_json.cpp).
                cudaLaunchKernel (extern) inside it with its External id and a
                new correlation id, an ac2g flow, and a GPU kernel with both
                ids and Kineto's kernel args
+  --shape aoti-gpu --view VIEW.json
+               an AOTInductor model on a GPU, from a provenance view's
+               kernels (in call-line order) rather than the real profile:
+               per step (ProfilerStep#N) no compiled region and no
+               kernel-named CPU event, a cuLaunchKernel (correlation c) for
+               each Triton kernel call and the C shim's aoti_torch_* event
+               with a cudaLaunchKernel inside for each extern, then the GPU
+               kernels (Kineto's order)
   --order kineto       all CPU events, then all GPU activities (Kineto's order,
                        every launch in flight at the switch: the worst case)
           interleaved  each repetition's GPU activities after its CPU events
@@ -140,14 +148,78 @@ class Block:
         return "".join(t for _, _, t in cpu), "".join(gpu)
 
 
+def view_calls(view):
+    """(line, trace name, is extern, key) of each call of a view's kernels,
+    in code order."""
+    calls = []
+    for k in view["kernels"]:
+        for c in k["calls"]:
+            calls.append((c, k["name"], k["kind"] in ("extern", "fallback", "shim"), k["key"]))
+    calls.sort()
+    return calls
+
+
+def aoti_gpu(view, steps, slow=None):
+    """The events of `steps` runs of an AOTInductor model on a GPU (see
+    --shape aoti-gpu): (cpu events, GPU events, {key: [ns per call]}). Step
+    `slow` runs every kernel 20 times slower."""
+    def x(name, start, dur, cat="cpu_op", args=None, pid=PID, tid=1):
+        e = {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid,
+             "ts": us(start), "dur": us(dur)}
+        if args:
+            e["args"] = args
+        return e
+    calls = view_calls(view)
+    cpu, gpu, each = [], [], {}
+    ts, corr, ext, gts = 10 ** 6, 100, 1, 10 ** 6
+    for step in range(steps):
+        step_start = ts
+        ts += 1000
+        for i, (line, name, is_ext, key) in enumerate(calls):
+            corr += 1
+            ext += 1
+            dur = (1000 * (i + 1) + 17 * (step % 50) + 3) * (20 if step == slow else 1)
+            each.setdefault(key, []).append(dur)
+            if name.startswith("aoti_torch_"):
+                cpu.append(x(name, ts, 4000, args={"External id": ext}))
+                cpu.append(x("cudaLaunchKernel", ts + 1000, 1000, cat="cuda_runtime",
+                             args={"External id": ext, "correlation": corr}))
+                gname = "sm80_xmma_gemm_f32f32"
+            else:
+                cpu.append(x("cuLaunchKernel", ts, 3000, cat="cuda_driver",
+                             args={"correlation": corr}))
+                gname = name
+            gpu.append(x(gname, gts, dur, cat="kernel", pid=0, tid=7,
+                         args={"correlation": corr, "device": 0, "stream": 7}))
+            gts += dur + 50
+            ts += 5000
+        ts += 1000
+        cpu.append(x("ProfilerStep#%d" % step, step_start, ts - step_start,
+                     cat="user_annotation"))
+        ts += 1000
+    cpu.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+    return cpu, gpu, each
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=("cpu", "gpu"), default="gpu")
+    ap.add_argument("--shape", choices=("cpu", "gpu", "aoti-gpu"), default="gpu")
+    ap.add_argument("--view", help="--shape aoti-gpu: a provenance view JSON")
     ap.add_argument("--order", choices=("kineto", "interleaved", "gpu-first"),
                     default="kineto")
     ap.add_argument("--size", type=float, default=1e9)
     ap.add_argument("out")
     a = ap.parse_args()
+    if a.shape == "aoti-gpu":
+        with open(a.view) as f:
+            view = json.load(f)
+        per_step = max(1, len(json.dumps(aoti_gpu(view, 1)[:2])))
+        cpu, gpu, _ = aoti_gpu(view, max(1, int(a.size // per_step)))
+        with open(a.out, "w") as f:
+            json.dump({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "generated"}],
+                       "traceEvents": cpu + gpu}, f)
+        print("%s: %d bytes" % (a.out, os.path.getsize(a.out)))
+        return
     b = Block(a.shape == "gpu")
     devs = '[\n    {"id": 0, "name": "generated", "totalGlobalMem": 1}\n  ]' \
         if a.shape == "gpu" else "[]"

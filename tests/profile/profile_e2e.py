@@ -33,6 +33,8 @@ import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAILS = []
+sys.path.insert(0, HERE)
+import gen_profile  # noqa: E402
 
 
 def check(cond, what):
@@ -903,40 +905,12 @@ def test_aoti_gpu(tlparse, work):
     log = os.path.join(EXAMPLES, "aot-cuda", "trace.log")
     run(tlparse, log, base, [])
     v = next(x for x in views(base).values() if x["kernels"])
-    calls = kernels_in_order(v)
-    # per step: no compiled region, no kernel-named CPU event: the wrapper's
-    # cuLaunchKernel (correlation c) for a Triton kernel, the C shim's event
-    # with a cudaLaunchKernel inside for an extern; GPU activities last
-    cpu, gpu, want = [], [], {}
-    ts, corr, ext, gts = 10 ** 6, 100, 1, 10 ** 6
-    x = Gen().x
-    each = {}
-    for step in range(6):
-        step_start = ts
-        ts += 1000
-        for i, (line, tname, is_ext, key) in enumerate(calls):
-            corr += 1
-            ext += 1
-            dur = (1000 * (i + 1) + 17 * step + 3) * (20 if step == 4 else 1)
-            each.setdefault(key, []).append(dur)
-            if key.startswith("aoti_torch_"):
-                cpu.append(x(key.split(":")[0], ts, 4000, args={"External id": ext}))
-                cpu.append(x("cudaLaunchKernel", ts + 1000, 1000, cat="cuda_runtime",
-                             args={"External id": ext, "correlation": corr}))
-                gname = "sm80_xmma_gemm_f32f32"
-            else:
-                cpu.append(x("cuLaunchKernel", ts, 3000, cat="cuda_driver",
-                             args={"correlation": corr}))
-                gname = tname
-            gpu.append(x(gname, gts, dur, cat="kernel", pid=0, tid=7,
-                         args={"correlation": corr, "device": 0, "stream": 7}))
-            want[key] = want.get(key, 0) + dur
-            gts += dur + 50
-            ts += 5000
-        ts += 1000
-        cpu.append(x("ProfilerStep#%d" % step, step_start, ts - step_start, cat="user_annotation"))
-        ts += 1000
-    cpu.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+    # gen_profile.py --shape aoti-gpu: per step no compiled region, no
+    # kernel-named CPU event: the wrapper's cuLaunchKernel (correlation) for
+    # a Triton kernel, the C shim's event with a cudaLaunchKernel inside for
+    # an extern; GPU activities last; the fifth step 20 times slower
+    cpu, gpu, each = gen_profile.aoti_gpu(v, 6, slow=4)
+    want = {k: sum(d) for k, d in each.items()}
     trace = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "fake"}],
              "traceEvents": cpu + gpu}
     path = os.path.join(work, "aoti-gpu.json")
