@@ -106,8 +106,8 @@ static const char *phase_name(tl_prof_phase p) {
 
 static double us(double ns) { return round(ns) / 1000.0; }
 
-/* A number-keyed accumulator ({"12": µs}) kept as a cJSON object. */
-static void add_at(cJSON *obj, const char *key, double ns) {
+/* Adds `ns` to the number `key` of a small object (or adds it). */
+static void add_num(cJSON *obj, const char *key, double ns) {
   cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (item)
     cJSON_SetNumberValue(item, item->valuedouble + ns);
@@ -115,10 +115,57 @@ static void add_at(cJSON *obj, const char *key, double ns) {
     cJSON_AddNumberToObject(obj, key, ns);
 }
 
-static void add_line(cJSON *obj, int line, double ns) {
+/* A cJSON object with its members found by hash (cJSON's own lookup walks
+ * the members: a join over n nodes would take n^2). The first member of a
+ * name wins, as in cJSON_GetObjectItem. */
+typedef struct jx {
+  cJSON *obj;
+  tl_strtab keys;
+  TL_VEC(cJSON *) items; /* by key id */
+} jx;
+
+static void jx_put(jx *x, const char *key, cJSON *item) {
+  int32_t id = tl_strtab_intern(&x->keys, key, strlen(key));
+  if ((size_t)id == x->items.count)
+    TL_VEC_PUSH(x->items, item);
+}
+
+static void jx_open(jx *x, cJSON *obj) {
+  memset(x, 0, sizeof *x);
+  x->obj = obj;
+  for (cJSON *it = obj ? obj->child : NULL; it; it = it->next)
+    if (it->string)
+      jx_put(x, it->string, it);
+}
+
+static cJSON *jx_get(const jx *x, const char *key) {
+  if (!key)
+    return NULL;
+  int32_t id = tl_strtab_find(&x->keys, key, strlen(key));
+  return id >= 0 ? x->items.items[id] : NULL;
+}
+
+static void jx_close(jx *x) {
+  tl_strtab_free(&x->keys);
+  TL_VEC_FREE(x->items);
+}
+
+/* A number-keyed accumulator ({"12": µs}) kept as a cJSON object. */
+static void add_at(jx *x, const char *key, double ns) {
+  cJSON *item = jx_get(x, key);
+  if (item) {
+    cJSON_SetNumberValue(item, item->valuedouble + ns);
+  } else {
+    item = cJSON_CreateNumber(ns);
+    cJSON_AddItemToObject(x->obj, key, item);
+    jx_put(x, key, item);
+  }
+}
+
+static void add_line(jx *x, int line, double ns) {
   char key[24];
   snprintf(key, sizeof key, "%d", line);
-  add_at(obj, key, ns);
+  add_at(x, key, ns);
 }
 
 /* Converts every value of an accumulator from ns to µs. */
@@ -583,8 +630,8 @@ static void add_problems(cJSON *obj, const tl_profile *p) {
 
 /* Step 3 for one kernel's time: nodes, pre-grad lines, source lines. */
 typedef struct sinks {
-  cJSON *post_nodes, *pre_nodes, *post_lines, *pre_lines, *sources;
-  const cJSON *nodes_post, *post_to_pre;
+  jx post_nodes, pre_nodes, post_lines, pre_lines, sources;
+  jx nodes_post, post_to_pre;
   const char **pre_at; /* pre-grad line -> node name */
   int pre_lines_n;
   double without_post, without_pre, without_source;
@@ -614,16 +661,16 @@ static double spread_nodes(sinks *s, const vkernel *k, double ns) {
   }
   double part = ns / (double)k->post.count;
   for (size_t i = 0; i < k->post.count; i++) {
-    add_at(s->post_nodes, k->post.items[i], part);
-    const cJSON *line = get(s->nodes_post, k->post.items[i]);
+    add_at(&s->post_nodes, k->post.items[i], part);
+    const cJSON *line = jx_get(&s->nodes_post, k->post.items[i]);
     if (!cJSON_IsNumber(line)) {
       s->without_pre += part;
       continue;
     }
-    add_line(s->post_lines, line->valueint, part);
+    add_line(&s->post_lines, line->valueint, part);
     char key[24];
     snprintf(key, sizeof key, "%d", line->valueint);
-    const cJSON *pres = get(s->post_to_pre, key);
+    const cJSON *pres = jx_get(&s->post_to_pre, key);
     int n = cJSON_GetArraySize(pres);
     if (!n) {
       s->without_pre += part;
@@ -633,7 +680,7 @@ static double spread_nodes(sinks *s, const vkernel *k, double ns) {
     cJSON_ArrayForEach(pl, pres) {
       if (!cJSON_IsNumber(pl))
         continue;
-      add_line(s->pre_lines, pl->valueint, part / n);
+      add_line(&s->pre_lines, pl->valueint, part / n);
       int l = pl->valueint;
       int src = source_of(s, l);
       if (src >= 0) {
@@ -643,7 +690,7 @@ static double spread_nodes(sinks *s, const vkernel *k, double ns) {
       }
       const char *name = l > 0 && l < s->pre_lines_n ? s->pre_at[l] : NULL;
       if (name)
-        add_at(s->pre_nodes, name, part / n);
+        add_at(&s->pre_nodes, name, part / n);
     }
   }
   return placed;
@@ -651,16 +698,17 @@ static double spread_nodes(sinks *s, const vkernel *k, double ns) {
 
 /* Adds `ns` to model line `key` ("file:line"), with its code. */
 static void add_source(sinks *s, const char *key, const char *code, double ns) {
-  cJSON *entry = cJSON_GetObjectItemCaseSensitive(s->sources, key);
+  cJSON *entry = jx_get(&s->sources, key);
   if (!entry) {
-    entry = cJSON_AddObjectToObject(s->sources, key);
+    entry = cJSON_AddObjectToObject(s->sources.obj, key);
+    jx_put(&s->sources, key, entry);
     cJSON_AddStringToObject(entry, "code", code ? code : "");
     cJSON_AddNumberToObject(entry, "total_us", 0);
     cJSON_AddNumberToObject(entry, "fwd_us", 0);
     cJSON_AddNumberToObject(entry, "bwd_us", 0);
   }
-  add_at(entry, "total_us", ns);
-  add_at(entry, s->backward ? "bwd_us" : "fwd_us", ns);
+  add_num(entry, "total_us", ns);
+  add_num(entry, s->backward ? "bwd_us" : "fwd_us", ns);
 }
 
 /* The part of a kernel's time that reached no pre-grad line with a model
@@ -807,15 +855,16 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   /* Build the line -> pre-grad node table once. */
   sinks s = {0};
   cJSON *lines = cJSON_CreateObject();
-  s.post_nodes = cJSON_CreateObject();
-  s.pre_nodes = cJSON_CreateObject();
-  s.post_lines = cJSON_AddObjectToObject(lines, "post");
-  s.pre_lines = cJSON_AddObjectToObject(lines, "pre");
-  cJSON *code_lines = cJSON_AddObjectToObject(lines, "code");
-  cJSON *kernel_lines = cJSON_AddObjectToObject(lines, "kernel");
-  s.sources = cJSON_CreateObject();
-  s.nodes_post = get(get(view, "nodes"), "post");
-  s.post_to_pre = get(get(view, "lines"), "postToPre");
+  jx code_lines, kernel_lines;
+  jx_open(&s.post_nodes, cJSON_CreateObject());
+  jx_open(&s.pre_nodes, cJSON_CreateObject());
+  jx_open(&s.post_lines, cJSON_AddObjectToObject(lines, "post"));
+  jx_open(&s.pre_lines, cJSON_AddObjectToObject(lines, "pre"));
+  jx_open(&code_lines, cJSON_AddObjectToObject(lines, "code"));
+  jx_open(&kernel_lines, cJSON_AddObjectToObject(lines, "kernel"));
+  jx_open(&s.sources, cJSON_CreateObject());
+  jx_open(&s.nodes_post, (cJSON *)get(get(view, "nodes"), "post"));
+  jx_open(&s.post_to_pre, (cJSON *)get(get(view, "lines"), "postToPre"));
   s.backward = graphs.count && graphs.items[0]->phase == TL_PROF_BACKWARD;
   s.facts = facts;
   const cJSON *pre_nodes = get(get(view, "nodes"), "pre"), *pn;
@@ -864,7 +913,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
         continue;
       }
       if (line > 0)
-        add_line(code_lines, line, ns);
+        add_line(&code_lines, line, ns);
       for (size_t j = 0; j < n_at; j++) {
         vkernel *x = &ks[at[j]];
         x->ns += ns / (double)n_at;
@@ -889,7 +938,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
     if (rest > ks[i].ns * 1e-9)
       spread_sources(&s, vkjson[i], rest);
     if (ks[i].kernel_def)
-      add_line(kernel_lines, ks[i].kernel_def, ks[i].ns);
+      add_line(&kernel_lines, ks[i].kernel_def, ks[i].ns);
   }
 
   cJSON *region = cJSON_AddObjectToObject(out, "region");
@@ -926,20 +975,25 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   }
   if (graphs.count)
     add_gaps(out, ks, vkjson, nk, &graphs, gpu);
-  to_us(s.post_nodes);
-  to_us(s.pre_nodes);
-  to_us(s.post_lines);
-  to_us(s.pre_lines);
-  to_us(code_lines);
-  to_us(kernel_lines);
-  cJSON_AddItemToObject(out, "post_nodes", s.post_nodes);
-  cJSON_AddItemToObject(out, "pre_nodes", s.pre_nodes);
+  to_us(s.post_nodes.obj);
+  to_us(s.pre_nodes.obj);
+  to_us(s.post_lines.obj);
+  to_us(s.pre_lines.obj);
+  to_us(code_lines.obj);
+  to_us(kernel_lines.obj);
+  cJSON_AddItemToObject(out, "post_nodes", s.post_nodes.obj);
+  cJSON_AddItemToObject(out, "pre_nodes", s.pre_nodes.obj);
   cJSON_AddNumberToObject(out, "without_post_node_us", us(s.without_post));
   cJSON_AddNumberToObject(out, "without_pre_node_us", us(s.without_pre));
   cJSON_AddNumberToObject(out, "without_source_line_us", us(s.without_source));
   cJSON_AddItemToObject(out, "lines", lines);
-  cJSON_AddItemToObject(out, "source_lines", source_list(s.sources));
-  cJSON_Delete(s.sources);
+  cJSON_AddItemToObject(out, "source_lines", source_list(s.sources.obj));
+  cJSON_Delete(s.sources.obj);
+  jx *all[] = {&s.post_nodes,  &s.pre_nodes, &s.post_lines,
+               &s.pre_lines,   &s.sources,   &s.nodes_post,
+               &s.post_to_pre, &code_lines,  &kernel_lines};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    jx_close(all[i]);
   cJSON_AddItemToObject(out, "unmatched", unmatched);
 
   for (size_t i = 0; i < nk; i++) {
