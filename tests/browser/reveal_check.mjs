@@ -11,9 +11,9 @@
 //
 //   node tests/browser/reveal_check.mjs --out SHOTS_DIR PAGE.html VIEW.json ...
 //
-// Pages with many kernels are sampled deterministically (evenly spaced, a
-// different offset per window size). Exit 77 = chromium or playwright-core
-// missing.
+// Each kernel and mapped graph line is tried at one of the three sizes;
+// pages with more than 30 kernels are sampled deterministically. Exit 77 =
+// chromium or playwright-core missing.
 import { basename, dirname, resolve } from 'node:path';
 import {
   check, eq, expectCodeLine, expectKernelPost, launch, openPage, readView, results,
@@ -24,14 +24,15 @@ export const SIZES = [[1600, 1000], [1280, 720], [900, 700]];
 const KERNEL_CLICKS = 10; // call sites clicked per page and window size
 const LINE_CLICKS = 4;    // pre-grad and post-grad lines clicked per panel and size
 
-// `count` items of `list`, evenly spaced, starting at a per-size offset.
+// The items of `list` for window size number `round`: every third item, so
+// the three sizes together try each item once; when that is more than
+// `count`, `count` of them evenly spaced (deterministic).
 export function sample(list, count, round) {
-  if (list.length <= count) return list.slice();
-  const out = [], step = list.length / count;
-  for (let i = 0; i < count; i++) {
-    out.push(list[Math.floor(i * step + (round * step) / SIZES.length) % list.length]);
-  }
-  return [...new Set(out)];
+  const mine = list.filter((_, i) => i % SIZES.length === round);
+  if (mine.length <= count) return mine;
+  const out = [], step = mine.length / count;
+  for (let i = 0; i < count; i++) out.push(mine[Math.floor(i * step)]);
+  return out;
 }
 
 function num(obj, k) { return (obj && obj[String(k)]) || []; }
@@ -249,7 +250,7 @@ async function checkPage(browser, name, file, view, shotDir) {
         await linksOnScreen(deep.page, { ...expectKernel(view, k), code: k.calls }, 'code'), []);
       await deep.context.close();
     }
-    const posts = round === 1 ? sample(graphLines(view, 'post'), 1, round) : [];
+    const posts = round === 1 ? sample(graphLines(view, 'post'), 1, 0) : [];
     if (posts.length) {
       const deep = await openPage(browser, file,
         { viewport: { width: w, height: h }, hash: '#post=' + posts[0] });
