@@ -71,7 +71,8 @@ export async function openPage(browser, file, opts = {}) {
   await page.waitForFunction(() => typeof (window.tlprov || {}).select === 'function', null,
     { timeout: 10000 });
   // Syntax colours come after the load event (highlight.js loads then).
-  await page.waitForFunction(() => window.tlprov.painted(), null, { timeout: 10000 });
+  await page.waitForFunction(() => !window.tlprov.painted || window.tlprov.painted(), null,
+    { timeout: 10000 });
   return { page, context, log, url };
 }
 
