@@ -105,6 +105,46 @@ const char *tl_diag_kind_title(tl_diag_kind kind) {
   return "?";
 }
 
+const char *tl_diag_kind_title_one(tl_diag_kind kind) {
+  switch (kind) {
+  case TL_DIAG_GLOG:
+    return "line that is not a glog line";
+  case TL_DIAG_JSON:
+    return "broken JSON envelope";
+  case TL_DIAG_ENVELOPE:
+    return "envelope of an unexpected shape";
+  case TL_DIAG_MD5:
+    return "payload whose md5 does not match";
+  case TL_DIAG_TRUNCATED:
+    return "truncated record";
+  case TL_DIAG_PAYLOAD:
+    return "missing or unusable payload";
+  case TL_DIAG_OTHER_RANK:
+    return "entry of another rank (skipped)";
+  case TL_DIAG_NO_COMPILE_ID:
+    return "entry whose compile id cannot be read";
+  case TL_DIAG_RAW_JSONL:
+    return "entry changed or left out in raw.jsonl";
+  case TL_DIAG_CHROMIUM:
+    return "chromium event left out (not JSON)";
+  case TL_DIAG_UTF8:
+    return "JSON artifact whose invalid UTF-8 was written as U+FFFD";
+  case TL_DIAG_OUTPUT:
+    return "output file not written";
+  case TL_DIAG_PROVENANCE:
+    return "provenance view with problems";
+  case TL_DIAG_PROFILE:
+    return "profile trace with problems";
+  case TL_DIAG_PROFILE_MISMATCH:
+    return "provenance view that the profile does not match";
+  case TL_DIAG_PROFILE_UNUSABLE:
+    return "profile trace unreadable, truncated, empty or matching no view";
+  case TL_DIAG_KIND_COUNT:
+    break;
+  }
+  return "?";
+}
+
 void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
                  ...) {
   size_t n = d->counts[kind]++;
@@ -183,6 +223,8 @@ void tl_diag_print_summary(const tl_diag *d) {
     if (first->line)
       fprintf(stderr, ":%zu", first->line);
     fprintf(stderr, ": %s (%zu %s)\n", first->message ? first->message : "",
-            d->counts[k], tl_diag_kind_title((tl_diag_kind)k));
+            d->counts[k],
+            d->counts[k] == 1 ? tl_diag_kind_title_one((tl_diag_kind)k)
+                              : tl_diag_kind_title((tl_diag_kind)k));
   }
 }

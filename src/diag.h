@@ -64,6 +64,8 @@ size_t tl_diag_total(const tl_diag *d);
 size_t tl_diag_parse_failures(const tl_diag *d);
 const char *tl_diag_kind_name(tl_diag_kind kind);
 const char *tl_diag_kind_title(tl_diag_kind kind);
+/* The same for one ("line that is not a glog line"). */
+const char *tl_diag_kind_title_one(tl_diag_kind kind);
 /* Prints one line per category with its count and first place to stderr. */
 void tl_diag_print_summary(const tl_diag *d);
 

@@ -17,7 +17,7 @@
   var CHUNK = 200;    /* lines highlighted by one highlight.js call */
   /* highlight.js: ready once its script has loaded or failed to (main.js
    * loads it after the page's load event); ok when it is usable. */
-  var HL = {ready: false, ok: false, src: null};
+  var HL = {ready: false, ok: false, src: null, painted: false};
   /* Work that can wait until the page has loaded (after its first paint):
    * run as a task of its own once the load event has passed. */
   function afterLoad(fn) {

@@ -104,6 +104,9 @@
           ensureHighlighted(w.m, w.first, w.last);
           w.render(true);
         });
+        /* The first colours on screen: the benchmarks read this mark. */
+        if (!HL.painted && performance.mark) performance.mark('tlprov-painted');
+        HL.painted = true;
       }, 0);
     });
   }

@@ -4,8 +4,10 @@
 // loaded RUNS times, the two pages interleaved, in headless chromium at
 // 1600x1000; prints per page the median of
 //   load    navigation start -> loadEventEnd (Navigation Timing)
-//   ready   navigation start -> 'tlprov-ready' (ours: panels rendered,
-//           highlighted and answering input; the Rust page has no such mark)
+//   ready   navigation start -> 'tlprov-ready' (ours: panels rendered and
+//           answering input; the Rust page has no such mark)
+//   coloured navigation start -> 'tlprov-painted' (ours: highlight.js,
+//           loaded after the load event, has coloured the lines on screen)
 //   script  time spent in script (the Long Animation Frames' script
 //           entries are not in every chromium: the CDP Performance
 //           domain's ScriptDuration is used)
@@ -34,10 +36,15 @@ async function loadOnce(file) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  // Ours: wait for the colours, which come after the load event.
+  await page.waitForFunction(() => !window.tlprov || !window.tlprov.painted ||
+    window.tlprov.painted(), null, { timeout: 10000 });
   const m = await page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const ready = performance.getEntriesByName('tlprov-ready')[0];
-    return { load: nav.loadEventEnd, ready: ready ? ready.startTime : null };
+    const coloured = performance.getEntriesByName('tlprov-painted')[0];
+    return { load: nav.loadEventEnd, ready: ready ? ready.startTime : null,
+      coloured: coloured ? coloured.startTime : null };
   });
   const metrics = (await cdp.send('Performance.getMetrics')).metrics;
   const script = metrics.find((x) => x.name === 'ScriptDuration');
@@ -47,7 +54,7 @@ async function loadOnce(file) {
 }
 
 try {
-  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | ours ready (ms) | script ours / Rust (ms) |');
+  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | ours ready / coloured (ms) | script ours / Rust (ms) |');
   console.log('|---|---|---|---|---|');
   const { statSync } = await import('node:fs');
   for (let t = 0; t < triples.length; t += 3) {
@@ -61,7 +68,8 @@ try {
     const med = (side, key) => median(got[side].map((m) => m[key]));
     const kb = (f) => (statSync(f).size / 1024).toFixed(0);
     console.log(`| ${name} | ${kb(ours)} / ${kb(rust)} | ${med('ours', 'load').toFixed(0)} / ` +
-      `${med('rust', 'load').toFixed(0)} | ${med('ours', 'ready').toFixed(0)} | ` +
+      `${med('rust', 'load').toFixed(0)} | ${med('ours', 'ready').toFixed(0)} / ` +
+      `${med('ours', 'coloured').toFixed(0)} | ` +
       `${med('ours', 'script').toFixed(0)} / ${med('rust', 'script').toFixed(0)} |`);
   }
 } finally {

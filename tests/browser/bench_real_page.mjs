@@ -41,6 +41,7 @@ try {
     const { page, context } = await openPage(browser, opt.page);
     const m = await page.evaluate(async (calls) => {
       const ready = performance.getEntriesByName('tlprov-ready')[0];
+      const coloured = performance.getEntriesByName('tlprov-painted')[0];
       const fcp = performance.getEntriesByName('first-contentful-paint')[0];
       const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
       const pin = [];
@@ -54,6 +55,8 @@ try {
       }
       const nav = performance.getEntriesByType('navigation')[0];
       return { open: ready ? ready.startTime : -1, paint: fcp ? fcp.startTime : -1,
+        coloured: coloured ? coloured.startTime : ready ? ready.startTime : -1,
+        load: nav.loadEventEnd,
         read: nav.responseEnd, parsed: nav.domInteractive,
         heap: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1,
         pin };
@@ -61,7 +64,8 @@ try {
     const p = stats(m.pin);
     console.log(`${mb.toFixed(1)} MB page, run ${r + 1}: open ${m.open.toFixed(0)} ms ` +
       `(file read ${m.read.toFixed(0)}, HTML parsed ${m.parsed.toFixed(0)}), ` +
-      `first paint ${m.paint.toFixed(0)} ms, JS heap ${m.heap.toFixed(0)} MiB, ` +
+      `first paint ${m.paint.toFixed(0)} ms, load event ${m.load.toFixed(0)} ms, ` +
+      `coloured ${m.coloured.toFixed(0)} ms, JS heap ${m.heap.toFixed(0)} MiB, ` +
       `pin median ${p.median.toFixed(1)} / max ${p.max.toFixed(1)} ms over ${m.pin.length} of ${allCalls.length} call sites` +
       (opt.all ? `\n  pins ${m.pin.map((x) => x.toFixed(1)).join(' ')}` : ''));
     await context.close();

@@ -90,8 +90,8 @@ class BadInput(Case):
         r, out = self.parse(log)
         self.assertEqual(r.returncode, 0)
         self.assertEqual(r.stderr.strip(),
-                         "tlparse: %s:%d: not a glog line (1 lines that are "
-                         "not glog lines)" % (log, i + 1))
+                         "tlparse: %s:%d: not a glog line (1 line that is "
+                         "not a glog line)" % (log, i + 1))
         _, clean = self.parse(JIT)
         self.assertEqual(compile_files(out), compile_files(clean))
         r, _ = self.parse(log, "--strict")
@@ -109,7 +109,7 @@ class BadInput(Case):
         self.assertTrue(err[0].startswith("tlparse: %s:%d: bad JSON envelope"
                                           % (log, i + 1)), err[0])
         self.assertTrue(err[0].endswith("(its payload lines skipped) "
-                                        "(1 broken JSON envelopes)"), err[0])
+                                        "(1 broken JSON envelope)"), err[0])
         names = compile_files(out)
         self.assertFalse(any("fx_graph_runnable" in n for n in names))
         # Everything else is still written (the running number shifts by one
@@ -125,7 +125,7 @@ class BadInput(Case):
         r, out = self.parse(log)
         self.assertEqual(r.returncode, 0)
         self.assertIn(":%d: payload md5 " % (i + 1), r.stderr)
-        self.assertIn("(1 payloads whose md5 does not match)", r.stderr)
+        self.assertIn("(1 payload whose md5 does not match)", r.stderr)
         with open(os.path.join(out, "-_0_0_0/before_pre_grad_graph_1.txt"),
                   "rb") as f:
             first = f.read().split(b"\n")[0]
@@ -142,7 +142,7 @@ class BadInput(Case):
         self.assertEqual(r.returncode, 0)
         self.assertIn(":%d: file ends inside the \"artifact\" entry's "
                       "payload (kept as read)" % (i + 1), r.stderr)
-        self.assertIn("(1 truncated records)", r.stderr)
+        self.assertIn("(1 truncated record)", r.stderr)
         path = os.path.join(
             out, "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces"
             "_15.json")
@@ -212,7 +212,7 @@ class BadInput(Case):
         r, out = self.parse(log)
         self.assertEqual(r.returncode, 0)
         self.assertEqual(r.stderr, "tlparse: %s:%d: entry of another rank "
-                         "skipped (first rank seen: 0) (1 entries of another "
+                         "skipped (first rank seen: 0) (1 entry of another "
                          "rank (skipped))\n" % (log, j + 1))
         self.assertFalse(any("fx_graph_runnable" in n
                              for n in compile_files(out)))

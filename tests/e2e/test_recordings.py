@@ -588,7 +588,7 @@ class Recordings(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stderr, (
                     "tlparse: %s:%d: entry without a rank in a log of rank %d "
-                    "skipped (as the Rust tool skips it) (1 entries of another "
+                    "skipped (as the Rust tool skips it) (1 entry of another "
                     "rank (skipped))\n"
                     % (log, rankless[0][0], rank)))
                 self.check_kernel(

@@ -192,9 +192,12 @@ class Markup(Case):
         escaped = b"&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;"
         # Shown as text where a person reads it: the diagnostic, the frame's
         # file and name in the stack trie and again next to the compile id
-        # ("file:1 in name", twice each), the failure and the link name.
+        # ("file:1 in name", twice each), the failure and the link name;
+        # and the provenance view's line, in the Provenance Tracking section
+        # and under its compile id, names the frame (the function, and the
+        # file in its title): four more.
         index = self.read(self.out, "index.html")
-        self.assertEqual(index.count(escaped), 7)
+        self.assertEqual(index.count(escaped), 11)
         self.assertIn(escaped, self.read(
             self.out, "-_0_0_0/compilation_metrics_7.html"))
         self.assertIn(escaped, self.read(
@@ -285,7 +288,7 @@ class Paths(Case):
         self.assertEqual(r.stderr.decode(), (
             "tlparse: %s:13: compile id field is not an integer from 0 to "
             "2^32-1 in \"dynamo_output_graph\" entry (its files go to "
-            "unknown_13/) (1 entries whose compile id cannot be read)\n")
+            "unknown_13/) (1 entry whose compile id cannot be read)\n")
             % log)
         self.assertEqual(set(os.listdir(self.tmp)) - before,
                          {os.path.basename(out)})
@@ -365,7 +368,7 @@ class Broken(Case):
         # cJSON reports the end of a cut line as its last character.
         self.assertEqual(self.stderr_lines(r), [
             "tlparse: %s:5: bad JSON envelope at column %d (1 broken JSON "
-            "envelopes)" % (log, len(cut))])
+            "envelope)" % (log, len(cut))])
         self.kept(out)
         r, _ = self.parse(log, "--strict")
         self.assertEqual(r.returncode, 1)
@@ -375,8 +378,8 @@ class Broken(Case):
         r, out = self.parse(log)
         self.assertEqual(r.returncode, 0)
         self.assertEqual(self.stderr_lines(r), [
-            "tlparse: %s:5: not a glog line (1 lines that are not glog "
-            "lines)" % log])
+            "tlparse: %s:5: not a glog line (1 line that is not a glog "
+            "line)" % log])
         self.kept(out)
 
     def test_deeply_nested_envelope_is_bad_json(self):
@@ -391,7 +394,7 @@ class Broken(Case):
         # nested in the envelope's two objects (1-based column).
         col = len(PREFIX) + len(b'{"artifact": {"name": "d", "x": ') + 999
         self.assertEqual(lines[0], "tlparse: %s:5: bad JSON envelope at "
-                         "column %d (1 broken JSON envelopes)" % (log, col))
+                         "column %d (1 broken JSON envelope)" % (log, col))
         self.kept(out)
 
     def test_a_chromium_event_that_is_not_json_is_left_out_alone(self):
@@ -448,7 +451,7 @@ class Broken(Case):
         # the first invalid byte and writes nothing).
         self.assertEqual((r.returncode, r.stderr.decode()), (0, (
             "tlparse: %s:7: 2 invalid UTF-8 sequences written as U+FFFD in "
-            "raw.jsonl (1 entries changed or left out in raw.jsonl)\n")
+            "raw.jsonl (1 entry changed or left out in raw.jsonl)\n")
             % log))
         line = self.read(out, "raw.jsonl").split(b"\n")[4]
         self.assertEqual(json.loads(line)["artifact"]["name"], "\ufffd\ufffd")
@@ -464,7 +467,7 @@ class Broken(Case):
         col = len(PREFIX) + len(b'{"dynamo_output_graph": {}}') + 1
         self.assertEqual(self.stderr_lines(r), [
             "tlparse: %s:7: bad JSON envelope at column %d (1 broken JSON "
-            "envelopes)" % (log, col)])
+            "envelope)" % (log, col)])
         self.kept(out)
         self.assertEqual(self.read(out, "-_0_0_0/z_2.txt"), b"a\x00b\x00")
 
@@ -485,7 +488,7 @@ class Broken(Case):
         col = len(PREFIX) + len(b'{"dynamo_output_graph": {}}') + 1
         self.assertEqual(self.stderr_lines(r), [
             "tlparse: %s:5: bad JSON envelope at column %d (1 broken JSON "
-            "envelopes)" % (log, col)])
+            "envelope)" % (log, col)])
         self.kept(out)
 
     def test_huge_string_table_index_is_refused(self):
@@ -608,7 +611,7 @@ class Mappings(Case):
         self.assertEqual(self.stderr_lines(r), [
             "tlparse: %s:3: node mappings: 3 entries of the wrong type "
             "skipped, first preToPost[\"x\"]: a string, not a list of names "
-            "(1 provenance views with problems)" % log])
+            "(1 provenance view with problems)" % log])
         view = json.loads(self.read(out, "provenance_tracking_-_0_0_0.json"))
         self.assertEqual([(m["section"], m["key"]) for m in view["malformed"]],
                          [("preToPost", "x"), ("preToPost", "y"),
@@ -627,7 +630,7 @@ class Mappings(Case):
         self.assertEqual(self.stderr_lines(r), [
             "tlparse: %s:3: -_0_0_0/inductor_provenance_tracking_node_"
             "mappings_1.json: 3 invalid UTF-8 sequences written as U+FFFD "
-            "(the exact bytes are in raw.log) (1 JSON artifacts whose invalid "
+            "(the exact bytes are in raw.log) (1 JSON artifact whose invalid "
             "UTF-8 was written as U+FFFD)" % log])
         view = json.loads(self.read(out, "provenance_tracking_-_0_0_0.json")
                           .decode("utf-8", "strict"))

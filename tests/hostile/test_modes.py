@@ -441,11 +441,11 @@ class MultiRank(Temp):
         whole = hashlib.md5(code.encode()).hexdigest()
         self.assertEqual(r.stderr.decode().splitlines(), [
             "tlparse: %s:5: payload md5 %s does not match has_payload %s in "
-            "\"inductor_output_code\" entry (payload kept) (1 payloads "
+            "\"inductor_output_code\" entry (payload kept) (1 payload "
             "whose md5 does not match)"
             % (log, hashlib.md5(kept.encode()).hexdigest(), whole),
             "tlparse: %s:5: file ends inside the \"inductor_output_code\" "
-            "entry's payload (kept as read) (1 truncated records)" % log])
+            "entry's payload (kept as read) (1 truncated record)" % log])
         page = self.landing()
         for k in range(3):
             self.assertIn(b'<li><a href="rank_%d/index.html">Rank %d</a></li>'
