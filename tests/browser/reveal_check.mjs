@@ -239,6 +239,28 @@ async function checkPage(browser, name, file, view, shotDir) {
       eq(`${name} ${size}: search ${k.key} + Enter shows its calls and links`,
         await linksOnScreen(page, { ...kk, code: k.calls }, 'code'), []);
     }
+    // The profile's tables and bar charts (--profile): each clickable row or
+    // bar of "Where the time goes" selects its kernel.
+    const profiled = await page.evaluate(() => {
+      const time = document.querySelector('details.tp-time');
+      if (!time) return [];
+      time.open = true;
+      return Array.from(time.querySelectorAll('[data-kernel]')).map((e, i) => {
+        e.dataset.revealIndex = i;
+        return e.dataset.kernel;
+      });
+    });
+    for (const [i, key] of profiled.entries()) {
+      if (i % SIZES.length !== round) continue;
+      const k = kernels.find((x) => x.key === key);
+      if (!k) continue;
+      await page.keyboard.press('Escape');
+      const target = page.locator(`[data-reveal-index="${i}"]`);
+      await target.scrollIntoViewIfNeeded();
+      await target.click();
+      eq(`${name} ${size}: the profile's ${key} (${i}) shows its calls and links`,
+        await linksOnScreen(page, { ...expectKernel(view, k), code: k.calls }, 'code'), []);
+    }
     eq(`${name} ${size}: no script errors`, log.errors.concat(log.console), []);
     await context.close();
     // Deep links, opened as a fresh page: #kernel= at two sizes, #post= at one.

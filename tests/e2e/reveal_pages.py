@@ -18,12 +18,18 @@ from fixture_pages import FIXTURES, ROOT, TLPARSE  # noqa: E402
 
 
 def example_traces():
-    """Every examples/<name>/trace.log, sorted by name."""
+    """(trace, name, extra arguments) of every examples/<name>/trace.log,
+    sorted by name; one with a profile beside it (profile.json.gz) is run
+    once more with --profile, so its time tables and charts are clicked."""
     base = os.path.join(ROOT, "examples")
     for name in sorted(os.listdir(base)):
         trace = os.path.join(base, name, "trace.log")
         if os.path.isfile(trace):
-            yield trace, "example-" + name
+            yield trace, "example-" + name, []
+            profile = os.path.join(base, name, "profile.json.gz")
+            if os.path.isfile(profile):
+                yield trace, "example-" + name + "-profiled", [
+                    "--profile", profile]
 
 
 def pages_of(out):
@@ -51,13 +57,15 @@ def main():
     os.makedirs(work)
     traces = list(example_traces())
     if os.path.isdir(tracelog.FIXTURES):
-        traces += [(tracelog.fixture(f), f.split(".")[0]) for f in FIXTURES]
+        traces += [(tracelog.fixture(f), f.split(".")[0], [])
+                   for f in FIXTURES]
     else:
         print("shared fixtures folder is absent: checking the examples only")
     pairs = []
-    for trace, name in traces:
+    for trace, name, extra in traces:
         out = os.path.join(work, name)
-        subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
+        subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"] +
+                       extra,
                        check=True, env=dict(os.environ, CI="1"),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         found = pages_of(out)
