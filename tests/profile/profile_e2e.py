@@ -930,6 +930,18 @@ def test_aoti_gpu(tlparse, work):
         check(got is not None and abs(got - d / 1000) <= 0.001, "aoti gpu: %s %s vs %s" % (key, got, d / 1000))
     check(abs(p["region"]["total_us"] - sum(want.values()) / 1000) <= 0.001 and p["region"]["unknown_us"] == 0,
           "aoti gpu: region %s" % p["region"])
+    # the same CPU events without any GPU activity (a GPU trace recorded
+    # without ProfilerActivity.CUDA): the run holds no Inductor kernel name,
+    # so the view does not match, and the reason says how to record one
+    bare = os.path.join(work, "aoti-gpu-no-activities.json")
+    json.dump(dict(trace, traceEvents=cpu), open(bare, "w"))
+    out3 = os.path.join(work, "aoti-gpu-no-activities")
+    r = run_strict(tlparse, log, out3, [bare])
+    m = next(x for x in views(out3).values() if x["kernels"])["profile"]["match"]
+    check(r.returncode == 1 and m["status"] == "unmatched" and m["kernel_names_found"] == 0
+          and "on GPU with ProfilerActivity.CUDA" in m["reason"],
+          "aoti gpu without activities: %d %s" % (r.returncode, m))
+    check("ProfilerActivity.CUDA" in r.stderr, "aoti gpu without activities: stderr says how to record")
     # the same activities before their launches: the same profile
     trace["traceEvents"] = gpu + cpu
     first = os.path.join(work, "aoti-gpu-first.json")
