@@ -1,11 +1,12 @@
-# Joins the page script's modules into one script, the body of one function
-# (so the modules share its scope and nothing leaks into window except what
-# main.js exports). Run as:
-#   cmake -DOUTPUT=.. -DMODULES="a.js|b.js" -P concat.cmake
+# Joins the page script's modules into one script: MODULES become the body
+# of the function `start` (so they share its scope and nothing leaks into
+# window except what main.js exports), and BOOT, after it in the same outer
+# function, decides when `start` runs. Run as:
+#   cmake -DOUTPUT=.. -DMODULES="a.js|b.js" -DBOOT=boot.js -P concat.cmake
 # The order of MODULES is the order of execution (src/page.cmake lists it).
 set(text "/* provenance.js: behaviour of the provenance highlighter page (issue 4),
  * joined by the build (assets/concat.cmake) from assets/page/*.js:
- * data, selection, panels, search, profile, main. Reads the view JSON and
+ * data, selection, panels, search, profile, main, and boot. Reads the view JSON and
  * artifact texts that src/provpage.c embeds, builds the panels (pre, post,
  * code and the AOT kernel-code tab), and links them through the view's line
  * maps. Safety: trace text reaches the DOM only through textContent or
@@ -14,6 +15,7 @@ set(text "/* provenance.js: behaviour of the provenance highlighter page (issue 
  */
 (function () {
   'use strict';
+  function start() {
 ")
 string(REPLACE "|" ";" MODULES "${MODULES}")
 foreach(module IN LISTS MODULES)
@@ -21,6 +23,8 @@ foreach(module IN LISTS MODULES)
   file(READ "${module}" body)
   string(APPEND text "\n  /* ==== ${name} ==== */\n" "${body}")
 endforeach()
-string(APPEND text "})();\n")
+file(READ "${BOOT}" boot)
+get_filename_component(boot_name "${BOOT}" NAME)
+string(APPEND text "  }\n\n  /* ==== ${boot_name} ==== */\n" "${boot}" "})();\n")
 file(WRITE "${OUTPUT}.tmp" "${text}")
 file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")

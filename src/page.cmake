@@ -14,11 +14,15 @@ foreach(m ${TL_PAGE_MODULES})
 endforeach()
 set(TL_PAGE_JS "${CMAKE_BINARY_DIR}/assets/provenance.js")
 string(REPLACE ";" "|" TL_PAGE_MODULE_ARG "${TL_PAGE_MODULE_FILES}")
+# boot.js decides when the modules run (after the document is parsed).
+set(TL_PAGE_BOOT "${CMAKE_SOURCE_DIR}/assets/page/boot.js")
 add_custom_command(OUTPUT "${TL_PAGE_JS}"
   COMMAND ${CMAKE_COMMAND} -E make_directory "${CMAKE_BINARY_DIR}/assets"
   COMMAND ${CMAKE_COMMAND} "-DMODULES=${TL_PAGE_MODULE_ARG}"
+          "-DBOOT=${TL_PAGE_BOOT}"
           -DOUTPUT=${TL_PAGE_JS} -P "${CMAKE_SOURCE_DIR}/assets/concat.cmake"
-  DEPENDS ${TL_PAGE_MODULE_FILES} "${CMAKE_SOURCE_DIR}/assets/concat.cmake"
+  DEPENDS ${TL_PAGE_MODULE_FILES} "${TL_PAGE_BOOT}"
+          "${CMAKE_SOURCE_DIR}/assets/concat.cmake"
   COMMENT "Joining the page script's modules" VERBATIM)
 
 set(TL_PAGE_EMBED "")

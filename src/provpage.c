@@ -8,12 +8,13 @@
  *   likewise -post, -code, -kernel: each artifact text as one JSON string,
  *   or, from tl_provpage_deflate_at bytes on, deflated and base64-encoded in
  *   a <script type="application/octet-stream" data-deflate="raw"> element
- *   that the loader inflates before provenance.js starts.
+ *   that provenance.js inflates before it starts (assets/page/boot.js).
  * The scripts and the style are files of static/, shared by every page of a
  * report (a page costs its data and about two kilobytes): one inline
- * loader, allowed by its SHA-256 in the page's CSP with 'strict-dynamic',
- * adds static/provenance.js, which adds static/highlight.min.js once the
- * page has loaded (its colours come after the first paint). No other script
+ * loader in the <head>, allowed by its SHA-256 in the page's CSP with
+ * 'strict-dynamic', adds static/provenance.js, which adds
+ * static/highlight.min.js once the page has loaded (its colours come after
+ * the first paint). No other script
  * can run even if some trace text were mis-escaped: an injected inline
  * script has no allowed hash, and 'strict-dynamic' refuses every script
  * element the HTML itself names (`'self'` would not: on file:// it allows
@@ -212,47 +213,30 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
   tl_buf_printf(out, "\">%s</a>", label);
 }
 
-/* The page's one inline script: it adds provenance.js from the folder its
- * data-static attribute names (provenance.js adds highlight.min.js from
- * there after the load event), and says so in the page when
- * one cannot be loaded; first it inflates the texts that came deflated
- * (tl_provpage_deflate_at) into window.tlprovInflated, where data.js reads
- * them (null for a text this browser could not inflate). Its text is the
- * same on every page, so its hash is made once per process. */
+/* The page's one inline script, in its <head>: it adds provenance.js from
+ * the folder its data-static attribute names, so that the script is
+ * fetched and compiled while the rest of the HTML is read (it starts once
+ * the document is parsed: assets/page/boot.js, which also inflates the
+ * texts that came deflated, tl_provpage_deflate_at), and says so in the
+ * page when the script cannot be loaded. provenance.js adds
+ * highlight.min.js from the same folder after the load event. Its text is
+ * the same on every page, so its hash is made once per process. */
 static const char LOADER[] =
     "(function () {\n"
     "  var d = document, base = d.currentScript.getAttribute('data-static');\n"
-    "  var missing = [], texts = {};\n"
-    "  function start() {\n"
-    "    ['provenance.js'].forEach(function (name) {\n"
-    "      var s = d.createElement('script');\n"
-    "      s.src = base + name;\n"
-    "      s.async = false;\n"
-    "      s.onerror = function () {\n"
-    "        missing.push(base + name);\n"
-    "        d.getElementById('tlprov').textContent = 'The highlighter cannot "
-    "'\n"
-    "          + 'start: ' + missing.join(', ') + (missing.length > 1 ? ' "
-    "are'\n"
-    "          : ' is') + ' missing beside this page.';\n"
-    "      };\n"
-    "      d.body.appendChild(s);\n"
-    "    });\n"
-    "  }\n"
-    "  var packed = d.querySelectorAll('script[data-deflate]');\n"
-    "  if (!packed.length) return start();\n"
-    "  window.tlprovInflated = texts;\n"
-    "  Promise.all([].map.call(packed, function (e) {\n"
-    "    return Promise.resolve().then(function () {\n"
-    "      var b = atob(e.textContent), u = new Uint8Array(b.length);\n"
-    "      for (var i = 0; i < b.length; i++) u[i] = b.charCodeAt(i);\n"
-    "      return new Response(new Blob([u]).stream().pipeThrough(\n"
-    "        new DecompressionStream('deflate-raw'))).arrayBuffer();\n"
-    "    }).then(function (b) {\n"
-    "      texts[e.id] = new TextDecoder('utf-8', {ignoreBOM: "
-    "true}).decode(b);\n"
-    "    }).catch(function () { texts[e.id] = null; });\n"
-    "  })).then(start);\n"
+    "  var s = d.createElement('script');\n"
+    "  s.src = base + 'provenance.js';\n"
+    "  s.onerror = function () {\n"
+    "    function say() {\n"
+    "      d.getElementById('tlprov').textContent = 'The highlighter cannot '\n"
+    "        + 'start: ' + base + 'provenance.js is missing beside this "
+    "page.';\n"
+    "    }\n"
+    "    if (d.readyState === 'loading') "
+    "d.addEventListener('DOMContentLoaded', say);\n"
+    "    else say();\n"
+    "  };\n"
+    "  d.head.appendChild(s);\n"
     "})();\n";
 
 static tl_buf loader_csp;
@@ -322,6 +306,9 @@ static void render(tl_buf *out, const tl_provpage_view *view,
   const char *compile_dir = view->compile_dir;
   pthread_once(&loader_once, make_loader_csp);
   put_doc_start(out, &loader_csp, compile_id, compile_dir);
+  tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\">");
+  tl_buf_puts(out, LOADER);
+  tl_buf_puts(out, "</script>\n");
   tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
                    "provenance.css\">\n</head>\n");
   put_header(out, compile_id, compile_dir, "<div id=\"tp-search-box\"></div>",
@@ -338,10 +325,7 @@ static void render(tl_buf *out, const tl_provpage_view *view,
   put_text(out, "post", reader, texts->post);
   put_text(out, "code", reader, texts->code);
   put_text(out, "kernel", reader, texts->kernel_code);
-
-  tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\">");
-  tl_buf_puts(out, LOADER);
-  tl_buf_puts(out, "</script>\n</body>\n</html>\n");
+  tl_buf_puts(out, "</body>\n</html>\n");
 }
 
 /* The page's view of a cJSON tree; *json (the text) is the caller's to

@@ -43,10 +43,10 @@ typedef struct tl_provpage_text_reader {
  * deflate at zlib's fastest level, base64-encoded) in an element
  *   <script type="application/octet-stream" id="tlprov-text-code"
  *           data-deflate="raw">…</script>
- * that the page's loader inflates with the browser's DecompressionStream
- * before the page's scripts start; smaller texts are JSON strings. Generated
- * code compresses 5 to 20 times, and a page's open is mostly reading its
- * bytes (docs/performance.md, "The page at scale"). Tests set it to 0 to
+ * that the page's script inflates with the browser's DecompressionStream
+ * before it starts (assets/page/boot.js); smaller texts are JSON strings.
+ * Generated code compresses 5 to 20 times, and a page's open is mostly reading
+ * its bytes (docs/performance.md, "The page at scale"). Tests set it to 0 to
  * deflate every text. */
 extern size_t tl_provpage_deflate_at;
 #define TL_PROVPAGE_DEFLATE_AT_DEFAULT ((size_t)1 << 20)
