@@ -1407,6 +1407,7 @@ void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
                                 const char *const *hrefs, size_t count) {
   size_t profiled = 0;
   TL_VEC(hot) lines = {0};
+  tl_strtab line_ids = {0}; /* "file:line" -> index in lines */
   for (size_t v = 0; v < count; v++) {
     const cJSON *prof = get(views[v], "profile"), *it;
     if (!prof)
@@ -1417,10 +1418,8 @@ void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
       snprintf(key, sizeof key, "%s:%d",
                get_str(it, "file") ? get_str(it, "file") : "",
                cJSON_IsNumber(get(it, "line")) ? get(it, "line")->valueint : 0);
-      hot *h = NULL;
-      for (size_t i = 0; i < lines.count && !h; i++)
-        if (strcmp(lines.items[i].label, key) == 0)
-          h = &lines.items[i];
+      int32_t id = tl_strtab_intern(&line_ids, key, strlen(key));
+      hot *h = (size_t)id < lines.count ? &lines.items[id] : NULL;
       if (!h) {
         hot n = {tl_xstrdup(key), get_str(it, "code"), 0, 0, 0, NULL, NULL, -1};
         TL_VEC_PUSH(lines, n);
@@ -1435,6 +1434,7 @@ void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
       h->bwd += number_of(it, "bwd_us");
     }
   }
+  tl_strtab_free(&line_ids);
   if (!profiled)
     return;
   tl_buf_puts(html,
