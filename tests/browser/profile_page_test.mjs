@@ -108,6 +108,27 @@ try {
     }
   }
   check('both the forward and the backward page were tested', tested === 2, tested);
+  // A profile of another model (profile_e2e's match/b-with-a): the page
+  // says "does not match" with the evidence and shows no times.
+  const other = join(opt.out, '..', '..', 'match', 'b-with-a');
+  let refused = 0;
+  for (const name of readdirSync(other).filter((n) => /^provenance_tracking_.*\.json$/.test(n))) {
+    const view = JSON.parse(readFileSync(join(other, name), 'utf8'));
+    if (!view.kernels.length) continue;
+    refused++;
+    const m = view.profile.match;
+    const { page, context } = await openPage(browser, join(other, name.replace(/\.json$/, '.html')));
+    eq(`${name} (another model's profile): the verdict`, await page.evaluate(() => document.querySelector('.tp-verdict').textContent),
+      `The profile does not match this view: ${m.reason}.`);
+    eq(`${name} (another model's profile): the evidence`, await page.evaluate(() => document.querySelector('.tp-evidence').textContent),
+      `Evidence: ${m.kernel_names_found} of ${m.kernel_names_expected} Inductor kernel names and ${m.extern_names_found} of ` +
+      `${m.extern_names_expected} extern kernel names found; this view is the ${m.view_phase} graph` +
+      (m.missing.length ? `; not found: ${m.missing.join(', ')}` : '') + '.');
+    eq(`${name} (another model's profile): no time column, no bars`,
+      await page.evaluate(() => [document.querySelectorAll('.ln .t:not(:empty)').length, document.querySelectorAll('.tp-bar').length]), [0, 0]);
+    await context.close();
+  }
+  check('the page of another model\'s profile was tested', refused === 1, refused);
 } finally {
   await browser.close();
 }

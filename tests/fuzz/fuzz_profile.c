@@ -11,6 +11,8 @@
  * section passes page_check (trace text never becomes markup, no script).
  */
 #define _XOPEN_SOURCE 700
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -19,6 +21,7 @@
 #include "page_check.h"
 #include "profile_join.h"
 #include "profile_reader.h"
+#include "profile_view.h"
 #include "work_dir.h"
 
 static const char *work_dir;
@@ -90,6 +93,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(again);
   cJSON_Delete(again);
   free(printed);
+
+  /* With facts too: a phase and a key chosen by the input, and the model
+   * lines of the profile's bytes read as a pre-grad graph. */
+  tl_profile_view_facts facts;
+  memset(&facts, 0, sizeof facts);
+  facts.phase = (int)(size % 4) - 1;
+  if (p->graphs.count && size % 2)
+    snprintf(facts.key, sizeof facts.key, "%s", p->graphs.items[0]->key);
+  tl_profile_pre_sources(profile.ptr, profile.len, &facts);
+  cJSON *with_facts = tl_profile_join(p, view, &facts);
+  FUZZ_CHECK(cJSON_IsObject(with_facts));
+  cJSON *summary = cJSON_CreateObject();
+  cJSON_AddStringToObject(summary, "compile_id", "[0/0]");
+  cJSON_AddStringToObject(summary, "view", "provenance_tracking_-_0_0_0");
+  cJSON_AddItemToObject(summary, "profile", with_facts);
+  tl_buf line;
+  tl_buf_init(&line);
+  tl_profile_view_verdict(summary, &line);
+  tl_profile_view_gaps(summary, &line);
+  const cJSON *summaries[1] = {summary};
+  for (size_t f = 0; f < p->files.count; f++)
+    tl_profile_file_verdict(p, f, summaries, 1, &line);
+  FUZZ_CHECK(!line.len || strlen(line.data) == line.len);
+  tl_buf_free(&line);
+  cJSON_Delete(summary);
+  tl_profile_view_facts_free(&facts);
 
   cJSON_AddItemToObject(view, "profile", joined);
   tl_buf html;
