@@ -904,11 +904,16 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
         cJSON_AddNumberToObject(u, "total_us", us(ns));
         cJSON_AddNumberToObject(u, "count", (double)count);
         bool known = tl_strtab_find(&ix.tab, sl->name, strlen(sl->name)) >= 0;
+        bool run = strcmp(g->key, "AOTInductor") == 0;
         cJSON_AddStringToObject(
             u, "reason",
-            known ? "the trace calls it more often per graph call than the "
-                    "code has call lines"
-                  : "no kernel of this view has this name");
+            !known ? "no kernel of this view has this name"
+            : run  ? "the trace calls it more often per run than the code "
+                     "has call lines: several calls of the AOTInductor model "
+                     "inside one event are read as one run (profile each "
+                     "call in its own ProfilerStep or record_function)"
+                   : "the trace calls it more often per graph call than the "
+                     "code has call lines");
         cJSON_AddItemToArray(unmatched, u);
         continue;
       }

@@ -897,6 +897,19 @@ def test_aoti_cpu(tlparse, work):
     check(p["unmatched"] == [] and p["kernels_without_events"] == [], "aoti cpu: nothing left over")
     check_index_rows(out)
     check_index_bars(out)
+    # without ProfilerStep events the three calls are one run at the top
+    # level: the first call's events are joined, the later ones listed as
+    # unmatched with why and what to do, never guessed
+    trace["traceEvents"] = [e for e in trace["traceEvents"]
+                            if not e.get("name", "").startswith("ProfilerStep")]
+    nostep = os.path.join(work, "aoti-nostep.json")
+    json.dump(trace, open(nostep, "w"))
+    out2 = os.path.join(work, "aoti-nostep")
+    run(tlparse, os.path.join(ex, "trace.log"), out2, [nostep])
+    p2 = next(v for v in views(out2).values() if v["kernels"])["profile"]
+    check(p2["calls"] == 1 and len(p2["unmatched"]) == 8 and
+          all("own ProfilerStep or record_function" in u["reason"] for u in p2["unmatched"]),
+          "aoti cpu without steps: %s calls, unmatched %s" % (p2["calls"], p2["unmatched"][:1]))
 
 
 def test_aoti_gpu(tlparse, work):
