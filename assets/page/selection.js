@@ -142,6 +142,14 @@
         showNavs();
         return;
       }
+      /* a click in the kernel code keeps its tab: the calls it links wait
+       * behind the code tab (its counter shows them) */
+      if (p === 'code' && r.src.panel === 'kernel') {
+        v.cur = 0;
+        v.updateNav();
+        showNavs();
+        return;
+      }
       if (p === 'kernel') showTab('kernel');
       v.cur = v.nearestTarget();
       v.updateNav();

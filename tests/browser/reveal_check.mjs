@@ -189,6 +189,24 @@ async function checkPage(browser, name, file, view, shotDir) {
           moved.concat(await linksOnScreen(page, want)), []);
       }
     }
+    // The AOT kernel-code tab: a click on the first line of a kernel's body
+    // links that kernel's post-grad lines (kernelToPost, and the kernel's
+    // own nodes) and their pre-grad lines.
+    const kernelLines = Object.keys((view.kernel_lines || {}).kernelToPost || {}).map(Number)
+      .filter((l) => num(view.kernel_lines.kernelToPost, l).length).sort((a, b) => a - b);
+    for (const [i, line] of sample(kernelLines, LINE_CLICKS, round).entries()) {
+      await page.locator('.tp-tab[data-tab="kernel"]').click();
+      const moved = await clickAt(page, 'kernel', line, ((i + 1) % 5) / 4);
+      const owners = (view.kernels || []).filter((k) => k.definition &&
+        k.definition.file === 'kernel_code' && k.definition.first <= line &&
+        k.definition.last >= line);
+      const post = uniq(num(view.kernel_lines.kernelToPost, line)
+        .concat(owners.flatMap((k) => expectKernelPost(view, k))));
+      const pre = uniq(post.flatMap((p) => num((view.lines || {}).postToPre, p)));
+      eq(`${name} ${size}: click kernel code:${line} stays and shows its links`,
+        moved.concat(await linksOnScreen(page, { pre, post })), []);
+    }
+    if (kernelLines.length) await page.locator('.tp-tab[data-tab="code"]').click();
     // The last picked kernel with lines to link in a graph panel.
     const linking = picked.filter((x) => {
       const e = expectCodeLine(view, x.calls[0]);
