@@ -964,6 +964,37 @@ def test_aoti_gpu(tlparse, work):
     same_profiles(views(out), views(out2), "aoti gpu, activities first")
 
 
+# ---- 8. cpp_wrapper ----------------------------------------------------------
+def test_cpp_wrapper(tlparse, work):
+    print("recorded_cpp_wrapper_profile_matches_an_independent_sum")
+    ex = os.path.join(EXAMPLES, "rec-profile-cpp-wrapper")
+    prof = os.path.join(ex, "profile.json.gz")
+    out = os.path.join(work, "cpp-wrapper")
+    r = run_strict(tlparse, os.path.join(ex, "trace.log"), out, [prof])
+    check(r.returncode == 0 and "problem" not in r.stderr, "cpp_wrapper: --strict exit %d: %s" % (r.returncode, r.stderr))
+    with gzip.open(prof, "rt") as f:
+        sums = independent_sums(json.load(f))
+    vs = [v for v in views(out).values() if v["kernels"]]
+    check(len(vs) == 1 and vs[0]["mode"] == "jit-cpp-wrapper", "cpp_wrapper: one jit-cpp-wrapper view")
+    v = vs[0]
+    p = v["profile"]
+    check(p["match"]["status"] == "matched" and p["match"]["phase"] == "inference" and
+          p["match"]["graph_key"] == p["match"]["view_graph_key"], "cpp_wrapper: matched %s" % p["match"])
+    s = sums[p["match"]["graph_key"]]
+    check(p["calls"] == len(s["calls"]) == 3, "cpp_wrapper: 3 calls")
+    check(abs(p["region"]["total_us"] - s["total"] / 1000) <= 0.001, "cpp_wrapper: region total")
+    for k in v["kernels"]:
+        lines = sorted({c for kk in v["kernels"] if kk["name"] == k["name"] for c in kk["calls"]})
+        want = sum(s["children"].get((k["name"], lines.index(c)), 0) for c in k["calls"])
+        got = p["kernels"].get(k["key"], {}).get("total_us")
+        check(want > 0 and got is not None and abs(got - want / 1000) <= 0.001,
+              "cpp_wrapper: %s %s vs %s" % (k["key"], got, want / 1000))
+        if got is not None and len(k["calls"]) == 1:
+            check_stats(p["kernels"][k["key"]], s["each"][(k["name"], lines.index(k["calls"][0]))],
+                        "cpp_wrapper %s" % k["key"])
+    check(p["unmatched"] == [] and p["kernels_without_events"] == [], "cpp_wrapper: nothing left over")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tlparse", required=True)
@@ -979,6 +1010,7 @@ def main():
     test_say_why(a.tlparse, a.work)
     test_aoti_cpu(a.tlparse, a.work)
     test_aoti_gpu(a.tlparse, a.work)
+    test_cpp_wrapper(a.tlparse, a.work)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
 
