@@ -14,6 +14,7 @@
 #include "compile_directory.h"
 #include "fsutil.h"
 #include "html.h"
+#include "intern.h"
 #include "json_print.h"
 #include "mapped_text.h"
 #include "metrics_pages.h"
@@ -843,13 +844,12 @@ static void chromium_section(tl_buf *html, const tl_store *store) {
 
 /* One compile folder under "Build products": the Rust anchor (the id) on
  * the first folder of each id, ours (the folder) on every one. */
+/* One compile folder's heading, artifacts and views; `first` when no
+ * earlier folder has its display name (only the first gets the anchor). */
 static void compile_item(tl_buf *html, const tl_store *store, size_t i,
-                         const tl_report_options *options, tl_view *views,
-                         size_t view_count) {
+                         bool first, const tl_report_options *options,
+                         tl_view *views, size_t view_count) {
   const tl_compile_dir *dir = store->dirs.items[i];
-  bool first = true;
-  for (size_t k = 0; k < i && first; k++)
-    first = strcmp(store->dirs.items[k]->display, dir->display) != 0;
   tl_buf_puts(html, "<div class=\"compile\" id=\"");
   tl_html_escape_cstr(html, dir->dir_name);
   tl_buf_puts(html, "\">\n<h3><a");
@@ -970,8 +970,16 @@ static void write_index(tl_store *store, const tl_report_options *options,
   inline_help(&html, "What the artifacts are", "artifacts");
   chromium_section(&html, store);
   tl_buf_puts(&html, "<p>Build products below:</p>\n");
-  for (size_t i = 0; i < store->dirs.count; i++)
-    compile_item(&html, store, i, options, dir_views[i], dir_view_counts[i]);
+  /* Display names seen, for the anchors: a set, not a scan of the earlier
+   * folders (quadratic in compile folders). */
+  tl_intern seen = {0};
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    size_t before = seen.count;
+    tl_intern_get(&seen, store->dirs.items[i]->display);
+    compile_item(&html, store, i, seen.count > before, options, dir_views[i],
+                 dir_view_counts[i]);
+  }
+  tl_intern_free(&seen);
   tl_buf_puts(&html, "</section>\n");
   if (store->unknown_stacks.count) {
     tl_buf_puts(&html,
