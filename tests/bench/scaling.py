@@ -1,0 +1,104 @@
+"""scaling.py: how tlparse's time grows with the number of compile folders
+(a benchmark, not a test: figures for docs/performance.md, "Scaling with
+counts"). For each count N it writes a trace of N compile ids, each a
+dynamo_start with a two-frame stack and one small string artifact, runs
+`tlparse TRACE -o OUT --overwrite --no-browser` (and with -i), and prints the
+wall time, the user and system CPU time and the peak RSS (the largest of
+any run so far); then the exponent k of user time ~ N^k fitted over the
+counts (least squares on the logarithms): 1 is linear, 2 quadratic. System
+time is mostly the file system's: one folder and a few files per compile.
+
+    python3 tests/bench/scaling.py [--tlparse build/tlparse]
+        [--counts 10000,30000,100000] [--dir /dev/shm/tl-scaling] [-i]
+
+Writes its traces and reports under --dir (removed afterwards; tmpfs by
+default, so a disk's speed is not measured); 10^6 compile folders need
+about 4 GB there and a few million inodes.
+"""
+import argparse
+import hashlib
+import math
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+PREFIX = "V1127 05:00:00.000000 1 torch/_dynamo/convert_frame.py:1] "
+
+
+def write_trace(path, count):
+    payload = "small artifact"
+    md5 = hashlib.md5(payload.encode()).hexdigest()
+    with open(path, "w") as f:
+        f.write(PREFIX + '{"str": ["model.py", 0]}\n')
+        for i in range(count):
+            ids = '"frame_id": %d, "frame_compile_id": 0, "attempt": 0' % i
+            f.write(PREFIX + '{"dynamo_start": {"stack": [{"line": 1, '
+                    '"name": "f", "filename": 0}, {"line": %d, "name": '
+                    '"g", "filename": 0}]}, %s}\n' % (i % 1000 + 2, ids))
+            f.write(PREFIX + '{"artifact": {"name": "note", "encoding": '
+                    '"string"}, %s, "has_payload": "%s"}\n\t%s\n'
+                    % (ids, md5, payload))
+
+
+def run(tlparse, trace, out, extra):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    subprocess.run([tlparse, trace, "-o", out, "--overwrite",
+                    "--no-browser"] + extra, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user = after.ru_utime - before.ru_utime
+    system = after.ru_stime - before.ru_stime
+    return wall, user, system, after.ru_maxrss / 1024
+
+
+def exponent(points):
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(max(t, 1e-3)) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    num = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    den = sum((x - mx) ** 2 for x in xs)
+    return num / den if den else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tlparse", default="build/tlparse")
+    ap.add_argument("--counts", default="10000,30000,100000")
+    ap.add_argument("--dir", default="/dev/shm/tl-scaling")
+    ap.add_argument("-i", action="store_true", help="also with -i")
+    args = ap.parse_args()
+    counts = [int(c) for c in args.counts.split(",")]
+    os.makedirs(args.dir, exist_ok=True)
+    modes = [("", [])] + ([("-i", ["-i"])] if args.i else [])
+    print("| compile folders | mode | wall (s) | user CPU (s) | system CPU (s) | peak RSS (MiB) |")
+    print("|---:|---|---:|---:|---:|---:|")
+    fits = {name: [] for name, _ in modes}
+    try:
+        for n in counts:
+            trace = os.path.join(args.dir, "trace-%d.log" % n)
+            write_trace(trace, n)
+            for name, extra in modes:
+                out = os.path.join(args.dir, "out")
+                wall, user, system, rss = run(args.tlparse, trace, out, extra)
+                fits[name].append((n, user))
+                print("| %d | %s | %.2f | %.2f | %.2f | %.0f |"
+                      % (n, name or "plain", wall, user, system, rss),
+                      flush=True)
+                shutil.rmtree(out, ignore_errors=True)
+            os.remove(trace)
+    finally:
+        shutil.rmtree(args.dir, ignore_errors=True)
+    for name, points in fits.items():
+        if len(points) > 1:
+            print("user CPU time ~ N^%.2f (%s)" % (exponent(points),
+                                             name or "plain"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
