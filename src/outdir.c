@@ -177,6 +177,18 @@ bool tl_outdir_check(tl_outdir *dir, const char *out, bool overwrite,
     name.data[--name.len] = '\0';
   dir->out = tl_buf_detach(&name);
   dir->overwrite = overwrite;
+  /* `REPORT/.` or `REPORT/sub/..` names a folder through itself: its
+   * staging folder (`<out>.tlparse-XXXXXX`, made beside the output) would
+   * land inside the report it replaces. Refused before anything is read;
+   * `.` and `..` alone are refused below as the current folder's. */
+  const char *last = strrchr(dir->out, '/');
+  if (last && (strcmp(last, "/.") == 0 || strcmp(last, "/..") == 0)) {
+    snprintf(error, error_size,
+             "refusing -o %s: it ends in '%s'; name the report's folder "
+             "itself (nothing was read or deleted)",
+             dir->out, last + 1);
+    return false;
+  }
   struct stat st;
   if (lstat(dir->out, &st) == 0 && !overwrite) {
     snprintf(error, error_size,

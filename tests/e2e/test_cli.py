@@ -362,6 +362,27 @@ class Environment(Case):
             self.assertTrue(os.path.exists(keep))
             self.assertTrue(os.path.exists(log))
 
+    def test_a_folder_named_through_itself_is_refused_before_reading(self):
+        log = self.write("e.log", b"")
+        out = os.path.join(self.tmp, "o")
+        r = run([log, "--no-browser", "-o", out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        before = sorted(os.listdir(out))
+        for form, last in ((out + "/.", "."), (out + "/./", "."),
+                           (out + "/-_0_0_0/..", ".."), (out + "/..", "..")):
+            r = run([log, "--no-browser", "-o", form, "--overwrite"])
+            self.assertEqual(r.returncode, 1, form)
+            self.assertEqual(r.stderr, "tlparse: refusing -o %s: it ends in "
+                             "'%s'; name the report's folder itself (nothing "
+                             "was read or deleted)\n" % (form.rstrip("/"),
+                                                          last))
+            # Nothing was staged inside the report or beside it.
+            self.assertEqual(sorted(os.listdir(out)), before, form)
+            self.assertEqual(sorted(os.listdir(self.tmp)), ["e.log", "o"])
+        # The plain form still replaces it.
+        r = run([log, "--no-browser", "-o", out, "--overwrite"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_an_interrupted_run_leaves_no_report_that_looks_complete(self):
         import glob
         import signal
