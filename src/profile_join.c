@@ -1348,7 +1348,10 @@ static void bar_chart(tl_buf *html, const char *id, const char *title,
       bar_href(html, h->href, h->kernel);
       tl_buf_puts(html, "\">");
     }
-    tl_buf_puts(html, "<g class=\"bar\"><title>");
+    tl_buf_printf(html,
+                  "<g class=\"bar\"><rect class=\"row\" x=\"0\" y=\"%.0f\" "
+                  "width=\"%d\" height=\"%d\" fill=\"transparent\"/><title>",
+                  y, W, ROW);
     tl_html_escape_cstr(html, h->label);
     tl_buf_puts(html, ": ");
     fmt_us(html, h->total);
@@ -1370,7 +1373,8 @@ static void bar_chart(tl_buf *html, const char *id, const char *title,
       tl_html_escape_cstr(html, label);
     }
     tl_buf_printf(html,
-                  "</text><rect x=\"%d\" y=\"%.0f\" width=\"%.1f\" "
+                  "</text><rect class=\"fill\" x=\"%d\" y=\"%.0f\" "
+                  "width=\"%.1f\" "
                   "height=\"%d\" fill=\"%s\"/>",
                   LABEL, y + 2, w < 1 && h->total > 0 ? 1.0 : w, ROW - 4,
                   heat(h->total, max));

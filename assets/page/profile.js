@@ -133,6 +133,8 @@
           g.style.cursor = 'pointer';
           g.addEventListener('click', function () { selectKernel(it.kernel); });
         }
+        /* the whole row takes the click, not only the painted bar and text */
+        g.appendChild(svgEl('rect', {'class': 'tp-bar-row', x: 0, y: y, width: W, height: ROW, fill: 'transparent'}));
         var t = svgEl('title');
         t.textContent = it.label + ': ' + fmtUs(it.us) + ' \u00b5s';
         g.appendChild(t);
@@ -140,7 +142,7 @@
         var chars = Array.from(it.label);
         label.textContent = chars.length > 48 ? '\u2026' + chars.slice(chars.length - 47).join('') : it.label;
         g.appendChild(label);
-        g.appendChild(svgEl('rect', {x: LABEL, y: y + 2, width: (w < 1 && it.us > 0 ? 1 : w).toFixed(1),
+        g.appendChild(svgEl('rect', {'class': 'tp-bar-fill', x: LABEL, y: y + 2, width: (w < 1 && it.us > 0 ? 1 : w).toFixed(1),
           height: ROW - 4, fill: VIRIDIS[heatStep(max > 0 ? it.us / max : 0)]}));
         var v = svgEl('text', {x: (LABEL + w + 4).toFixed(1), y: y + ROW / 2, 'dominant-baseline': 'middle'});
         v.textContent = fmtUs(it.us) + ' \u00b5s';

@@ -64,7 +64,7 @@ try {
     // the bar charts: the hottest kernels in order, coloured by the legend's
     // scale; clicking a bar selects its kernel
     const bars = await page.evaluate(() => Array.from(document.querySelectorAll('.tp-kernel-bars g.tp-bar')).map((g) =>
-      ({ kernel: g.dataset.kernel, fill: g.querySelector('rect').getAttribute('fill'), text: g.querySelectorAll('text')[1].textContent })));
+      ({ kernel: g.dataset.kernel, fill: g.querySelector('rect.tp-bar-fill').getAttribute('fill'), text: g.querySelectorAll('text')[1].textContent })));
     const order = Object.entries(prof.kernels).sort((a, b) => b[1].total_us - a[1].total_us).slice(0, 10);
     eq(`${name}: kernel bars are the hottest kernels, in order`, bars.map((b) => [b.kernel, b.text]),
       order.map(([k, o]) => [k, `${fmt(o.total_us)} \u00b5s`]));

@@ -277,7 +277,7 @@ class Bars(html.parser.HTMLParser):
             self.fig.append(self.bar)
         elif self.bar is not None and tag == "title":
             self.in_title = True
-        elif self.bar is not None and tag == "rect":
+        elif self.bar is not None and tag == "rect" and a.get("class") == "fill":
             self.bar[2], self.bar[3] = a.get("fill"), float(a.get("width"))
 
     def handle_endtag(self, tag):
