@@ -6,6 +6,13 @@
  * counted) say which compiled graph call and which kernel call an event is
  * inside: its *place*, interned as a small integer per file.
  *
+ * AOTInductor runs: kernel events that no graph call holds (graph_<n>_cpp_*,
+ * triton_*, the C shim's aoti_torch_*, Triton's cuLaunchKernel) directly
+ * inside one event are one call of the graph "AOTInductor" (enter_run);
+ * a GPU activity of a run's launch takes the run's k-th call of its name.
+ * A graph call's (or run's) kernels are counted when it ends (end_call), so
+ * a truncated file's unfinished call is left out whole.
+ *
  * GPU activities: attributed by launch links, fixed 8-byte records in two
  * tables (profile_map.h): "External id" -> place and "correlation" -> place.
  * What the tables hold, and so what bounds the memory of a GPU trace:

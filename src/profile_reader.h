@@ -13,8 +13,10 @@
  *    "args": {"External id": 110, "Record function id": 0}}
  * Events are attributed to the innermost "## Call CompiledFxGraph <key> ##"
  * event around them on their thread (CPU) or around their launch (GPU, by
- * "External id", else "correlation"). The join with a provenance view is
- * profile_join.c. Bad input is never fatal: problems are counted with the
+ * "External id", else "correlation"); kernel events outside any graph call
+ * are AOTInductor runs (profile_events.c). Each file's state (read, empty,
+ * not JSON, truncated, a repeat of an earlier file) is in `files`. The join
+ * with a provenance view is profile_join.c. Bad input is never fatal: problems are counted with the
  * file and byte offset in `problems`; the summary holds what was read.
  * The summary owns all its memory; free it with tl_profile_free.
  */
