@@ -16,9 +16,9 @@
  * "External id", else "correlation"); kernel events outside any graph call
  * are AOTInductor runs (profile_events.c). Each file's state (read, empty,
  * not JSON, truncated, a repeat of an earlier file) is in `files`. The join
- * with a provenance view is profile_join.c. Bad input is never fatal: problems are counted with the
- * file and byte offset in `problems`; the summary holds what was read.
- * The summary owns all its memory; free it with tl_profile_free.
+ * with a provenance view is profile_join.c. Bad input is never fatal: problems
+ * are counted with the file and byte offset in `problems`; the summary holds
+ * what was read. The summary owns all its memory; free it with tl_profile_free.
  */
 #ifndef TL_PROFILE_READER_H
 #define TL_PROFILE_READER_H
