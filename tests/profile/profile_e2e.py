@@ -693,6 +693,19 @@ def test_matching(tlparse, work):
           "phase: forward view refused for the phase: %s" % got.get("forward"))
     check(got.get("backward", {}).get("status") == "matched", "phase: backward matched: %s" % got.get("backward"))
     check("does not match: this view is the forward graph" in r.stderr, "phase: stderr says why: %s" % r.stderr)
+    # both phases gone (an inference run's profile against the training
+    # log): no view matches, --strict fails
+    for e in trace["traceEvents"]:
+        if e.get("name") == "CompiledFunctionBackward":
+            e["name"] = "SomethingElseBackward"
+    both = os.path.join(d, "phase-both.json")
+    json.dump(trace, open(both, "w"))
+    out = os.path.join(d, "phase-both")
+    r = run_strict(tlparse, log, out, [both])
+    ms = [v["profile"]["match"] for v in views(out).values() if v["kernels"]]
+    check(r.returncode == 1 and len(ms) == 2 and
+          all(m["status"] == "unmatched" and "is the inference graph" in m["reason"] for m in ms),
+          "phase-both: %d %s" % (r.returncode, [m.get("reason") for m in ms]))
 
 
 # ---- 5. one trace counted once ----------------------------------------------
