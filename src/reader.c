@@ -335,12 +335,13 @@ static void dispatch(reader_state *st, cJSON *env, tl_str envelope_text,
     rec.payload = tl_buf_str(payload);
     rec.md5 = cJSON_IsString(md5) ? md5->valuestring : NULL;
     /* Deferred, the callback counts a mismatch; a record the file ends in
-     * is still checked here, uncounted, to tell a cut from a whole one. */
+     * is checked here, uncounted, to tell a cut from a whole one (a cut is
+     * counted as truncated below, not as a mismatch). */
     rec.md5_deferred = st->defer_md5;
     if (!rec.md5_deferred || truncated)
-      rec.md5_ok =
-          tl_reader_check_md5(rec.md5_deferred ? NULL : st->diag, line,
-                              kind->string, rec.payload, rec.md5, rec.digest);
+      rec.md5_ok = tl_reader_check_md5(
+          rec.md5_deferred || truncated ? NULL : st->diag, line, kind->string,
+          rec.payload, rec.md5, rec.digest);
   } else if (has_payload_lines) {
     tl_diag_add(st->diag, TL_DIAG_PAYLOAD, line,
                 "payload lines after \"%s\" entry without has_payload (kept)",
@@ -509,6 +510,10 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     }
     if (!line_had_newline && !any_payload &&
         cJSON_GetObjectItemCaseSensitive(env, "has_payload"))
+      truncated = true;
+    /* The file ends in this entry's payload, even at a line's end: a cut
+     * there is told by the md5 (dispatch), as a cut inside a line is. */
+    if (!have && cJSON_GetObjectItemCaseSensitive(env, "has_payload"))
       truncated = true;
     tl_glog glog;
     read_glog(envelope.data, glog_start, (size_t)off, &glog);

@@ -609,7 +609,10 @@ static void store_entry(tl_store *store, const tl_record *rec) {
 void tl_store_record(void *ctx, const tl_record *rec) {
   tl_store *store = ctx;
   store->record_count++;
-  bool check_md5 = rec->md5_deferred && rec->has_payload && !rec->other_rank;
+  /* A truncated record's md5 was checked by the reader (uncounted: the cut
+   * is the diagnostic, not a mismatch), its digest is rec->digest. */
+  bool check_md5 = rec->md5_deferred && rec->has_payload && !rec->other_rank &&
+                   !rec->truncated;
   store->record_md5_ticket = tl_sink_record_taking(
       store->sink, rec->line, rec->envelope_text, rec->payload,
       rec->payload_buf, rec->kind, rec->md5, check_md5);

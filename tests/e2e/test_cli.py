@@ -131,6 +131,23 @@ class BadInput(Case):
             first = f.read().split(b"\n")[0]
         self.assertEqual(first, lines[i + 1][1:])
 
+    def test_a_cut_at_a_line_end_inside_the_last_payload_is_truncation(self):
+        # Cut after the first payload line of a multi-line payload (the
+        # output code), at a line's end: the file ends inside the payload.
+        lines = self.lines_of(JIT)
+        i = self.find_line(lines, b'"inductor_output_code"')
+        self.assertTrue(lines[i + 2].startswith(b"\t"))
+        log = self.write("t.log", b"\n".join(lines[:i + 2]) + b"\n")
+        r, out = self.parse(log)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stderr, "tlparse: %s:%d: file ends inside the "
+                         "\"inductor_output_code\" entry's payload (kept as "
+                         "read) (1 truncated record)\n" % (log, i + 1))
+        # A whole last entry is no cut.
+        whole = self.write("w.log", b"\n".join(lines[:i]) + b"\n")
+        r, out = self.parse(whole)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+
     def test_truncated_last_payload_is_kept_as_read(self):
         lines = self.lines_of(JIT)
         # Cut in the middle of the stack-traces artifact's one payload line.
@@ -143,6 +160,7 @@ class BadInput(Case):
         self.assertIn(":%d: file ends inside the \"artifact\" entry's "
                       "payload (kept as read)" % (i + 1), r.stderr)
         self.assertIn("(1 truncated record)", r.stderr)
+        self.assertNotIn("md5", r.stderr)
         path = os.path.join(
             out, "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces"
             "_15.json")
