@@ -40,7 +40,8 @@ typedef struct tree {
   bool have_key;
   size_t key, key_len;
   size_t root;
-  bool too_deep; /* nesting past SERDE_MAX_DEPTH: refused as serde refuses */
+  bool too_deep;   /* nesting past SERDE_MAX_DEPTH: refused as serde refuses */
+  size_t repaired; /* decoded strings' invalid sequences made U+FFFD */
 } tree;
 
 /* serde_json's recursion limit: it refuses the 128th nested array or object
@@ -51,6 +52,20 @@ enum { SERDE_MAX_DEPTH = 127 };
 static size_t keep_bytes(tree *t, const void *data, size_t len) {
   size_t at = t->bytes.len;
   tl_buf_append(&t->bytes, data, len);
+  return at;
+}
+
+/* A decoded string or key, kept valid UTF-8 whatever the decoder made of
+ * an escape (lone surrogates are rewritten before parsing:
+ * replace_lone_surrogates); an invalid sequence becomes U+FFFD, counted.
+ * *len becomes the length kept. */
+static size_t keep_text(tree *t, const unsigned char *data, size_t *len) {
+  tl_str text = {(const char *)data, *len};
+  if (tl_utf8_valid_prefix(text) == text.len)
+    return keep_bytes(t, data, *len);
+  size_t at = t->bytes.len;
+  t->repaired += tl_utf8_repair(&t->bytes, text);
+  *len = t->bytes.len - at;
   return at;
 }
 
@@ -97,7 +112,14 @@ static int on_number(void *ctx, const char *text, size_t len) {
 }
 
 static int on_string(void *ctx, const unsigned char *text, size_t len) {
-  return add_node(ctx, NODE_STRING, text, len);
+  tree *t = ctx;
+  size_t at = keep_text(t, text, &len);
+  if (!add_node(t, NODE_STRING, NULL, 0))
+    return 0;
+  node *n = &t->nodes.items[t->nodes.count - 1];
+  n->text = at;
+  n->text_len = len;
+  return 1;
 }
 
 static int on_start_map(void *ctx) {
@@ -106,7 +128,7 @@ static int on_start_map(void *ctx) {
 
 static int on_key(void *ctx, const unsigned char *text, size_t len) {
   tree *t = ctx;
-  t->key = keep_bytes(t, text, len);
+  t->key = keep_text(t, text, &len);
   t->key_len = len;
   t->have_key = true;
   return 1;
@@ -365,6 +387,68 @@ static tl_json_serde_status add_extra(tree *t, const tl_json_serde_options *o,
   return TL_JSON_SERDE_OK;
 }
 
+static int hex4(const char *p) {
+  int v = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = p[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0)
+      return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/* Rewrites each lone surrogate escape inside the strings of a JSON text
+ * (a \uD800-\uDBFF not followed by a \uDC00-\uDFFF, or one of those
+ * alone) as \uFFFD into `out`; returns how many, 0 leaving `out` unused.
+ * yajl would decode a lone low surrogate to bytes that are not UTF-8 and a
+ * lone high one to '?'. */
+static size_t replace_lone_surrogates(tl_buf *out, tl_str text) {
+  size_t count = 0, from = 0;
+  bool in_string = false;
+  const char *p = text.ptr;
+  for (size_t i = 0; i < text.len; i++) {
+    if (!in_string) {
+      in_string = p[i] == '"';
+      continue;
+    }
+    if (p[i] == '"') {
+      in_string = false;
+      continue;
+    }
+    if (p[i] != '\\' || i + 1 >= text.len)
+      continue;
+    if (p[i + 1] != 'u' || i + 6 > text.len) {
+      i++; /* a two-character escape */
+      continue;
+    }
+    int code = hex4(p + i + 2);
+    bool high = code >= 0xD800 && code <= 0xDBFF;
+    bool low = code >= 0xDC00 && code <= 0xDFFF;
+    if (high && i + 12 <= text.len && p[i + 6] == '\\' && p[i + 7] == 'u') {
+      int next = hex4(p + i + 8);
+      if (next >= 0xDC00 && next <= 0xDFFF) {
+        i += 11; /* a pair */
+        continue;
+      }
+    }
+    if (high || low) {
+      tl_buf_append(out, p + from, i - from);
+      tl_buf_puts(out, "\\ufffd");
+      count++;
+      from = i + 6;
+    }
+    i += 5;
+  }
+  if (count)
+    tl_buf_append(out, p + from, text.len - from);
+  return count;
+}
+
 tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
                                    const tl_json_serde_options *options,
                                    size_t *repaired, char *error,
@@ -377,6 +461,13 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
   if (tl_utf8_valid_prefix(text) != text.len) {
     replaced = tl_utf8_repair(&fixed, text);
     text = tl_buf_str(&fixed);
+  }
+  tl_buf unpaired;
+  tl_buf_init(&unpaired);
+  size_t lone = replace_lone_surrogates(&unpaired, text);
+  if (lone) {
+    replaced += lone;
+    text = tl_buf_str(&unpaired);
   }
   if (repaired)
     *repaired = replaced;
@@ -410,7 +501,10 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
     result = add_extra(&t, o, error, error_size);
   if (result == TL_JSON_SERDE_OK)
     write_tree(out, &t, o); /* the caller indents the first line */
+  if (repaired)
+    *repaired += t.repaired;
   tree_free(&t);
   tl_buf_free(&fixed);
+  tl_buf_free(&unpaired);
   return result;
 }

@@ -189,13 +189,19 @@ static void write_chromium_event(tl_sink *sink, tl_chromium_out *out) {
   tl_buf *event = &sink->scratch;
   tl_buf_clear(event);
   tl_json_serde_options o = {true, 1, NULL, 0};
-  if (tl_json_serde(event, (tl_str){record->payload, record->len}, &o, NULL,
-                    NULL, 0) != TL_JSON_SERDE_OK) {
+  size_t repaired = 0;
+  if (tl_json_serde(event, (tl_str){record->payload, record->len}, &o,
+                    &repaired, NULL, 0) != TL_JSON_SERDE_OK) {
     tl_diag_add(sink->diag, TL_DIAG_CHROMIUM, record->line,
                 "chromium_event payload is not JSON (left out of "
                 "chromium_events.json; the line is in raw.log)");
     return;
   }
+  if (repaired)
+    tl_diag_add(sink->diag, TL_DIAG_UTF8, record->line,
+                "chromium_events.json: %zu invalid UTF-8 sequence%s written "
+                "as U+FFFD (the exact bytes are in raw.log)",
+                repaired, repaired == 1 ? "" : "s");
   fputs(out->count ? ",\n  " : "\n  ", out->events);
   fwrite(event->data, 1, event->len, out->events);
   out->count++;

@@ -293,9 +293,9 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
           TL_JSON_SERDE_OK) {
     if (repaired)
       tl_diag_add(store->diag, TL_DIAG_UTF8, rec->line,
-                  "%s: %zu invalid UTF-8 sequences written as U+FFFD (the "
+                  "%s: %zu invalid UTF-8 sequence%s written as U+FFFD (the "
                   "exact bytes are in raw.log)",
-                  a->path, repaired);
+                  a->path, repaired, repaired == 1 ? "" : "s");
     tl_sink_write_buf(store->sink, a->path, &pretty);
   } else
     tl_sink_write_payload(store->sink, a->path);

@@ -637,6 +637,39 @@ class Mappings(Case):
         self.assertEqual(view["unresolved"]["pre_nodes"], ["x\ufffd\ufffd"])
         self.assertEqual(view["unresolved"]["post_nodes"], ["relu\ufffd"])
 
+    def test_lone_surrogate_escapes_become_one_replacement_each(self):
+        # Python's json.dumps writes "\udc00" for a lone surrogate: decoded,
+        # its 3-byte form (ED B0 80) is no UTF-8, in any file we write.
+        arts = b'{"a": "x\\udc00y", "\\ud800k": [1]}'
+        event = b'{"name": "e\\udfff", "ph": "i", "ts": 1, "pid": 0}'
+        mapping = b'{"preToPost": {"x\\udc00": ["relu"]}}'
+        log = self.write("s.log", entry(b'"dynamo_output_graph": {}', b"g")
+                         + artifact("sur", arts, b"json")
+                         + entry(b'"chromium_event": {}', event)
+                         + artifact("inductor_provenance_tracking_node_"
+                                    "mappings", mapping, b"json"))
+        r, out = self.parse(log, "-i")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # Lines: graph 1, its payload 2, sur 3, event 5, mapping 7.
+        self.assertEqual(self.stderr_lines(r), [
+            "tlparse: %s:3: -_0_0_0/sur_1.json: 2 invalid UTF-8 sequences "
+            "written as U+FFFD (the exact bytes are in raw.log) (3 JSON "
+            "artifacts whose invalid UTF-8 was written as U+FFFD)" % log])
+        self.assertEqual(json.loads(self.read(out, "-_0_0_0/sur_1.json")),
+                         {"a": "x\ufffdy", "\ufffdk": [1]})
+        self.assertEqual(json.loads(self.read(out, "chromium_events.json"))
+                         [0]["name"], "e\ufffd")
+        view = json.loads(self.read(out, "provenance_tracking_-_0_0_0.json"))
+        self.assertEqual(view["unresolved"]["pre_nodes"], ["x\ufffd"])
+        # Every file of the report is UTF-8; every .json parses.
+        for rel in sorted(self.files(out)):
+            data = self.read(out, rel)
+            if rel == "raw.log":
+                continue  # the exact bytes of the trace, by design
+            data.decode("utf-8", "strict")
+            if rel.endswith(".json"):
+                json.loads(data)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
