@@ -181,6 +181,7 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   p.plain_text = o->plain_text;
   p.strict_compile_id = o->strict_compile_id;
   p.workers = workers;
+  p.collectives_parity_link = true; /* written below, after the report */
   /* The rank's events in the combined file's form, written here while the
    * ranks run in parallel, so the parent only joins bytes. */
   tl_buf part;

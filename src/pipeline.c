@@ -61,6 +61,7 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
       options->strict_compile_id,  options->workers > 1,
       options->chromium_part_path, options->chromium_pid};
   bool ok = tl_store_open(&store, options->out_dir, &store_options, diag);
+  store.collectives_parity_link = options->collectives_parity_link;
   if (ok) {
     progress prog = {false};
     bool big = is_big(options->input);

@@ -26,6 +26,9 @@ typedef struct tl_pipeline_options {
    * to chromium_pid into this file (chromium_events.h); NULL: not. */
   const char *chromium_part_path;
   unsigned chromium_pid;
+  /* --all-ranks-html's child: the index links the collectives_parity.json
+   * the child writes beside it (as the Rust tool's rank index does). */
+  bool collectives_parity_link;
 } tl_pipeline_options;
 
 /* Reads options->input into options->out_dir. Bad input is counted in

@@ -307,6 +307,13 @@ class Fixtures(Base):
         for r in range(4):
             self.assertIn('<a href="rank_%d/index.html">Rank %d</a>' % (r, r),
                           page)
+            # Each rank's own index links the parity file beside it (the
+            # upstream test_all_ranks_basic).
+            rank_index = text(os.path.join(out, "rank_%d" % r, "index.html"))
+            self.assertIn('<a href="collectives_parity.json">Collectives '
+                          'Parity report</a>', rank_index)
+            self.assertTrue(os.path.exists(os.path.join(
+                out, "rank_%d" % r, "collectives_parity.json")))
         _, out = self.run_fixture("multi_rank_schedule")
         page = text(os.path.join(out, "index.html"))
         self.assertEqual(groups(page, "Collective operation sequence"),
