@@ -451,7 +451,8 @@ static int run_all_ranks(const cli *c) {
   code = 0;
   if (!ok) {
     tl_outdir_abandon(&outdir);
-    fprintf(stderr, "tlparse: %s\n", error);
+    fprintf(stderr, "tlparse: %s\n",
+            error[0] ? error : "the report could not be written");
     code = 1;
   } else {
     if (result.failed) {

@@ -6,6 +6,7 @@
  * time and streamed out, so memory stays bounded by the largest rank.
  */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,11 +132,15 @@ static bool write_chromium(tl_mr_rank **ranks, size_t count,
   if (f) {
     fputs("\n]", f);
     if (fclose(f) != 0 && ok) {
-      snprintf(error, error_size, "cannot write %s/chromium_events.json",
-               out_dir);
+      snprintf(error, error_size, "cannot write %s/chromium_events.json: %s",
+               out_dir, strerror(errno));
       ok = false;
     }
   }
+  /* A failed fputs or fwrite above (a full disk) says so too. */
+  if (!ok && !error[0])
+    snprintf(error, error_size, "cannot write %s/chromium_events.json: %s",
+             out_dir, strerror(errno ? errno : EIO));
   *written = f != NULL;
   tl_buf_free(&path);
   return ok;
