@@ -4,7 +4,8 @@
  * CPU events: per-thread stacks of open events (Kineto writes each thread's
  * CPU events in start order; an event that starts before its predecessor is
  * counted) say which compiled graph call and which kernel call an event is
- * inside: its *place*, interned as a small integer per file.
+ * inside: its *place*, (graph, kernel call position, graph call ordinal),
+ * interned as a small integer per file.
  *
  * AOTInductor runs: kernel events that no graph call holds (graph_<n>_cpp_*,
  * triton_*, the C shim's aoti_torch_*, Triton's cuLaunchKernel) directly
@@ -60,7 +61,7 @@ typedef struct frame {
   int32_t cid;         /* compile id (interned) of the innermost region */
   uint8_t kind, phase;
   bool in_kernel;
-  uint32_t run_call;  /* inside an AOTInductor run: its call ordinal */
+  uint32_t run_call;  /* the ordinal of the graph call or run it is in */
   struct gcall *call; /* K_GRAPH, or a run's parent: the call's kernels */
 } frame;
 
@@ -92,7 +93,9 @@ typedef struct thread {
 
 typedef struct place {
   int32_t graph, slot;
-  uint32_t run_call; /* an AOTInductor run's launch outside kernels */
+  uint32_t run_call; /* the ordinal of its graph call or run (GPU time per
+                        call), NO_RUN: none */
+  bool run;          /* an AOTInductor run's launch outside kernels */
 } place;
 
 /* A GPU activity read before its launch. */
@@ -167,9 +170,9 @@ static uint64_t triple(uint64_t a, uint64_t b, uint64_t c) {
 /* The place value of (graph, slot, run call): hashed, verified against the
  * place found (a collision moves on to the next hash value). */
 static uint32_t place_val(tl_prof_attr *a, int32_t graph, int32_t slot,
-                          uint32_t run_call) {
+                          uint32_t run_call, bool run) {
   if (!a->places.count) {
-    place outside = {-1, -1, NO_RUN}; /* index 0: value OUTSIDE */
+    place outside = {-1, -1, NO_RUN, false}; /* index 0: value OUTSIDE */
     TL_VEC_PUSH(a->places, outside);
   }
   uint64_t key = triple((uint32_t)graph, (uint32_t)slot, run_call);
@@ -181,7 +184,7 @@ static uint32_t place_val(tl_prof_attr *a, int32_t graph, int32_t slot,
     if (pl->graph == graph && pl->slot == slot && pl->run_call == run_call)
       return (uint32_t)idx + 1;
   }
-  place pl = {graph, slot, run_call};
+  place pl = {graph, slot, run_call, run};
   TL_VEC_PUSH(a->places, pl);
   tl_u64map_put(&a->place_ids, key, a->places.count - 1);
   return (uint32_t)a->places.count;
@@ -203,11 +206,11 @@ static uint32_t launch_kind(const char *name, bool *launches) {
 
 /* Records the launch links of a CPU event read inside `graph` (or -1). */
 static void link_cpu(tl_prof_attr *a, const tl_prof_event *e, int32_t graph,
-                     int32_t slot, uint32_t run_call) {
+                     int32_t slot, uint32_t run_call, bool run) {
   bool launches = false;
   uint32_t single = e->has_corr ? launch_kind(e->name.data, &launches) : 0;
   if (graph >= 0) {
-    uint32_t v = place_val(a, graph, slot, slot < 0 ? run_call : NO_RUN);
+    uint32_t v = place_val(a, graph, slot, run_call, run && slot < 0);
     if (e->has_ext)
       tl_links_put(&a->ext, e->ext, v);
     if (e->has_corr)
@@ -262,7 +265,12 @@ static void attribute(tl_prof_reader *r, uint32_t v, int64_t dur, bool inductor,
   place pl = r->attr->places.items[v - 1];
   tl_prof_graph *g = r->p->graphs.items[pl.graph];
   g->gpu_total_ns += dur;
-  if (pl.slot < 0 && pl.run_call != NO_RUN)
+  if (pl.run_call != NO_RUN) { /* GPU time per graph call or run */
+    while (g->gpu_call_ns.count <= pl.run_call)
+      TL_VEC_PUSH(g->gpu_call_ns, 0);
+    g->gpu_call_ns.items[pl.run_call] += dur;
+  }
+  if (pl.slot < 0 && pl.run)
     pl.slot = run_slot(r, &pl, name);
   if (pl.slot >= 0) {
     g->slots.items[pl.slot].gpu_ns += dur;
@@ -380,6 +388,7 @@ static void end_call(tl_prof_reader *r, frame *f, bool commit) {
     g->calls++;
     g->cpu_total_ns += c->dur;
     TL_VEC_PUSH(g->call_ns, c->dur);
+    TL_VEC_PUSH(g->call_ordinal, c->ordinal);
     for (size_t i = 0; i < c->kernels.count; i++) {
       tl_prof_slot *s = &g->slots.items[c->kernels.items[i].slot];
       s->cpu_ns += c->kernels.items[i].dur;
@@ -500,6 +509,8 @@ static void enter_graph(tl_prof_reader *r, const tl_prof_event *e, thread *t,
   f->call = tl_xcalloc(1, sizeof *f->call);
   f->call->graph = f->graph;
   f->call->dur = e->dur;
+  f->call->ordinal = (uint32_t)r->p->graphs.items[f->graph]->runs++;
+  f->run_call = f->call->ordinal;
 }
 
 /* A direct child of a graph call that is an Inductor or extern kernel. */
@@ -580,6 +591,7 @@ static void enter_run(tl_prof_reader *r, const tl_prof_event *e, thread *t,
   if (!c) {
     c = parent->call = tl_xcalloc(1, sizeof *c);
     c->graph = find_graph(r, "AOTInductor", -1, TL_PROF_INFERENCE);
+    r->p->graphs.items[c->graph]->run = true;
     c->run = true;
     c->ordinal = (uint32_t)r->p->graphs.items[c->graph]->runs++;
     c->start = e->ts;
@@ -620,7 +632,8 @@ static void cpu_event(tl_prof_reader *r, const tl_prof_event *e) {
   else if (f.kind == K_OTHER && f.graph < 0 && run_member(name))
     enter_run(r, e, t, &f);
   if (r->devices) {
-    link_cpu(r->attr, e, f.graph, f.slot, f.run_call);
+    link_cpu(r->attr, e, f.graph, f.slot, f.run_call,
+             f.graph >= 0 && r->p->graphs.items[f.graph]->run);
     if (r->attr->pend_count)
       pend_resolve(r, e);
   }

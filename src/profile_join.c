@@ -839,10 +839,17 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   cJSON_AddNumberToObject(out, "calls", (double)calls);
   {
     TL_VEC(double) each = {0};
-    for (size_t i = 0; i < graphs.count; i++)
-      for (size_t c = 0; c < graphs.items[i]->call_ns.count; c++)
-        TL_VEC_PUSH(each, (double)graphs.items[i]->call_ns.items[c]);
+    for (size_t i = 0; i < graphs.count; i++) {
+      const tl_prof_graph *g = graphs.items[i];
+      for (size_t c = 0; c < g->call_ns.count; c++) {
+        uint32_t ord = c < g->call_ordinal.count ? g->call_ordinal.items[c] : 0;
+        double gpu_ns =
+            ord < g->gpu_call_ns.count ? (double)g->gpu_call_ns.items[ord] : 0;
+        TL_VEC_PUSH(each, gpu ? gpu_ns : (double)g->call_ns.items[c]);
+      }
+    }
     cJSON *gc = cJSON_AddObjectToObject(out, "graph_calls");
+    cJSON_AddStringToObject(gc, "clock", gpu ? "gpu" : "cpu");
     cJSON_AddNumberToObject(gc, "count", (double)each.count);
     double sum = 0;
     for (size_t i = 0; i < each.count; i++)

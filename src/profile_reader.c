@@ -768,6 +768,8 @@ void tl_profile_free(tl_profile *p) {
     }
     TL_VEC_FREE(g->slots);
     TL_VEC_FREE(g->call_ns);
+    TL_VEC_FREE(g->call_ordinal);
+    TL_VEC_FREE(g->gpu_call_ns);
     free(g->key);
     free(g->compile_id);
     free(g);

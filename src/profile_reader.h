@@ -60,11 +60,14 @@ typedef struct tl_prof_graph {
   char *compile_id; /* "0/0", or NULL when no region says which */
   tl_prof_phase phase;
   uint64_t calls;
-  int64_t cpu_total_ns;    /* sum of the graph call events' durations */
-  TL_VEC(int64_t) call_ns; /* each call's duration, in the order read */
-  uint64_t runs;           /* AOTInductor runs opened (the reader's) */
-  int64_t gpu_total_ns;    /* GPU activity launched from inside the calls */
-  int64_t gpu_unknown_ns;  /* ... of it not launched by any kernel slot */
+  int64_t cpu_total_ns;          /* sum of the graph call events' durations */
+  TL_VEC(int64_t) call_ns;       /* each call's duration, in the order read */
+  TL_VEC(uint32_t) call_ordinal; /* each counted call's ordinal */
+  TL_VEC(int64_t) gpu_call_ns;   /* GPU time launched, by call ordinal */
+  uint64_t runs; /* calls (or AOTInductor runs) started (the reader's) */
+  bool run;      /* the calls are AOTInductor runs (no graph call event) */
+  int64_t gpu_total_ns;   /* GPU activity launched from inside the calls */
+  int64_t gpu_unknown_ns; /* ... of it not launched by any kernel slot */
   uint64_t gpu_unknown_count;
   TL_VEC(tl_prof_slot) slots;
 } tl_prof_graph;

@@ -93,7 +93,7 @@
       ', other ' + pct(region.unknown_us) + '.'));
     var gc = isObj(PROF.graph_calls) ? PROF.graph_calls : null;
     if (gc && gc.count) {
-      det.appendChild(el('p', 'tp-region tp-calls', 'Graph calls (CPU clock): ' + String(gc.count) +
+      det.appendChild(el('p', 'tp-region tp-calls', 'Graph calls (' + str(gc.clock).toUpperCase() + ' clock): ' + String(gc.count) +
         ', first ' + fmtUs(gc.first_us) + ' \u00b5s' + (gc.count > 1 ? ', then median ' + fmtUs(gc.median_us) +
         ' \u00b5s (min ' + fmtUs(gc.min_us) + ', max ' + fmtUs(gc.max_us) + ')' : '') +
         (gc.far_count ? '; ' + gc.far_count + ' call(s) far from the median (' + fmtUs(gc.far_us) + ' \u00b5s in all)' : '') + '.'));

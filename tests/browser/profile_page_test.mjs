@@ -34,7 +34,7 @@ try {
       [fmt(o.total_us), String(o.count), fmt(o.first_us), fmt(o.median_us), fmt(o.min_us), fmt(o.max_us), o.far_count ? `\u26a0 ${o.far_count}` : '']);
     const gc = prof.graph_calls;
     eq(`${name}: the graph calls line`, await page.evaluate(() => document.querySelector('.tp-calls').textContent),
-      `Graph calls (CPU clock): ${gc.count}, first ${fmt(gc.first_us)} \u00b5s, then median ${fmt(gc.median_us)} \u00b5s (min ${fmt(gc.min_us)}, max ${fmt(gc.max_us)}).`);
+      `Graph calls (${gc.clock.toUpperCase()} clock): ${gc.count}, first ${fmt(gc.first_us)} \u00b5s, then median ${fmt(gc.median_us)} \u00b5s (min ${fmt(gc.min_us)}, max ${fmt(gc.max_us)}).`);
     await page.click('.tp-topk tr[data-kernel]');
     eq(`${name}: clicking it selects it`, (await page.evaluate(() => window.tlprov.selected())).kernels, [hottest]);
     const kernel = view.kernels.find((k) => k.key === hottest);

@@ -456,6 +456,7 @@ def test_generated_gpu(tlparse, work):
     check(fwd_key and bwd_key and fwd_key != bwd_key, "graph keys of the views read: %s %s" % (fwd_key, bwd_key))
     g = Gen()
     expect = {}
+    per_call = {}  # phase -> each 0/0 call's GPU time
     # durations: distinct per kernel call, so a wrong match shows
     dur_of = {}
 
@@ -477,6 +478,7 @@ def test_generated_gpu(tlparse, work):
             if compile_id == "0/0":
                 for (line, n, e, key), du in zip(calls, durs):
                     expect[("fwd", key)] = expect.get(("fwd", key), 0) + du
+                per_call.setdefault("fwd", []).append(sum(durs))
             events += [g.x("Torch-Compiled Region: %s" % compile_id, region_start, g.ts + 200 - region_start),
                        g.x("CompiledFunction", cf_start, g.ts + 100 - cf_start,
                            args={"Sequence number": 10 + scale + step, "Fwd thread id": 0}), ge]
@@ -491,6 +493,7 @@ def test_generated_gpu(tlparse, work):
             if compile_id == "0/0":
                 for (line, n, e, key), du in zip(calls, durs):
                     expect[("bwd", key)] = expect.get(("bwd", key), 0) + du
+                per_call.setdefault("bwd", []).append(sum(durs))
             events += [g.x("CompiledFunctionBackward", cfb_start, g.ts + 100 - cfb_start,
                            args={"Sequence number": 10 + scale + step, "Fwd thread id": 1}), ge]
             g.ts += 1000
@@ -511,6 +514,7 @@ def test_generated_gpu(tlparse, work):
         p = v["profile"]
         check(p["match"]["status"] == "matched", "%s matched: %s" % (phase, p["match"]))
         check(p["clock"] == "gpu", "gpu clock")
+        check_stats(p["graph_calls"], per_call[phase], "%s graph calls on the GPU clock" % phase)
         check(p["match"]["compile_id"] == "0/0", "%s compile id %s" % (phase, p["match"].get("compile_id")))
         for k in v["kernels"]:
             want = expect.get((phase, k["key"]), 0) / 1000
@@ -947,6 +951,11 @@ def test_aoti_gpu(tlparse, work):
     p = next(x for x in views(out).values() if x["kernels"])["profile"]
     check(p["match"]["status"] == "matched" and p["clock"] == "gpu" and p["calls"] == 6,
           "aoti gpu: matched on the GPU clock, 6 runs: %s %s %s" % (p["match"]["status"], p["clock"], p["calls"]))
+    # per run, on the GPU clock: the sum of its GPU kernels
+    per_run = [sum(e[i] for e in each.values()) for i in range(6)]
+    check(p["graph_calls"]["clock"] == "gpu" and p["graph_calls"]["count"] == 6, "aoti gpu: graph calls on the GPU clock")
+    check_stats(p["graph_calls"], per_run, "aoti gpu graph calls")
+    check(p["graph_calls"]["far_count"] == 1 and p["graph_calls"]["far"][0]["call"] == 4, "aoti gpu: the slow run is flagged")
     for key, e in each.items():
         check_stats(p["kernels"][key], e, "aoti gpu %s" % key)
         check(p["kernels"][key]["far_count"] == 1 and p["kernels"][key]["far"][0]["call"] == 4,
