@@ -10,6 +10,7 @@
 //                 expected highlights derived from its view JSON (used for the
 //                 hand-written cases and for real `tlparse -i` output).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -164,6 +165,36 @@ export async function clickLine(page, panel, line) {
   await page.evaluate(({ panel, line }) => window.tlprov.reveal(panel, line), { panel, line });
   await page.locator(`.ln[data-panel="${panel}"][data-line="${line}"]`)
     .click({ position: { x: 70, y: 9 } });
+}
+
+// The command line of the scripts that check pages tlparse wrote:
+//   SCRIPT [--out DIR] PAGE.html VIEW.json [PAGE VIEW ...]
+// calls check(browser, name, page, view, out) for each pair (name: the
+// output folder's name and the page's, as every tl_out has
+// provenance_tracking_-_0_0_0), prints the totals and exits 1 on a failure.
+export async function checkPagePairs(script, check) {
+  const args = process.argv.slice(2);
+  let out = null;
+  const pairs = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--out') out = args[++i];
+    else pairs.push(args[i]);
+  }
+  if (!pairs.length || pairs.length % 2) {
+    console.error(`usage: ${script} [--out DIR] PAGE.html VIEW.json [PAGE VIEW ...]`);
+    process.exit(2);
+  }
+  const browser = await launch();
+  try {
+    for (let i = 0; i < pairs.length; i += 2) {
+      const name = basename(dirname(resolve(pairs[i]))) + '-' + basename(pairs[i], '.html');
+      await check(browser, name, pairs[i], readView(pairs[i + 1]), out);
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(`${results.passed} passed, ${results.failed} failed`);
+  process.exit(results.failed ? 1 : 0);
 }
 
 export async function screenshot(page, dir, name) {

@@ -14,10 +14,8 @@
 // Each kernel and mapped graph line is tried at one of the three sizes;
 // pages with more than 30 kernels are sampled deterministically. Exit 77 =
 // chromium or playwright-core missing.
-import { basename, dirname, resolve } from 'node:path';
 import {
-  check, eq, expectCodeLine, expectKernelPost, launch, openPage, readView, results,
-  screenshot,
+  checkPagePairs, eq, expectCodeLine, expectKernelPost, openPage, screenshot,
 } from './lib.mjs';
 
 export const SIZES = [[1600, 1000], [1280, 720], [900, 700]];
@@ -307,26 +305,5 @@ async function checkPage(browser, name, file, view, shotDir) {
 function CSS_escape(s) { return s.replace(/["\\]/g, '\\$&'); }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  let out = null;
-  const pairs = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--out') out = args[++i];
-    else pairs.push(args[i]);
-  }
-  if (!pairs.length || pairs.length % 2) {
-    console.error('usage: reveal_check.mjs [--out DIR] PAGE.html VIEW.json [PAGE VIEW ...]');
-    process.exit(2);
-  }
-  const browser = await launch();
-  try {
-    for (let i = 0; i < pairs.length; i += 2) {
-      const name = basename(dirname(resolve(pairs[i]))) + '-' + basename(pairs[i], '.html');
-      await checkPage(browser, name, pairs[i], readView(pairs[i + 1]), out);
-    }
-  } finally {
-    await browser.close();
-  }
-  console.log(`${results.passed} passed, ${results.failed} failed`);
-  process.exit(results.failed ? 1 : 0);
+  await checkPagePairs('reveal_check.mjs', checkPage);
 }

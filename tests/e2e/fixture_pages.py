@@ -28,13 +28,9 @@ EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo", "rec-cond",
             "rec-subgraphs-cpp-wrapper", "rec-while-cpp-wrapper"]
 
 
-def check_trace(work, trace, name, env):
-    """Writes the report of one trace and checks its pages in both
-    browsers; returns how many checks failed (0, 1 or 2)."""
-    out = os.path.join(work, name)
-    subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
-                   check=True, env=dict(os.environ, CI="1", **env),
-                   stdout=subprocess.DEVNULL)
+def provenance_pages(out, keep):
+    """[page, view, ...] of the provenance pages in a report folder whose
+    view JSON `keep` accepts."""
     pairs = []
     for page in sorted(os.listdir(out)):
         if not (page.startswith("provenance_tracking_") and
@@ -42,10 +38,20 @@ def check_trace(work, trace, name, env):
             continue
         view = os.path.join(out, page[:-len(".html")] + ".json")
         with open(view) as f:
-            artifacts = json.load(f)["artifacts"]
-        # Folders that hold only chromium events have empty views.
-        if any(artifacts.values()):
-            pairs += [os.path.join(out, page), view]
+            if keep(json.load(f)):
+                pairs += [os.path.join(out, page), view]
+    return pairs
+
+
+def check_trace(work, trace, name, env):
+    """Writes the report of one trace and checks its pages in both
+    browsers; returns how many checks failed (0, 1 or 2)."""
+    out = os.path.join(work, name)
+    subprocess.run([TLPARSE, trace, "-i", "-o", out, "--no-browser"],
+                   check=True, env=dict(os.environ, CI="1", **env),
+                   stdout=subprocess.DEVNULL)
+    # Folders that hold only chromium events have empty views.
+    pairs = provenance_pages(out, lambda v: any(v["artifacts"].values()))
     print("== %s: %d pages" % (name, len(pairs) // 2), flush=True)
     r = subprocess.run(
         ["node", os.path.join(ROOT, "tests", "browser", "check_pages.mjs"),

@@ -6,7 +6,6 @@ person can at three window sizes and checks, by geometry, that each panel
 with linked lines shows one of them. Screenshots (one per page and window
 size) go to <work>/shots. Exit 77 (skipped) when chromium is missing."""
 
-import json
 import os
 import shutil
 import subprocess
@@ -14,7 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tracelog  # noqa: E402
-from fixture_pages import FIXTURES, ROOT, TLPARSE  # noqa: E402
+from fixture_pages import (  # noqa: E402
+    FIXTURES, ROOT, TLPARSE, provenance_pages)
 
 
 def example_traces():
@@ -30,22 +30,6 @@ def example_traces():
             if os.path.isfile(profile):
                 yield trace, "example-" + name + "-profiled", [
                     "--profile", profile]
-
-
-def pages_of(out):
-    """[page, view, ...] of the provenance pages in a report folder that
-    have something to link (folders of chromium events only have none)."""
-    pairs = []
-    for page in sorted(os.listdir(out)):
-        if not (page.startswith("provenance_tracking_") and
-                page.endswith(".html")):
-            continue
-        view = os.path.join(out, page[:-len(".html")] + ".json")
-        with open(view) as f:
-            data = json.load(f)
-        if any(k.get("calls") for k in data.get("kernels") or []):
-            pairs += [os.path.join(out, page), view]
-    return pairs
 
 
 def main():
@@ -68,7 +52,10 @@ def main():
                        extra,
                        check=True, env=dict(os.environ, CI="1"),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        found = pages_of(out)
+        # Pages with something to click (folders of chromium events only
+        # have none).
+        found = provenance_pages(
+            out, lambda v: any(k.get("calls") for k in v.get("kernels") or []))
         print("== %s: %d pages with kernel calls" % (name, len(found) // 2),
               flush=True)
         pairs += found
