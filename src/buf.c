@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+void (*tl_out_of_memory_cleanup)(void);
+
 static void out_of_memory(size_t size) {
   fprintf(stderr, "tlparse: out of memory allocating %zu bytes\n", size);
+  if (tl_out_of_memory_cleanup)
+    tl_out_of_memory_cleanup();
   abort();
 }
 

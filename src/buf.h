@@ -8,7 +8,9 @@
  *          in a draining one that hands each megabyte to its file.
  * tl_arena a bump allocator for everything that lives until the run's output
  *          is written; freed all at once with tl_arena_free.
- * Out of memory aborts with one line: no caller checks for NULL.
+ * Out of memory aborts with one line: no caller checks for NULL. Before
+ * it aborts it calls tl_out_of_memory_cleanup when set (the output
+ * folder's: it removes the staging folder, as a fatal signal does).
  */
 #ifndef TL_BUF_H
 #define TL_BUF_H
@@ -16,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+extern void (*tl_out_of_memory_cleanup)(void);
 
 typedef struct tl_str {
   const char *ptr;

@@ -71,7 +71,7 @@ if(BUILD_TESTING AND NOT TLPARSE_LIBFUZZER)
   add_test(NAME hostile_output_folder
     COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_output_folder.py")
   set_tests_properties(hostile_output_folder PROPERTIES TIMEOUT 600
-    ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>")
+    ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_SANITIZED=$<BOOL:${TLPARSE_SANITIZE}>;TLPARSE_TSAN=$<BOOL:${TLPARSE_TSAN}>")
   # Amplification: output and memory bounded by a multiple of the input.
   add_test(NAME hostile_amplification
     COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_amplification.py")

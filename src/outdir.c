@@ -271,7 +271,10 @@ static void remove_made_parents(char *deepest, size_t top_len) {
 enum { MAX_CHILDREN = 4096 };
 static volatile pid_t signal_children[MAX_CHILDREN];
 
-static void on_signal(int signo) {
+/* What a fatal signal or an allocation failure leaves: the children
+ * killed, the staging folder and the parents this run made removed.
+ * Async-signal-safe. */
+static void clean_up_run(void) {
   for (size_t i = 0; i < MAX_CHILDREN; i++) {
     pid_t pid = signal_children[i];
     if (pid > 0) {
@@ -281,10 +284,15 @@ static void on_signal(int signo) {
     }
   }
   if (signal_armed) {
+    signal_armed = 0;
     remove_staging(signal_staging, signal_trash);
     if (signal_parents[0])
       remove_made_parents(signal_parents, signal_parents_top);
   }
+}
+
+static void on_signal(int signo) {
+  clean_up_run();
   _exit(128 + signo);
 }
 
@@ -387,6 +395,7 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   signal_parents_top = dir->made_top_len;
   signal_armed = 1;
   set_handlers(true);
+  tl_out_of_memory_cleanup = clean_up_run;
   block_signals(false, &saved);
   return true;
 }

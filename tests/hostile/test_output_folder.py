@@ -8,7 +8,8 @@ planted link cannot redirect the report; SIGINT, SIGTERM and SIGHUP leave no
 staging folder behind and exit with 128+N; inputs that are not regular files
 are refused at once; every argument is checked before the trace is read.
 
-Environment: TLPARSE (the binary).
+Environment: TLPARSE (the binary); TLPARSE_SANITIZED=1 or TLPARSE_TSAN=1
+skip the memory limit (the sanitizers' shadow memory).
 """
 
 import glob
@@ -26,6 +27,8 @@ import unittest
 
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
 ENV = dict(os.environ, CI="1")
+SANITIZED = any(os.environ.get(k, "").upper() in ("1", "ON", "TRUE")
+                for k in ("TLPARSE_SANITIZED", "TLPARSE_TSAN"))
 
 
 def run(args, **kw):
@@ -227,6 +230,33 @@ class Signals(Case):
         self.assertRegex(r.stderr, r"^tlparse: cannot write %s\.tlparse-"
                          r"[A-Za-z0-9]{6}/raw\.jsonl: File too large\n$"
                          % re.escape(self.out))
+        self.assertEqual(self.staging_folders(), [])
+        self.assertFalse(os.path.exists(self.out))
+
+    @unittest.skipIf(SANITIZED, "the sanitizers reserve more address "
+                     "space than the limit allows")
+    def test_out_of_memory_leaves_no_staging_folder(self):
+        # One 80 MB payload line under a 150 MB address-space limit: the
+        # allocation fails, the run says so and removes its staging folder
+        # as a fatal signal does (it used to stay, one per failed run).
+        big = os.path.join(self.tmp, "big-line.log")
+        payload = b"x" * 80000000
+        with open(big, "wb") as f:
+            f.write(b'V0101 00:00:00.000000 1 a.py:1] {"artifact": {"name": '
+                    b'"b", "encoding": "string"}, "frame_id": 0, '
+                    b'"frame_compile_id": 0, "attempt": 0, "has_payload": '
+                    b'"%s"}\n\t' % hashlib.md5(payload).hexdigest().encode()
+                    + payload + b"\n")
+        del payload
+
+        def limit_memory():
+            resource.setrlimit(resource.RLIMIT_AS, (150 << 20, 150 << 20))
+        r = subprocess.run([TLPARSE, big, "--no-browser", "-o", self.out],
+                           env=ENV, capture_output=True, text=True,
+                           preexec_fn=limit_memory)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"^tlparse: out of memory allocating "
+                         r"\d+ bytes\n$")
         self.assertEqual(self.staging_folders(), [])
         self.assertFalse(os.path.exists(self.out))
 
