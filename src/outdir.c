@@ -344,6 +344,117 @@ void tl_outdir_child_ended(pid_t pid) {
       signal_children[i] = 0;
 }
 
+/* The marker a staging folder holds while its run lives: "pid N\nboot
+ * ID\n" (the kernel's boot id), so that a later run can prove the run
+ * that made it is gone. Removed before the folder is published. */
+static const char STAGING_MARKER[] = ".tlparse-staging";
+
+static void read_boot_id(char *id, size_t size) {
+  id[0] = '\0';
+  int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  ssize_t n = read(fd, id, size - 1);
+  close(fd);
+  id[n > 0 ? n : 0] = '\0';
+  id[strcspn(id, "\n")] = '\0';
+}
+
+static void write_marker(const char *staging) {
+  char boot[64];
+  read_boot_id(boot, sizeof boot);
+  char text[160];
+  int len =
+      snprintf(text, sizeof text, "pid %ld\nboot %s\n", (long)getpid(), boot);
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", staging, STAGING_MARKER);
+  int fd = open(path.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                0644);
+  if (fd >= 0) {
+    if (write(fd, text, (size_t)len) != len) {
+      /* no marker: a later run leaves the folder alone */
+    }
+    close(fd);
+  }
+  tl_buf_free(&path);
+}
+
+/* Whether the staging folder `name` in `parent_fd` was left by a tlparse
+ * run that has ended: its marker names a process of this boot that no
+ * longer exists, or another boot. Anything else (no marker, a link, not
+ * ours, a live process) is not proof, and the folder stays. */
+static bool left_by_a_dead_run(int parent_fd, const char *name) {
+  struct stat st;
+  if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+    return false;
+  int dir =
+      openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0)
+    return false;
+  int fd = openat(dir, STAGING_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  close(dir);
+  if (fd < 0)
+    return false;
+  char text[160];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  text[n > 0 ? n : 0] = '\0';
+  long pid = 0;
+  char boot[64] = "", ours[64];
+  if (sscanf(text, "pid %ld\nboot %63s", &pid, boot) != 2 || pid <= 0)
+    return false;
+  read_boot_id(ours, sizeof ours);
+  if (!ours[0])
+    return false;
+  if (strcmp(boot, ours) != 0)
+    return true; /* made before the machine restarted */
+  return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes the staging folders of `out` (`<out>.tlparse-XXXXXX`, and their
+ * `-removing` form) that runs which ended left behind (a SIGKILL, a power
+ * cut), each named on stderr; never anything it cannot prove so. */
+static void remove_stale_staging(const char *out) {
+  tl_buf parent;
+  tl_buf_init(&parent);
+  const char *slash = strrchr(out, '/');
+  const char *base = slash ? slash + 1 : out;
+  if (slash)
+    tl_buf_append(&parent, out, slash == out ? 1 : (size_t)(slash - out));
+  else
+    tl_buf_puts(&parent, ".");
+  DIR *d = opendir(parent.data);
+  if (d) {
+    size_t base_len = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      const char *n = e->d_name;
+      if (strncmp(n, base, base_len) != 0 ||
+          strncmp(n + base_len, ".tlparse-", 9) != 0)
+        continue;
+      const char *tail = n + base_len + 9;
+      size_t k = 0;
+      while (k < 6 && ((tail[k] >= 'a' && tail[k] <= 'z') ||
+                       (tail[k] >= 'A' && tail[k] <= 'Z') ||
+                       (tail[k] >= '0' && tail[k] <= '9')))
+        k++;
+      if (k != 6 || (tail[6] && strcmp(tail + 6, "-removing") != 0))
+        continue;
+      if (!left_by_a_dead_run(dirfd(d), n))
+        continue;
+      remove_tree_at(dirfd(d), n, 0);
+      fprintf(stderr,
+              "tlparse: removed %s/%s, a staging folder left by a run that "
+              "ended\n",
+              parent.data, n);
+    }
+    closedir(d);
+  }
+  tl_buf_free(&parent);
+}
+
 bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   /* The parents of the output folder, so that the staging folder lies
    * beside it, on the same file system (rename needs that). */
@@ -364,6 +475,7 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   tl_buf_free(&parent);
   if (!ok)
     return false;
+  remove_stale_staging(dir->out);
   tl_buf name;
   tl_buf_init(&name);
   tl_buf_printf(&name, "%s.tlparse-XXXXXX", dir->out);
@@ -385,6 +497,7 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   mode_t mask = umask(0);
   umask(mask);
   chmod(name.data, 0777 & ~mask);
+  write_marker(name.data);
   dir->staging = tl_buf_detach(&name);
   sigset_t saved;
   block_signals(true, &saved);
@@ -477,6 +590,12 @@ static bool replace_report(tl_outdir *dir, bool *keep_staging, char *error,
 bool tl_outdir_publish(tl_outdir *dir, char *error, size_t error_size) {
   sigset_t saved;
   block_signals(true, &saved);
+  /* The marker is the run's, not the report's. */
+  tl_buf marker;
+  tl_buf_init(&marker);
+  tl_buf_printf(&marker, "%s/%s", dir->staging, STAGING_MARKER);
+  unlink(marker.data);
+  tl_buf_free(&marker);
   struct stat st;
   bool ok, keep_staging = false;
   if (dir->overwrite && lstat(dir->out, &st) == 0) {

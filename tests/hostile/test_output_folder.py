@@ -27,6 +27,11 @@ import unittest
 
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
 ENV = dict(os.environ, CI="1")
+try:
+    with open("/proc/sys/kernel/random/boot_id") as boot_file:
+        BOOT_ID = boot_file.read().strip()
+except OSError:
+    BOOT_ID = ""
 SANITIZED = any(os.environ.get(k, "").upper() in ("1", "ON", "TRUE")
                 for k in ("TLPARSE_SANITIZED", "TLPARSE_TSAN"))
 
@@ -216,6 +221,48 @@ class Signals(Case):
 
     def test_sighup_removes_the_staging_folder(self):
         self.interrupt(signal.SIGHUP)
+
+    @unittest.skipUnless(BOOT_ID, "no boot id to prove a run ended by")
+    def test_a_later_run_removes_what_a_killed_run_left_and_nothing_else(self):
+        # SIGKILL cannot be caught: the staging folder stays. The next run
+        # for the same -o proves its run is gone (the marker names a process
+        # of this boot that no longer exists) and removes it, saying so.
+        p = self.start()
+        left = self.wait_for_staging(p)
+        p.kill()
+        p.communicate()
+        self.assertEqual(self.staging_folders(), [left])
+        self.assertFalse(os.path.exists(
+            os.path.join(self.out, ".tlparse-staging")))
+        # Not proof, so kept: a folder of the same shape without a marker,
+        # one whose marker names a live process (this test), a link to a
+        # dead run's folder, and a dead run's folder for another -o.
+        keep = []
+        for name, marker in (("NoMark", None),
+                             ("Live12", "pid %d\nboot %s\n" % (
+                                 os.getpid(), BOOT_ID))):
+            path = self.out + ".tlparse-" + name
+            os.mkdir(path)
+            if marker:
+                with open(os.path.join(path, ".tlparse-staging"), "w") as f:
+                    f.write(marker)
+            keep.append(path)
+        os.symlink(left, self.out + ".tlparse-Link99")
+        keep.append(self.out + ".tlparse-Link99")
+        other = os.path.join(self.tmp, "other.tlparse-Dead99")
+        os.mkdir(other)
+        with open(os.path.join(other, ".tlparse-staging"), "w") as f:
+            f.write("pid 999999999\nboot %s\n" % BOOT_ID)
+        r = run([self.log, "--no-browser", "-o", self.out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "tlparse: removed %s, a staging folder "
+                         "left by a run that ended\n" % left)
+        self.assertEqual(sorted(self.staging_folders()), sorted(keep))
+        self.assertTrue(os.path.isdir(other))
+        self.assertTrue(os.path.islink(self.out + ".tlparse-Link99"))
+        # The report itself holds no marker.
+        self.assertFalse(os.path.exists(
+            os.path.join(self.out, ".tlparse-staging")))
 
     def test_a_write_error_names_the_file_and_its_reason(self):
         # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG
