@@ -68,6 +68,20 @@ SINGLE = {
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_add_gelu_native_layer_norm_1:4"),
     ]),
+    # The profiled AOTInductor and cpp_wrapper recordings (their profiles
+    # are checked by tests/profile/profile_e2e.py).
+    "rec-profile-aot-cpu": ([], [
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_add_gelu_native_layer_norm_1:4"),
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "aoti_torch_cpu_addmm_out:3"),
+    ]),
+    "rec-profile-cpp-wrapper": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_0:2"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "aoti_torch_cpu_addmm_out:1"),
+    ]),
     # Subgraphs that the output code lifts into functions: the region's
     # `repeated_subgraph0` and a torch.cond in a torch.cond's branch. `mul`
     # is defined in four graphs, `gt` and `cond` in two; the function a
