@@ -13,6 +13,7 @@ and the time per unit; linear growth shows as a flat time per unit.
   - --big: also a 1 GiB name in a gzip file of about 1 MB.
 
   python3 tests/bench/profile_linear.py --tlparse build/tlparse [--big]
+      [--names 25000,50000,100000,200000,400000]
 Standard library only.
 """
 import argparse
@@ -74,6 +75,8 @@ def main():
     ap.add_argument("--tlparse", required=True)
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--work", default=None)
+    ap.add_argument("--names", default="25000,50000,100000,200000,400000",
+                    help="counts of distinct names, comma-separated")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="tl-profile-bench-")
     os.makedirs(work, exist_ok=True)
@@ -105,7 +108,7 @@ def main():
         os.remove(p)
 
     print("\nN distinct names in one call  time      per 1000   peak RSS")
-    for n in (25000, 50000, 100000, 200000, 400000):
+    for n in (int(c) for c in a.names.split(",")):
         p = os.path.join(work, "names.json")
         write_names(p, n)
         dt, rss = run(a.tlparse, log, p, out)
