@@ -95,3 +95,29 @@ def record_aot(device, build=None, inputs=None):
         torch.testing.assert_close(loaded(*args), model(*args), rtol=1e-3,
                                    atol=1e-3)
     print("compiled %s and checked; the trace is in $TORCH_TRACE" % path)
+
+
+def profile_steps(run, out):
+    """Profile four calls of `run` with torch.profiler on the CPU (one
+    warm-up, three active steps) and write the Chrome trace to
+    OUT/profile.json.gz; call it after a first call outside the profile."""
+    import gzip
+    import os
+    import shutil
+
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    os.makedirs(out, exist_ok=True)
+    plain = os.path.join(out, "profile.json")
+    with torch.no_grad():
+        with profile(activities=[ProfilerActivity.CPU],
+                     schedule=schedule(wait=0, warmup=1, active=3),
+                     on_trace_ready=lambda p: p.export_chrome_trace(plain)
+                     ) as prof:
+            for _ in range(4):
+                run()
+                prof.step()
+    with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb") as g:
+        shutil.copyfileobj(f, g)
+    os.remove(plain)
+    print("profiled; %s.gz beside the trace in $TORCH_TRACE" % plain)

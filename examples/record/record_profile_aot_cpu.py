@@ -8,17 +8,14 @@ Chrome trace to profile.json.gz (in the folder given as argument).
     TORCH_TRACE=trace INDUCTOR_PROVENANCE=1 python record_profile_aot_cpu.py trace
 """
 
-import gzip
 import os
-import shutil
 import sys
 import tempfile
 
 import torch
 import torch._inductor.config as inductor_config
-from torch.profiler import ProfilerActivity, profile, schedule
 
-from model import Model, example_input
+from model import Model, example_input, profile_steps
 
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -32,16 +29,4 @@ if __name__ == "__main__":
         torch._inductor.aoti_compile_and_package(ep, package_path=path)
         loaded = torch._inductor.aoti_load_package(path)
         torch.testing.assert_close(loaded(x), model(x), rtol=1e-3, atol=1e-3)
-        os.makedirs(out, exist_ok=True)
-        plain = os.path.join(out, "profile.json")
-        with profile(activities=[ProfilerActivity.CPU],
-                     schedule=schedule(wait=0, warmup=1, active=3),
-                     on_trace_ready=lambda p: p.export_chrome_trace(plain)
-                     ) as prof:
-            for _ in range(4):
-                loaded(x)
-                prof.step()
-    with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb") as g:
-        shutil.copyfileobj(f, g)
-    os.remove(plain)
-    print("profiled; %s.gz beside the trace in $TORCH_TRACE" % plain)
+    profile_steps(lambda: loaded(x), out)

@@ -8,16 +8,12 @@ the folder given as argument).
     TORCH_TRACE=trace INDUCTOR_PROVENANCE=1 python record_profile_cpp_wrapper.py trace
 """
 
-import gzip
-import os
-import shutil
 import sys
 
 import torch
 import torch._inductor.config as inductor_config
-from torch.profiler import ProfilerActivity, profile, schedule
 
-from model import Model, example_input
+from model import Model, example_input, profile_steps
 
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -27,18 +23,6 @@ if __name__ == "__main__":
     model = Model(layers=2, d=32).eval()
     x = example_input("cpu", d=32)
     compiled = torch.compile(model)
-    os.makedirs(out, exist_ok=True)
-    plain = os.path.join(out, "profile.json")
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-3, atol=1e-3)
-        with profile(activities=[ProfilerActivity.CPU],
-                     schedule=schedule(wait=0, warmup=1, active=3),
-                     on_trace_ready=lambda p: p.export_chrome_trace(plain)
-                     ) as prof:
-            for _ in range(4):
-                compiled(x)
-                prof.step()
-    with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb") as g:
-        shutil.copyfileobj(f, g)
-    os.remove(plain)
-    print("profiled; %s.gz beside the trace in $TORCH_TRACE" % plain)
+    profile_steps(lambda: compiled(x), out)
