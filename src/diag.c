@@ -2,6 +2,7 @@
 #include "diag.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,124 +26,66 @@ void tl_diag_free(tl_diag *d) {
   memset(d->examples, 0, sizeof d->examples);
 }
 
+/* Each kind's short name (for scripts), and its title for a count of
+ * many and of one (the index and the stderr summary). */
+static const struct {
+  const char *name, *title, *title_one;
+} KINDS[] = {
+    [TL_DIAG_GLOG] = {"glog", "lines that are not glog lines",
+                      "line that is not a glog line"},
+    [TL_DIAG_JSON] = {"json", "broken JSON envelopes", "broken JSON envelope"},
+    [TL_DIAG_ENVELOPE] = {"envelope", "envelopes of an unexpected shape",
+                          "envelope of an unexpected shape"},
+    [TL_DIAG_MD5] = {"md5", "payloads whose md5 does not match",
+                     "payload whose md5 does not match"},
+    [TL_DIAG_TRUNCATED] = {"truncated", "truncated records",
+                           "truncated record"},
+    [TL_DIAG_PAYLOAD] = {"payload", "missing or unusable payloads",
+                         "missing or unusable payload"},
+    [TL_DIAG_OTHER_RANK] = {"other_rank", "entries of another rank (skipped)",
+                            "entry of another rank (skipped)"},
+    [TL_DIAG_NO_COMPILE_ID] = {"no_compile_id",
+                               "entries whose compile id cannot be read",
+                               "entry whose compile id cannot be read"},
+    [TL_DIAG_RAW_JSONL] = {"raw_jsonl",
+                           "entries changed or left out in raw.jsonl",
+                           "entry changed or left out in raw.jsonl"},
+    [TL_DIAG_CHROMIUM] = {"chromium", "chromium events left out (not JSON)",
+                          "chromium event left out (not JSON)"},
+    [TL_DIAG_UTF8] =
+        {"utf8", "JSON artifacts whose invalid UTF-8 was written as U+FFFD",
+         "JSON artifact whose invalid UTF-8 was written as U+FFFD"},
+    [TL_DIAG_OUTPUT] = {"output", "output files not written",
+                        "output file not written"},
+    [TL_DIAG_PROVENANCE] = {"provenance", "provenance views with problems",
+                            "provenance view with problems"},
+    [TL_DIAG_PROFILE] = {"profile", "profile traces with problems",
+                         "profile trace with problems"},
+    [TL_DIAG_PROFILE_MISMATCH] =
+        {"profile_mismatch", "provenance views that the profile does not match",
+         "provenance view that the profile does not match"},
+    [TL_DIAG_PROFILE_UNUSABLE] =
+        {"profile_unusable",
+         "profile traces unreadable, truncated, empty or matching no view",
+         "profile trace unreadable, truncated, empty or matching no view"},
+};
+_Static_assert(sizeof KINDS / sizeof *KINDS == TL_DIAG_KIND_COUNT,
+               "a row of KINDS for each tl_diag_kind");
+
+static bool known(tl_diag_kind kind) {
+  return kind >= 0 && kind < TL_DIAG_KIND_COUNT && KINDS[kind].name;
+}
+
 const char *tl_diag_kind_name(tl_diag_kind kind) {
-  switch (kind) {
-  case TL_DIAG_GLOG:
-    return "glog";
-  case TL_DIAG_JSON:
-    return "json";
-  case TL_DIAG_ENVELOPE:
-    return "envelope";
-  case TL_DIAG_MD5:
-    return "md5";
-  case TL_DIAG_TRUNCATED:
-    return "truncated";
-  case TL_DIAG_PAYLOAD:
-    return "payload";
-  case TL_DIAG_OTHER_RANK:
-    return "other_rank";
-  case TL_DIAG_NO_COMPILE_ID:
-    return "no_compile_id";
-  case TL_DIAG_RAW_JSONL:
-    return "raw_jsonl";
-  case TL_DIAG_CHROMIUM:
-    return "chromium";
-  case TL_DIAG_UTF8:
-    return "utf8";
-  case TL_DIAG_OUTPUT:
-    return "output";
-  case TL_DIAG_PROVENANCE:
-    return "provenance";
-  case TL_DIAG_PROFILE:
-    return "profile";
-  case TL_DIAG_PROFILE_MISMATCH:
-    return "profile_mismatch";
-  case TL_DIAG_PROFILE_UNUSABLE:
-    return "profile_unusable";
-  case TL_DIAG_KIND_COUNT:
-    break;
-  }
-  return "?";
+  return known(kind) ? KINDS[kind].name : "?";
 }
 
 const char *tl_diag_kind_title(tl_diag_kind kind) {
-  switch (kind) {
-  case TL_DIAG_GLOG:
-    return "lines that are not glog lines";
-  case TL_DIAG_JSON:
-    return "broken JSON envelopes";
-  case TL_DIAG_ENVELOPE:
-    return "envelopes of an unexpected shape";
-  case TL_DIAG_MD5:
-    return "payloads whose md5 does not match";
-  case TL_DIAG_TRUNCATED:
-    return "truncated records";
-  case TL_DIAG_PAYLOAD:
-    return "missing or unusable payloads";
-  case TL_DIAG_OTHER_RANK:
-    return "entries of another rank (skipped)";
-  case TL_DIAG_NO_COMPILE_ID:
-    return "entries whose compile id cannot be read";
-  case TL_DIAG_RAW_JSONL:
-    return "entries changed or left out in raw.jsonl";
-  case TL_DIAG_CHROMIUM:
-    return "chromium events left out (not JSON)";
-  case TL_DIAG_UTF8:
-    return "JSON artifacts whose invalid UTF-8 was written as U+FFFD";
-  case TL_DIAG_OUTPUT:
-    return "output files not written";
-  case TL_DIAG_PROVENANCE:
-    return "provenance views with problems";
-  case TL_DIAG_PROFILE:
-    return "profile traces with problems";
-  case TL_DIAG_PROFILE_MISMATCH:
-    return "provenance views that the profile does not match";
-  case TL_DIAG_PROFILE_UNUSABLE:
-    return "profile traces unreadable, truncated, empty or matching no view";
-  case TL_DIAG_KIND_COUNT:
-    break;
-  }
-  return "?";
+  return known(kind) ? KINDS[kind].title : "?";
 }
 
 const char *tl_diag_kind_title_one(tl_diag_kind kind) {
-  switch (kind) {
-  case TL_DIAG_GLOG:
-    return "line that is not a glog line";
-  case TL_DIAG_JSON:
-    return "broken JSON envelope";
-  case TL_DIAG_ENVELOPE:
-    return "envelope of an unexpected shape";
-  case TL_DIAG_MD5:
-    return "payload whose md5 does not match";
-  case TL_DIAG_TRUNCATED:
-    return "truncated record";
-  case TL_DIAG_PAYLOAD:
-    return "missing or unusable payload";
-  case TL_DIAG_OTHER_RANK:
-    return "entry of another rank (skipped)";
-  case TL_DIAG_NO_COMPILE_ID:
-    return "entry whose compile id cannot be read";
-  case TL_DIAG_RAW_JSONL:
-    return "entry changed or left out in raw.jsonl";
-  case TL_DIAG_CHROMIUM:
-    return "chromium event left out (not JSON)";
-  case TL_DIAG_UTF8:
-    return "JSON artifact whose invalid UTF-8 was written as U+FFFD";
-  case TL_DIAG_OUTPUT:
-    return "output file not written";
-  case TL_DIAG_PROVENANCE:
-    return "provenance view with problems";
-  case TL_DIAG_PROFILE:
-    return "profile trace with problems";
-  case TL_DIAG_PROFILE_MISMATCH:
-    return "provenance view that the profile does not match";
-  case TL_DIAG_PROFILE_UNUSABLE:
-    return "profile trace unreadable, truncated, empty or matching no view";
-  case TL_DIAG_KIND_COUNT:
-    break;
-  }
-  return "?";
+  return known(kind) ? KINDS[kind].title_one : "?";
 }
 
 void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
