@@ -463,8 +463,7 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
     /* Collect the payload lines (also for a broken envelope, which skips
      * them with it instead of reporting each as a bad glog line). */
     tl_buf_clear(&payload);
-    bool any_payload = false, truncated = false;
-    bool line_had_newline = had_newline;
+    bool any_payload = false;
     /* Blank lines are payload lines whose tab a whitespace-stripping editor
      * removed ("\t" alone): kept as empty lines when another payload line
      * follows; blank lines that end the payload are not part of it. */
@@ -495,8 +494,6 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
         payload.data[--payload.len] = '\0';
       }
       any_payload = true;
-      if (!had_newline)
-        truncated = true;
     }
     if (env && blank_lines)
       keep_trailing_blank_lines(env, &payload, &any_payload, blank_lines);
@@ -508,13 +505,11 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
       release_if_large(&envelope);
       continue;
     }
-    if (!line_had_newline && !any_payload &&
-        cJSON_GetObjectItemCaseSensitive(env, "has_payload"))
-      truncated = true;
-    /* The file ends in this entry's payload, even at a line's end: a cut
-     * there is told by the md5 (dispatch), as a cut inside a line is. */
-    if (!have && cJSON_GetObjectItemCaseSensitive(env, "has_payload"))
-      truncated = true;
+    /* The file ends in this entry (inside its envelope's line, in its
+     * payload, or at a line's end after it): whether that is a cut is told
+     * by the md5 (dispatch). */
+    bool truncated =
+        !have && cJSON_GetObjectItemCaseSensitive(env, "has_payload");
     tl_glog glog;
     read_glog(envelope.data, glog_start, (size_t)off, &glog);
     dispatch(&st, env, envelope_text, &glog, env_line, &payload, any_payload,
