@@ -409,8 +409,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
     in.load = load_text;
     in.release = release_text;
     in.texts_ctx = &texts;
-    tl_prov_summary summary = {0};
-    in.summary = &summary;
+    in.summary = &v->summary;
     cJSON *malformed = NULL;
     tl_provenance_write(&in, &text, &malformed);
     for (int t = 0; t < TL_PROV_TEXTS; t++) {
@@ -421,10 +420,6 @@ static void run_view_job(view_job *job, view_job *jobs) {
     }
     note_malformed(job, malformed);
     cJSON_Delete(malformed);
-    v->mode = summary.mode;
-    v->kernels = summary.kernels;
-    v->kernels_called = summary.kernels_called;
-    v->no_links_reason = summary.no_links_reason;
   }
 #ifdef HAVE_tl_profile
   if (job->profile) { /* "where the time goes" (profile_join.h) */
@@ -570,11 +565,7 @@ static void write_views(tl_store *store, tl_view *views, size_t count,
   for (size_t i = 0; i < count; i++)
     if (jobs[i].original != i) {
       order[copies++] = i;
-      const tl_view *original = jobs[jobs[i].original].view;
-      views[i].mode = original->mode;
-      views[i].kernels = original->kernels;
-      views[i].kernels_called = original->kernels_called;
-      views[i].no_links_reason = original->no_links_reason;
+      views[i].summary = jobs[jobs[i].original].view->summary;
     }
   run_jobs(jobs, order, copies, threads);
   for (size_t i = 0; i < count; i++) {
@@ -658,14 +649,19 @@ static const char *mode_name(const char *mode) {
   return "JIT Python";
 }
 
-/* The compiled frame of a compile folder, from its first dynamo_start's
- * innermost frame: "forward at model.py:12" (the file's full path on
- * hover). */
-static void frame_of(tl_buf *html, const tl_compile_dir *dir) {
+/* The frame a compile folder compiled: its first dynamo_start's innermost
+ * frame, or NULL. */
+static const tl_frame *compiled_frame(const tl_compile_dir *dir) {
   const tl_stack *stack = dir->stacks.count ? &dir->stacks.items[0] : NULL;
-  if (!stack || !stack->count)
+  return stack && stack->count ? &stack->frames[stack->count - 1] : NULL;
+}
+
+/* The compiled frame of a compile folder as a view's line names it:
+ * "forward at model.py:12" (the file's full path on hover). */
+static void frame_of(tl_buf *html, const tl_compile_dir *dir) {
+  const tl_frame *f = compiled_frame(dir);
+  if (!f)
     return;
-  const tl_frame *f = &stack->frames[stack->count - 1];
   const char *file = f->file ? f->file : "(unknown)";
   const char *base = strrchr(file, '/');
   base = base && base[1] ? base + 1 : file;
@@ -691,6 +687,7 @@ static void view_links(tl_buf *html, tl_view *views, size_t count) {
   }
   for (size_t i = 0; i < count; i++) {
     const tl_view *v = &views[i];
+    const tl_prov_summary *s = &v->summary;
     bool none = !v->mappings && !v->pre && !v->post && !v->code;
     tl_buf_puts(html,
                 none ? "<li class=\"none\"><a href=\"" : "<li><a href=\"");
@@ -709,20 +706,20 @@ static void view_links(tl_buf *html, tl_view *views, size_t count) {
                         "</span></span></li>\n");
       continue;
     }
-    const char *mode = mode_name(v->mode);
+    const char *mode = mode_name(s->mode);
     if (mode)
       tl_buf_printf(html, " · %s", mode);
     if (!v->mappings)
       tl_buf_puts(html, " · <span class=\"note\">no node mappings</span>");
-    else if (v->mode) {
-      tl_buf_printf(html, " · %zu %s", v->kernels,
-                    v->kernels == 1 ? "kernel" : "kernels");
-      if (v->kernels && !v->no_links_reason)
-        tl_buf_printf(html, ", %zu linked (%zu %%)", v->kernels_called,
-                      v->kernels_called * 100 / v->kernels);
-      if (v->no_links_reason) {
+    else if (s->mode) {
+      tl_buf_printf(html, " · %zu %s", s->kernels,
+                    s->kernels == 1 ? "kernel" : "kernels");
+      if (s->kernels && !s->no_links_reason)
+        tl_buf_printf(html, ", %zu linked (%zu %%)", s->kernels_called,
+                      s->kernels_called * 100 / s->kernels);
+      if (s->no_links_reason) {
         tl_buf_puts(html, " · <span class=\"note\">no links: ");
-        tl_html_escape_cstr(html, v->no_links_reason);
+        tl_html_escape_cstr(html, s->no_links_reason);
         tl_buf_puts(html, "</span>");
       }
     }
@@ -863,10 +860,9 @@ static void compile_item(tl_buf *html, const tl_store *store, size_t i,
   tl_buf_puts(html, "</a> <span class=\"dir\">");
   tl_html_escape_cstr(html, dir->dir_name);
   tl_buf_puts(html, "</span>");
-  /* The innermost frame of its first dynamo_start: "model.py:12 in f". */
-  const tl_stack *stack = dir->stacks.count ? &dir->stacks.items[0] : NULL;
-  if (stack && stack->count) {
-    const tl_frame *last = &stack->frames[stack->count - 1];
+  /* The compiled frame: "model.py:12 in f". */
+  const tl_frame *last = compiled_frame(dir);
+  if (last) {
     tl_buf_puts(html, " <span class=\"frame\">");
     tl_html_escape_cut(html, tl_str_from(last->file ? last->file : "(unknown)"),
                        TL_HTML_SHOWN_MAX);

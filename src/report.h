@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "diag.h"
+#include "provenance.h"
 #include "store.h"
 
 typedef struct tl_report_options {
@@ -28,11 +29,9 @@ typedef struct tl_view {
   const tl_compile_dir *dir;
   const tl_artifact *pre, *post, *code, *kernel_code, *mappings, *stack_traces;
   char *name; /* "provenance_tracking_-_0_0_0" (+ "_<k>" for earlier views) */
-  /* What the index says of it, once written (tl_prov_summary): mode, how
-   * many of its kernels the code shows called, why it has no links. */
-  const char *mode;
-  size_t kernels, kernels_called;
-  const char *no_links_reason;
+  /* What the index says of it, once written: mode, how many of its
+   * kernels the code shows called, why it has no links. */
+  tl_prov_summary summary;
 } tl_view;
 
 /* Chooses the views of one compile folder (formats doc 2.2, issue 3): one per
