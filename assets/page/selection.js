@@ -135,16 +135,11 @@
       }
       if (!v.targets.length) return;
       /* code and kernel code share a panel: keep the code tab unless only
-       * the kernel code has targets */
-      if (p === 'kernel' && !v.shown() && (r.src.panel === 'code' || V.code.targets.length)) {
-        v.cur = 0;
-        v.updateNav();
-        showNavs();
-        return;
-      }
-      /* a click in the kernel code keeps its tab: the calls it links wait
-       * behind the code tab (its counter shows them) */
-      if (p === 'code' && r.src.panel === 'kernel') {
+       * the kernel code has targets, and keep the kernel-code tab a click
+       * was made in; the other tab's targets wait behind it (its counter
+       * shows them) */
+      if (p === 'kernel' && !v.shown() && (r.src.panel === 'code' || V.code.targets.length) ||
+          p === 'code' && r.src.panel === 'kernel') {
         v.cur = 0;
         v.updateNav();
         showNavs();
