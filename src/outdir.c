@@ -434,13 +434,11 @@ static void remove_stale_staging(const char *out) {
       if (strncmp(n, base, base_len) != 0 ||
           strncmp(n + base_len, ".tlparse-", 9) != 0)
         continue;
+      /* mkdtemp's six letters and digits, then nothing or "-removing" */
       const char *tail = n + base_len + 9;
-      size_t k = 0;
-      while (k < 6 && ((tail[k] >= 'a' && tail[k] <= 'z') ||
-                       (tail[k] >= 'A' && tail[k] <= 'Z') ||
-                       (tail[k] >= '0' && tail[k] <= '9')))
-        k++;
-      if (k != 6 || (tail[6] && strcmp(tail + 6, "-removing") != 0))
+      if (strspn(tail, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789") != 6 ||
+          (tail[6] && strcmp(tail + 6, "-removing") != 0))
         continue;
       if (!left_by_a_dead_run(dirfd(d), n))
         continue;

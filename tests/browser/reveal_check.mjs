@@ -67,8 +67,8 @@ function onScreen({ want, needTab }) {
     r.left >= box.left - 0.5 && r.left < box.right;
   for (const p of Object.keys(want)) {
     if (!want[p].length) continue;
-    const box = document.querySelector(`[data-panel="${p}"].ln`) &&
-      document.querySelector(`[data-panel="${p}"].ln`).closest('.tp-scroller');
+    const row = document.querySelector(`[data-panel="${p}"].ln`);
+    const box = row && row.closest('.tp-scroller');
     const shown = box && box.offsetParent !== null;
     if (!shown) {
       if (needTab === p) bad.push(`${p}: its tab is not shown`);
