@@ -28,6 +28,15 @@ EXAMPLES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo", "rec-cond",
             "rec-subgraphs-cpp-wrapper", "rec-while-cpp-wrapper"]
 
 
+def fixture_traces():
+    """[(path, name)] of the provenance fixtures, or [] (saying so) where
+    the shared fixtures folder is absent."""
+    if not os.path.isdir(tracelog.FIXTURES):
+        print("shared fixtures folder is absent: checking the examples only")
+        return []
+    return [(tracelog.fixture(f), f.split(".")[0]) for f in FIXTURES]
+
+
 def provenance_pages(out, keep):
     """[page, view, ...] of the provenance pages in a report folder whose
     view JSON `keep` accepts."""
@@ -73,11 +82,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     traces = [(os.path.join(ROOT, "examples", e, "trace.log"), "example-" + e)
-              for e in EXAMPLES]
-    if os.path.isdir(tracelog.FIXTURES):
-        traces += [(tracelog.fixture(f), f.split(".")[0]) for f in FIXTURES]
-    else:
-        print("shared fixtures folder is absent: checking the examples only")
+              for e in EXAMPLES] + fixture_traces()
     failed = 0
     for trace, name in traces:
         failed += check_trace(work, trace, name, {}) > 0

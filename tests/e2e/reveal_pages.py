@@ -12,9 +12,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-import tracelog  # noqa: E402
 from fixture_pages import (  # noqa: E402
-    FIXTURES, ROOT, TLPARSE, provenance_pages)
+    ROOT, TLPARSE, fixture_traces, provenance_pages)
 
 
 def example_traces():
@@ -39,12 +38,8 @@ def main():
         return 77
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    traces = list(example_traces())
-    if os.path.isdir(tracelog.FIXTURES):
-        traces += [(tracelog.fixture(f), f.split(".")[0], [])
-                   for f in FIXTURES]
-    else:
-        print("shared fixtures folder is absent: checking the examples only")
+    traces = list(example_traces()) + [
+        (path, name, []) for path, name in fixture_traces()]
     pairs = []
     for trace, name, extra in traces:
         out = os.path.join(work, name)
