@@ -633,6 +633,15 @@ static bool is_error(TSNode n) {
   return ts_node_is_missing(n) || strcmp(ts_node_type(n), "ERROR") == 0;
 }
 
+/* Does a direct child of `n` stand for an error? */
+static bool has_error_child(TSNode n) {
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; i++)
+    if (is_error(ts_node_child(n, i)))
+      return true;
+  return false;
+}
+
 /* Did the chunk fail to parse as a run of top-level items? Its root, or one
  * of its items, is an ERROR (or MISSING) node. An error inside an item
  * (AOT wrappers call macros such as CONVERT_EXCEPTION_TO_ERROR_CODE({...})
@@ -640,13 +649,7 @@ static bool is_error(TSNode n) {
 static bool top_level_error(TSNode root) {
   if (!ts_node_has_error(root))
     return false;
-  if (is_error(root))
-    return true;
-  uint32_t n = ts_node_child_count(root);
-  for (uint32_t i = 0; i < n; i++)
-    if (is_error(ts_node_child(root, i)))
-      return true;
-  return false;
+  return is_error(root) || has_error_child(root);
 }
 
 void tl_ts_chunker_strict(tl_ts_chunker *c) { c->strict = true; }
@@ -666,22 +669,28 @@ static TSNode open_brace_at(TSNode node, uint32_t open) {
 
 /* Did a chunk inside bodies fail to parse as a run of the innermost body's
  * members? Some node from that body's `{` up to the root, or one of the
- * body's children, is an ERROR or MISSING node. */
+ * body's children, is an ERROR or MISSING node; or, for a `{...}` body,
+ * the body's last child is not the tail's `}`: tree-sitter closed the body
+ * inside the chunk (a `}` in a member's garbage, which a whole parse would
+ * also take as the function's end) or left it open past the tail. */
 static bool nested_error(const tl_ts_chunker *c, TSNode root) {
   if (!ts_node_has_error(root))
     return false;
-  TSNode brace = open_brace_at(root, c->nests[c->depth - 1].body.open);
+  const tl_ts_body *b = &c->nests[c->depth - 1].body;
+  TSNode brace = open_brace_at(root, b->open);
   if (ts_node_is_null(brace))
     return true;
   for (TSNode n = brace; !ts_node_is_null(n); n = ts_node_parent(n))
     if (is_error(n))
       return true;
   TSNode body = ts_node_parent(brace);
+  if (has_error_child(body))
+    return true;
+  if (c->text.ptr[b->open] != '{')
+    return false;
   uint32_t count = ts_node_child_count(body);
-  for (uint32_t i = 0; i < count; i++)
-    if (is_error(ts_node_child(body, i)))
-      return true;
-  return false;
+  TSNode last = ts_node_child(body, count - 1);
+  return ts_node_is_missing(last) || ts_node_start_byte(last) != b->close;
 }
 
 /* The index of the first cut after byte `at`. */
