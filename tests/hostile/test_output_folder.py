@@ -283,9 +283,12 @@ class Signals(Case):
     @unittest.skipIf(SANITIZED, "the sanitizers reserve more address "
                      "space than the limit allows")
     def test_out_of_memory_leaves_no_staging_folder(self):
-        # One 80 MB payload line under a 150 MB address-space limit: the
-        # allocation fails, the run says so and removes its staging folder
-        # as a fatal signal does (it used to stay, one per failed run).
+        # One 80 MB payload line under a 100 MiB address-space limit: the
+        # line's buffer grows by doubling to 128 MiB, which cannot fit
+        # whatever else the process maps (under 150 MiB, whether it fitted
+        # depended on the rest), so the allocation fails; the run says so and
+        # removes its staging folder as a fatal signal does (it used to
+        # stay, one per failed run).
         big = os.path.join(self.tmp, "big-line.log")
         payload = b"x" * 80000000
         with open(big, "wb") as f:
@@ -297,7 +300,7 @@ class Signals(Case):
         del payload
 
         def limit_memory():
-            resource.setrlimit(resource.RLIMIT_AS, (150 << 20, 150 << 20))
+            resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
         r = subprocess.run([TLPARSE, big, "--no-browser", "-o", self.out],
                            env=ENV, capture_output=True, text=True,
                            preexec_fn=limit_memory)
