@@ -59,8 +59,8 @@ static const struct {
                         "output file not written"},
     [TL_DIAG_PROVENANCE] = {"provenance", "provenance views with problems",
                             "provenance view with problems"},
-    [TL_DIAG_PROFILE] = {"profile", "profile traces with problems",
-                         "profile trace with problems"},
+    [TL_DIAG_PROFILE] = {"profile", "problems with the profile",
+                         "problem with the profile"},
     [TL_DIAG_PROFILE_MISMATCH] =
         {"profile_mismatch", "provenance views that the profile does not match",
          "provenance view that the profile does not match"},

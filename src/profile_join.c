@@ -13,6 +13,7 @@
 
 #include "html.h"
 #include "profile_map.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,21 @@ static const cJSON *get(const cJSON *obj, const char *key) {
 static const char *get_str(const cJSON *obj, const char *key) {
   const cJSON *v = get(obj, key);
   return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A string of the profile reader's own (a file's path, a problem's text)
+ * as valid UTF-8: a path may hold any bytes, and the JSON and page must
+ * not. (Event names are made valid as they are read.) */
+static cJSON *valid_string(const char *s) {
+  tl_str text = tl_str_from(s);
+  if (tl_utf8_valid_prefix(text) == text.len)
+    return cJSON_CreateString(s);
+  tl_buf valid;
+  tl_buf_init(&valid);
+  tl_utf8_repair(&valid, text);
+  cJSON *j = cJSON_CreateString(valid.data);
+  tl_buf_free(&valid);
+  return j;
 }
 
 static bool starts(const char *s, const char *prefix) {
@@ -336,7 +352,7 @@ static cJSON *evidence(const tl_profile *p, const tl_prof_graph *g,
     cJSON_AddStringToObject(c, "compile_id", g->compile_id);
   else
     cJSON_AddNullToObject(c, "compile_id");
-  cJSON_AddStringToObject(c, "file", p->files.items[g->file].path);
+  cJSON_AddItemToObject(c, "file", valid_string(p->files.items[g->file].path));
   cJSON_AddNumberToObject(c, "kernel_names_found", (double)v->found_i);
   cJSON_AddNumberToObject(c, "kernel_names_expected", (double)ix->inductor);
   cJSON_AddNumberToObject(c, "extern_names_found", (double)v->found_e);
@@ -493,7 +509,7 @@ static const char *choose_graphs(const tl_profile *p, name_index *ix,
   cJSON *files = cJSON_AddArrayToObject(match, "files");
   for (size_t i = 0; i < out->count; i++)
     cJSON_AddItemToArray(
-        files, cJSON_CreateString(p->files.items[out->items[i]->file].path));
+        files, valid_string(p->files.items[out->items[i]->file].path));
   return NULL;
 }
 
@@ -623,7 +639,7 @@ static void add_problems(cJSON *obj, const tl_profile *p) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "what", pr->what);
     cJSON_AddNumberToObject(o, "count", (double)pr->count);
-    cJSON_AddStringToObject(o, "first", pr->example);
+    cJSON_AddItemToObject(o, "first", valid_string(pr->example));
     cJSON_AddItemToArray(list, o);
   }
 }
@@ -778,7 +794,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   cJSON_AddStringToObject(out, "unit", "us");
   cJSON *files = cJSON_AddArrayToObject(out, "files");
   for (size_t i = 0; i < p->files.count; i++)
-    cJSON_AddItemToArray(files, cJSON_CreateString(p->files.items[i].path));
+    cJSON_AddItemToArray(files, valid_string(p->files.items[i].path));
   cJSON_AddNumberToObject(out, "steps", (double)p->steps);
   add_problems(out, p);
 
@@ -1105,17 +1121,23 @@ bool tl_profile_file_verdict(const tl_profile *p, size_t f,
   case TL_PROF_FILE_READ:
     break;
   }
-  for (size_t i = 0; i < count; i++) {
+  /* The matches name their files as the JSON does: valid UTF-8. */
+  cJSON *path = valid_string(file->path);
+  bool matched = false;
+  for (size_t i = 0; i < count && !matched; i++) {
     const cJSON *match = get(get(summaries[i], "profile"), "match");
     const char *status = get_str(match, "status");
     if (!status || strcmp(status, "matched") != 0)
       continue;
     const cJSON *it;
     cJSON_ArrayForEach(it, get(match, "files")) {
-      if (cJSON_IsString(it) && strcmp(it->valuestring, file->path) == 0)
-        return false;
+      if (cJSON_IsString(it) && strcmp(it->valuestring, path->valuestring) == 0)
+        matched = true;
     }
   }
+  cJSON_Delete(path);
+  if (matched)
+    return false;
   tl_buf_printf(line,
                 "profile %s: matches no provenance view of this trace (each "
                 "view's profile.match says why: kernel names found, phase, "

@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "profile_events.h"
+#include "utf8.h"
 
 enum {
   CHUNK = 1 << 16,      /* bytes handed to yajl at a time */
@@ -230,6 +231,32 @@ static int on_key(void *cv, const unsigned char *k, size_t len) {
   return 1;
 }
 
+/* An event name as valid UTF-8: every name reaches the view's JSON and
+ * page, so bad bytes become U+FFFD here, counted with the file and place,
+ * as are names cut at TL_PROF_NAME_CAP inside a character. A lone
+ * surrogate escape ("\udc00", which Python's json.dumps writes) reaches us
+ * decoded by yajl to its three bytes ED xx xx: it becomes one U+FFFD (three
+ * bytes too), as in the trace's JSON (json_serde.c). */
+static void keep_valid_utf8(tl_prof_reader *r, tl_buf *name) {
+  tl_str text = tl_buf_str(name);
+  if (tl_utf8_valid_prefix(text) == text.len)
+    return;
+  unsigned char *u = (unsigned char *)name->data;
+  for (size_t i = 0; i + 2 < name->len; i++)
+    if (u[i] == 0xED && u[i + 1] >= 0xA0 && u[i + 1] <= 0xBF &&
+        u[i + 2] >= 0x80 && u[i + 2] <= 0xBF)
+      memcpy(u + i, "\xEF\xBF\xBD", 3);
+  tl_buf valid;
+  tl_buf_init(&valid);
+  tl_utf8_repair(&valid, text);
+  tl_buf_clear(name);
+  tl_buf_append(name, valid.data, valid.len);
+  tl_buf_free(&valid);
+  tl_prof_count(r->p, "event names with invalid UTF-8 (written as U+FFFD)",
+                "%s: byte %" PRIu64 ": %.200s", r->fname, tl_prof_at(r),
+                name->data);
+}
+
 static int on_string(void *cv, const unsigned char *s, size_t len) {
   tl_prof_reader *r = cv;
   if (r->depth == 1 && r->top_key == 3) {
@@ -260,6 +287,7 @@ static int on_string(void *cv, const unsigned char *s, size_t len) {
     for (char *z = memchr(e->name.data, 0, n); z;
          z = memchr(z, 0, n - (size_t)(z - e->name.data)))
       *z = '?';
+    keep_valid_utf8(r, &e->name);
     break;
   }
   case F_PID:

@@ -365,18 +365,19 @@ static bool text_file_failed(void *ctx) {
 }
 #endif
 
-/* Writes the view's JSON file from its text (cJSON_Print's layout). */
-static void write_view_json(view_job *job, const tl_buf *text) {
-  if (tl_utf8_valid_prefix(tl_buf_str(text)) == text->len) {
-    write_output(job, ".json", text->data, text->len); /* no copy */
-    return;
+/* Writes the view's JSON file from its text (cJSON_Print's layout), the
+ * text first made valid UTF-8 in place: names from the trace may hold any
+ * bytes, and the file, the page (which embeds this text) and a copy's JSON
+ * must not. */
+static void write_view_json(view_job *job, tl_buf *text) {
+  if (tl_utf8_valid_prefix(tl_buf_str(text)) != text->len) {
+    tl_buf valid;
+    tl_buf_init(&valid);
+    job->invalid_utf8 = tl_utf8_repair(&valid, tl_buf_str(text));
+    tl_buf_free(text);
+    *text = valid;
   }
-  /* Names from the trace may hold any bytes; the file stays UTF-8. */
-  tl_buf valid;
-  tl_buf_init(&valid);
-  job->invalid_utf8 = tl_utf8_repair(&valid, tl_buf_str(text));
-  write_output(job, ".json", valid.data, valid.len);
-  tl_buf_free(&valid);
+  write_output(job, ".json", text->data, text->len);
 }
 
 /* Analyzes (or copies) one view, renders its page and writes both files;

@@ -404,6 +404,46 @@ class MultiRank(Temp):
                 {"rank": 2, "graph": "-_0_0_0",
                  "ops": [{"name": "ok", "estimated_runtime_ns": 5.0}]}])
 
+    def test_invalid_utf8_in_cross_rank_artifacts_gives_valid_utf8(self):
+        """Lone surrogate escapes and raw bad bytes in the artifacts that
+        the cross-rank files gather (runtime estimations, collective
+        schedules, chromium events): every file is UTF-8, every .json
+        parses, each escape is one U+FFFD."""
+        def art(name, payload):
+            env = dict({"artifact": {"name": name, "encoding": "json"}},
+                       **IDS)
+            env["has_payload"] = hashlib.md5(payload).hexdigest()
+            return (PREFIX + json.dumps(env) + "\n").encode() + b"\t" \
+                + payload + b"\n"
+        for k in range(2):
+            with open(os.path.join(self.logs, RANK % k), "wb") as f:
+                f.write(TINY.encode()
+                        + art("inductor_runtime_and_tensor_meta",
+                              b'{"ops": [{"name": "mm\\udc00\xff", '
+                              b'"estimated_runtime_ns": %d}]}' % (5 + k))
+                        + art("inductor_collective_schedule",
+                              b'["all_reduce\\ud800\xc0x"]'))
+        r = self.multi("-i")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for d, _, files in os.walk(self.out):
+            for f in files:
+                if f == "raw.log":
+                    continue  # the trace's own bytes, by design
+                with open(os.path.join(d, f), "rb") as fh:
+                    text = fh.read().decode("utf-8", "strict")
+                if f.endswith(".json"):
+                    json.loads(text)
+        with open(os.path.join(self.out, "runtime_estimations.json")) as f:
+            self.assertEqual(json.load(f), [
+                {"rank": k, "graph": "-_0_0_0",
+                 "ops": [{"name": "mm\ufffd\ufffd",
+                          "estimated_runtime_ns": 5.0 + k}]}
+                for k in range(2)])
+        with open(os.path.join(self.out, "collective_schedules.json")) as f:
+            self.assertEqual(json.load(f), [
+                {"rank": k, "graph": "-_0_0_0",
+                 "ops": ["all_reduce\ufffd\ufffdx"]} for k in range(2)])
+
     def test_a_rank_cut_mid_payload(self):
         """A rank log that ends inside a payload (a copy cut short, a job
         killed while writing): that rank's diagnostics name its file and
@@ -456,6 +496,70 @@ class MultiRank(Temp):
         self.assertIn(b"<p><strong>Graph -_0_0_0:</strong> 0.002 ms delta "
                       b"(Fastest: Rank 0 - 0.001 ms, Slowest: Rank 2 - 0.003 "
                       b"ms)</p>", page)
+
+
+class Profile(Temp):
+    """--profile under attack: event names with a lone surrogate escape and
+    with raw bad bytes, in a profile whose file name holds bad bytes too.
+    Every file written is UTF-8 (the page's embedded data included), and
+    the stderr line names the profile and the byte, not a trace line."""
+
+    EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "examples", "rec-profile")
+
+    def test_invalid_utf8_in_event_names_and_the_file_name(self):
+        import gzip
+        with gzip.open(os.path.join(self.EXAMPLE, "profile.json.gz")) as f:
+            data = f.read()
+        # Two events on a thread of their own (no nesting with the real
+        # ones): a lone surrogate escape, and raw bytes that are no UTF-8.
+        events = (b'{"ph": "X", "cat": "cpu_op", "name": "lone\\udc00' +
+                  MARKUP.encode() + b'", "pid": 7, "tid": 424242, '
+                  b'"ts": 1.0, "dur": 1.0},\n'
+                  b'{"ph": "X", "cat": "cpu_op", "name": "raw\xff\xfe", '
+                  b'"pid": 7, "tid": 424242, "ts": 3.0, "dur": 1.0},\n')
+        at = data.index(b'"traceEvents": [') + len(b'"traceEvents": [')
+        data = data[:at] + b"\n" + events + data[at:]
+        # yajl reports the byte after the name's closing quote.
+        first = data.index(b'lone\\udc00') + len(b'lone\\udc00' +
+                                                  MARKUP.encode()) + 1
+        name = self.tmp.encode() + b"/prof\xff\xfe.json"
+        with open(name, "wb") as f:
+            f.write(data)
+        out = self.path("out")
+        r = run([os.path.join(self.EXAMPLE, "trace.log"), "-i", "-o", out,
+                 "--no-browser", "--profile", name])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        trace = os.path.join(self.EXAMPLE, "trace.log").encode()
+        self.assertEqual(r.stderr.splitlines(), [
+            b"tlparse: " + trace + b": profile: event names with invalid "
+            b"UTF-8 (written as U+FFFD) (2): first " + name + b": byte %d: "
+            % first + "lone\ufffd".encode() + MARKUP.encode()
+            + b" (1 problem with the profile)"])
+        shown = self.tmp + "/prof\ufffd\ufffd.json"
+        for d, _, files in os.walk(out):
+            for f in files:
+                if f == "raw.log":
+                    continue  # the trace's own bytes, by design
+                with open(os.path.join(d, f), "rb") as fh:
+                    text = fh.read().decode("utf-8", "strict")
+                if f.endswith(".json"):
+                    json.loads(text)
+        with open(os.path.join(out, "provenance_tracking_-_0_0_0.json")) as f:
+            profile = json.load(f)["profile"]
+        self.assertEqual(profile["files"], [shown])
+        self.assertEqual(profile["match"]["status"], "matched")
+        self.assertEqual(profile["match"]["files"], [shown])
+        self.assertEqual(profile["problems"], [{
+            "what": "event names with invalid UTF-8 (written as U+FFFD)",
+            "count": 2, "first": "%s: byte %d: lone\ufffd%s"
+            % (shown, first, MARKUP)}])
+        # The page embeds the same data (its text, escaped for a script).
+        with open(os.path.join(out, "provenance_tracking_-_0_0_0.html"),
+                  encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn(json.dumps([shown], ensure_ascii=False), page)
+        self.assertNotIn(MARKUP, page)
 
 
 class MultiRankProcess(Temp):
