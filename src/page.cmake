@@ -29,7 +29,7 @@ set(TL_PAGE_EMBED "")
 tl_embed(TL_PAGE_EMBED prov_js "${TL_PAGE_JS}")
 tl_embed(TL_PAGE_EMBED prov_css "${CMAKE_SOURCE_DIR}/assets/provenance.css")
 
-add_library(tl_page STATIC src/provpage.c ${TL_PAGE_EMBED}
+add_library(tl_page STATIC src/provpage.c src/provpage_paint.c ${TL_PAGE_EMBED}
   "${CMAKE_BINARY_DIR}/embed/hljs_js.c"
   "${CMAKE_BINARY_DIR}/embed/hljs_light_css.c"
   "${CMAKE_BINARY_DIR}/embed/hljs_dark_css.c")

@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "html.h"
+#include "provpage_paint.h"
 #include "resources.h"
 
 TL_RES_DECLARE(prov_js);
@@ -228,7 +229,9 @@ static const char LOADER[] =
     "  s.src = base + 'provenance.js';\n"
     "  s.onerror = function () {\n"
     "    function say() {\n"
-    "      d.getElementById('tlprov').textContent = 'The highlighter cannot '\n"
+    "      var at = d.querySelector('.tp-info') || "
+    "d.getElementById('tlprov');\n"
+    "      at.textContent = 'The highlighter cannot '\n"
     "        + 'start: ' + base + 'provenance.js is missing beside this "
     "page.';\n"
     "    }\n"
@@ -297,7 +300,15 @@ static void put_header(tl_buf *out, const char *compile_id,
   tl_buf_puts(out, "</header>\n");
 }
 
-/* The page, its texts from `texts` or else from `reader`. */
+/* The search box as assets/page/search.js makes it, disabled until the
+ * script replaces it (so that the top bar keeps its height). */
+static const char SEARCH_BOX[] =
+    "<div id=\"tp-search-box\"><input class=\"tp-search\" type=\"search\" "
+    "placeholder=\"Search nodes and kernels (/)\" aria-label=\"Search nodes "
+    "and kernels\" disabled><ul class=\"tp-results\" hidden></ul></div>";
+
+/* The page, its texts from `texts` or else from `reader`: the first paint
+ * (provpage_paint.h), then the data the script reads. */
 static void render(tl_buf *out, const tl_provpage_view *view,
                    const tl_provpage_texts *texts,
                    const tl_provpage_text_reader *reader,
@@ -311,11 +322,12 @@ static void render(tl_buf *out, const tl_provpage_view *view,
   tl_buf_puts(out, "</script>\n");
   tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
                    "provenance.css\">\n</head>\n");
-  put_header(out, compile_id, compile_dir, "<div id=\"tp-search-box\"></div>",
-             index_href, help_href);
-  tl_buf_puts(out, "<div id=\"tlprov\" class=\"tp-app\">"
-                   "<noscript>This page needs JavaScript to show the "
-                   "panels.</noscript></div>\n");
+  put_header(out, compile_id, compile_dir, SEARCH_BOX, index_href, help_href);
+  tl_buf_puts(out, "<div id=\"tlprov\" class=\"tp-app\">");
+  if (!tl_provpage_paint(out, view->json, texts, reader))
+    tl_buf_puts(out, "<noscript>This page needs JavaScript to show the "
+                     "panels.</noscript>");
+  tl_buf_puts(out, "</div>\n");
 
   put_view(out, view->json);
   tl_provpage_texts none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};

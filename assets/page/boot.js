@@ -1,15 +1,15 @@
 /* boot.js: when the page script starts (joined last, outside the function
  * `start` that holds every other module: assets/concat.cmake). The page's
  * loader adds provenance.js from its <head>, so the script is fetched and
- * compiled while the HTML is still being read; it starts once the document
- * is parsed, after inflating the texts that came deflated
+ * compiled while the HTML is still being read; it starts once the load
+ * event has passed, after inflating the texts that came deflated
  * (tl_provpage_deflate_at, src/provpage.h) into window.tlprovInflated,
  * where data.js reads them (null for a text this browser could not
  * inflate).
  */
   function inflateThenStart() {
     var packed = document.querySelectorAll('script[data-deflate]');
-    if (!packed.length) { start(); return; }
+    if (!packed.length) { inflated = true; go(); return; }
     var texts = {};
     window.tlprovInflated = texts;
     Promise.all([].map.call(packed, function (e) {
@@ -21,10 +21,22 @@
       }).then(function (buf) {
         texts[e.id] = new TextDecoder('utf-8', {ignoreBOM: true}).decode(buf);
       }).catch(function () { texts[e.id] = null; });
-    })).then(start);
+    })).then(function () { inflated = true; go(); });
+  }
+  /* The page shows its first lines without a script (src/provpage_paint.c):
+   * the script starts once the load event has passed, so that it never
+   * holds it, and replaces those lines with its own in one task. Deflated
+   * texts are inflated meanwhile, from the end of the parse. */
+  var loaded = document.readyState === 'complete', inflated = false;
+  function go() { if (loaded && inflated) start(); }
+  function whenParsed() { inflateThenStart(); }
+  if (!loaded) {
+    window.addEventListener('load', function () {
+      setTimeout(function () { loaded = true; go(); }, 0);
+    });
   }
   if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', inflateThenStart);
+    document.addEventListener('DOMContentLoaded', whenParsed);
   } else {
-    inflateThenStart();
+    whenParsed();
   }

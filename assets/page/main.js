@@ -12,6 +12,12 @@
   PANELS.forEach(function (p) {
     V[p].h = Math.max(LH * 8, wh - Math.min(280, Math.max(84, 0.26 * wh)) - 90);
   });
+  Object.keys(painted).forEach(function (p) {
+    if (!V[p] || !V[p].shown()) return;
+    V[p].top = painted[p].top;
+    V[p].scroller.scrollLeft = painted[p].left;
+    queueScroll(V[p]);
+  });
   showTab('code');
   ['pre', 'post'].forEach(function (p) { V[p].render(true); });
   apply(EMPTY, false);

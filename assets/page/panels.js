@@ -118,6 +118,20 @@
    * -> µs or null) for a sortable column of the kernel table. */
   var timeCell = null, kernelTime = null;
   var app = document.getElementById('tlprov') || document.body;
+  /* The first paint (src/provpage_paint.c) is replaced in this task, so
+   * no frame shows anything between; where the reader had scrolled a
+   * panel already, main.js scrolls the new one there. */
+  var painted = {};
+  [].forEach.call(app.querySelectorAll('.tp-pbody[data-panel]'), function (b) {
+    var s = b.firstChild;
+    if (s && (s.scrollTop || s.scrollLeft)) {
+      painted[b.dataset.panel] = {top: s.scrollTop, left: s.scrollLeft};
+    }
+  });
+  /* The coverage line the first paint wrote is kept as it is (the same
+   * line fillCoverage would write). */
+  var paintedCoverage = app.querySelector('.tp-coverage .tp-legend') ?
+    app.querySelector('.tp-coverage') : null;
   app.textContent = '';
   var banner = null;
   var reason = str(view.no_links_reason);
@@ -776,8 +790,10 @@
 
   function countKeys(obj) { return isObj(obj) ? Object.keys(obj).length : 0; }
   /* The coverage line is filled once the page has loaded (counting the
-   * nodes of a big view takes a few tens of ms). */
+   * nodes of a big view takes a few tens of ms), unless the first paint
+   * wrote it (src/provpage_paint.c, put_coverage). */
   function buildCoverage() {
+    if (paintedCoverage) return paintedCoverage;
     var d = el('div', 'tp-coverage');
     d.textContent = '\u00a0';
     afterLoad(function () { fillCoverage(d); });

@@ -4,6 +4,7 @@
  */
   /* ---- search ------------------------------------------------------------- */
   var searchBox = document.getElementById('tp-search-box') || app;
+  searchBox.textContent = '';  /* the first paint's disabled box */
   var search = el('input', 'tp-search');
   search.type = 'search';
   search.placeholder = 'Search nodes and kernels (/)';
