@@ -291,6 +291,37 @@ static bool decode_diag(tl_mr_rank *r, const tl_buf *b, char *error,
   return true;
 }
 
+/* A failed rank's folder holds a partial report: it is removed from the
+ * staging folder (we made it), so that the report never presents it as
+ * whole; the landing page lists the rank as failed, without a link. */
+static void drop_rank_folder(const tl_multi_rank_options *o, tl_mr_rank *r,
+                             tl_diag *mode) {
+  tl_buf dir;
+  tl_buf_init(&dir);
+  tl_buf_printf(&dir, "%s/%s", o->out_dir, r->dir_name);
+  char error[512];
+  if (!tl_fs_remove_tree(dir.data, error, sizeof error)) {
+    mode->file_name = r->path;
+    tl_diag_add(mode, TL_DIAG_OUTPUT, 0, "rank %u: %s", r->rank, error);
+  }
+  tl_buf_free(&dir);
+}
+
+/* `why` (malloc'd) with each path inside the staging folder named from
+ * the report's top (`rank_1/-_0_0_0/x.txt`), as the landing page and the
+ * user know it: the staging folder's name is gone once the report is
+ * published. */
+static char *without_staging(const char *why, const char *staging) {
+  tl_buf b;
+  tl_buf_init(&b);
+  size_t n = strlen(staging);
+  for (const char *at; (at = strstr(why, staging)) && at[n] == '/';
+       why = at + n + 1)
+    tl_buf_append(&b, why, (size_t)(at - why));
+  tl_buf_puts(&b, why);
+  return tl_buf_detach(&b);
+}
+
 static void finish(const tl_multi_rank_options *o, slot *s, int status,
                    tl_diag *mode, size_t done, size_t total) {
   tl_mr_rank *r = s->rank;
@@ -304,10 +335,12 @@ static void finish(const tl_multi_rank_options *o, slot *s, int status,
              error[0] ? error : "no report written");
   if (why[0]) {
     r->failed = true;
-    r->failure = tl_xstrdup(why);
+    r->failure = without_staging(why, o->out_dir);
     mode->file_name = r->path;
-    tl_diag_add(mode, TL_DIAG_OUTPUT, 0, "rank %u (%s/): %s", r->rank,
-                r->dir_name, why);
+    tl_diag_add(mode, TL_DIAG_OUTPUT, 0,
+                "rank %u: %s; its partial report is left out", r->rank,
+                r->failure);
+    drop_rank_folder(o, r, mode);
   }
   if (o->progress)
     fprintf(stderr, "tlparse: [%zu/%zu] rank %u %s\n", done, total, r->rank,
@@ -350,6 +383,7 @@ static bool launch(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
     mode->file_name = r->path;
     tl_diag_add(mode, TL_DIAG_OUTPUT, 0, "rank %u: cannot start (%s)", r->rank,
                 r->failure);
+    drop_rank_folder(o, r, mode);
   }
   tl_buf_free(&dir);
   if (pid < 0)
@@ -463,10 +497,19 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
   tl_diag_init(&mode, o->input_dir);
   mode.verbose = true; /* each mode diagnostic is one line, printed once */
   run_all(o, &ranks, &mode);
+  size_t failed = 0;
+  for (size_t i = 0; i < ranks.count; i++)
+    failed += ranks.items[i]->failed;
   tl_mr_analysis a;
-  bool ok =
-      aggregate(o, &ranks, &mode, &a, error, error_size) &&
-      tl_mr_page_write(o, ranks.items, ranks.count, &a, error, error_size);
+  memset(&a, 0, sizeof a);
+  bool ok = false;
+  if (ranks.count && failed == ranks.count) /* nothing whole to publish */
+    snprintf(error, error_size,
+             "every rank failed (see above): no report "
+             "written");
+  else
+    ok = aggregate(o, &ranks, &mode, &a, error, error_size) &&
+         tl_mr_page_write(o, ranks.items, ranks.count, &a, error, error_size);
   for (size_t i = 0; i < ranks.count; i++) {
     tl_mr_rank *r = ranks.items[i];
     tl_diag_print_summary(&r->diag);

@@ -22,6 +22,7 @@ import glob
 import hashlib
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -443,6 +444,51 @@ class MultiRank(Temp):
             self.assertEqual(json.load(f), [
                 {"rank": k, "graph": "-_0_0_0",
                  "ops": ["all_reduce\ufffd\ufffdx"]} for k in range(2)])
+
+    def multi_with_file_size_limit(self, limit):
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        return subprocess.run(
+            [TLPARSE, self.logs, "--all-ranks-html", "-o", self.out,
+             "--no-browser"], env=ENV, capture_output=True, text=True,
+            preexec_fn=limit_file_size, timeout=120)
+
+    def test_a_rank_that_cannot_write_is_left_out_not_published_partial(self):
+        """Rank 1's graph (3 MB) cannot be written under a 2 MB file-size
+        limit: its child fails, its partial folder is removed, the landing
+        page lists it as failed without a link, the other ranks are
+        published, exit 1."""
+        for k in range(3):
+            write_rank_log(self.logs, RANK % k, entry(
+                {"dynamo_output_graph": {}}, "x" * 3000000 if k == 1 else "g"))
+        r = self.multi_with_file_size_limit(2000000)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        why = ("its parse failed: cannot write rank_1/-_0_0_0/"
+               "dynamo_output_graph_0.txt: File too large")
+        err = r.stderr.splitlines()
+        self.assertEqual(err[0], "tlparse: %s: rank 1: %s; its partial "
+                         "report is left out"
+                         % (os.path.join(self.logs, RANK % 1), why))
+        self.assertEqual(err[-1], "tlparse: 1 of 3 ranks failed (see above)")
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         ["index.html", "rank_0", "rank_2", "static"])
+        page = self.landing().decode()
+        self.assertIn('<li>Rank 1 <span class="fail">failed: %s; not in the '
+                      'cross-rank analyses</span></li>' % why, page)
+        self.assertNotIn("rank_1/", page.replace(why, ""))
+        self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
+
+    def test_every_rank_failing_publishes_nothing(self):
+        for k in range(2):
+            write_rank_log(self.logs, RANK % k,
+                           entry({"dynamo_output_graph": {}}, "x" * 3000000))
+        r = self.multi_with_file_size_limit(2000000)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr.splitlines()[-1], "tlparse: every rank "
+                         "failed (see above): no report written")
+        self.assertFalse(os.path.exists(self.out))
+        self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
 
     def test_a_rank_cut_mid_payload(self):
         """A rank log that ends inside a payload (a copy cut short, a job
