@@ -14,7 +14,8 @@
  * loader in the <head>, allowed by its SHA-256 in the page's CSP with
  * 'strict-dynamic', adds static/provenance.js, which adds
  * static/highlight.min.js once the page has loaded (its colours come after
- * the first paint). No other script
+ * the first paint). Before any script, the page shows each panel's first
+ * lines, written by provpage_paint.c. No other script
  * can run even if some trace text were mis-escaped: an injected inline
  * script has no allowed hash, and 'strict-dynamic' refuses every script
  * element the HTML itself names (`'self'` would not: on file:// it allows
@@ -215,11 +216,14 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
 }
 
 /* The page's one inline script, in its <head>: it adds provenance.js from
- * the folder its data-static attribute names, so that the script is
- * fetched and compiled while the rest of the HTML is read (it starts once
- * the document is parsed: assets/page/boot.js, which also inflates the
- * texts that came deflated, tl_provpage_deflate_at), and says so in the
- * page when the script cannot be loaded. provenance.js adds
+ * the folder its data-static attribute names once the load event has
+ * passed, so that the script never holds the load event of a page whose
+ * first lines are already on screen (provpage_paint.h); with data-early
+ * (a page without a first paint) at once, so that the script is fetched
+ * and compiled while the rest of the HTML is read. The script starts after
+ * the load event either way (assets/page/boot.js, which also inflates the
+ * texts that came deflated, tl_provpage_deflate_at). The loader says so in
+ * the page when the script cannot be loaded. provenance.js adds
  * highlight.min.js from the same folder after the load event. Its text is
  * the same on every page, so its hash is made once per process. */
 static const char LOADER[] =
@@ -239,7 +243,10 @@ static const char LOADER[] =
     "d.addEventListener('DOMContentLoaded', say);\n"
     "    else say();\n"
     "  };\n"
-    "  d.head.appendChild(s);\n"
+    "  function add() { d.head.appendChild(s); }\n"
+    "  if (d.currentScript.hasAttribute('data-early') ||\n"
+    "      d.readyState === 'complete') add();\n"
+    "  else window.addEventListener('load', add);\n"
     "})();\n";
 
 static tl_buf loader_csp;
@@ -317,7 +324,13 @@ static void render(tl_buf *out, const tl_provpage_view *view,
   const char *compile_dir = view->compile_dir;
   pthread_once(&loader_once, make_loader_csp);
   put_doc_start(out, &loader_csp, compile_id, compile_dir);
-  tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\">");
+  /* A page with a first paint adds its script after the load event; one
+   * without (a view too large to paint) at once, as the script is all it
+   * will show. */
+  tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\"");
+  if (view->json.len > TL_PAINT_VIEW_MAX)
+    tl_buf_puts(out, " data-early");
+  tl_buf_puts(out, ">");
   tl_buf_puts(out, LOADER);
   tl_buf_puts(out, "</script>\n");
   tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC

@@ -8,6 +8,7 @@
 //           answering input; the Rust page has no such mark)
 //   coloured navigation start -> 'tlprov-painted' (ours: highlight.js,
 //           loaded after the load event, has coloured the lines on screen)
+//   paint   navigation start -> first contentful paint (Paint Timing)
 //   script  time spent in script (the Long Animation Frames' script
 //           entries are not in every chromium: the CDP Performance
 //           domain's ScriptDuration is used)
@@ -43,7 +44,9 @@ async function loadOnce(file) {
     const nav = performance.getEntriesByType('navigation')[0];
     const ready = performance.getEntriesByName('tlprov-ready')[0];
     const coloured = performance.getEntriesByName('tlprov-painted')[0];
-    return { load: nav.loadEventEnd, ready: ready ? ready.startTime : null,
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    return { load: nav.loadEventEnd, fcp: fcp ? fcp.startTime : null,
+      ready: ready ? ready.startTime : null,
       coloured: coloured ? coloured.startTime : null };
   });
   const metrics = (await cdp.send('Performance.getMetrics')).metrics;
@@ -54,8 +57,8 @@ async function loadOnce(file) {
 }
 
 try {
-  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | ours ready / coloured (ms) | script ours / Rust (ms) |');
-  console.log('|---|---|---|---|---|');
+  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | first paint ours / Rust | ours ready / coloured (ms) | script ours / Rust (ms) |');
+  console.log('|---|---|---|---|---|---|');
   const { statSync } = await import('node:fs');
   for (let t = 0; t < triples.length; t += 3) {
     const [name, ours, rust] = triples.slice(t, t + 3);
@@ -68,7 +71,8 @@ try {
     const med = (side, key) => median(got[side].map((m) => m[key]));
     const kb = (f) => (statSync(f).size / 1024).toFixed(0);
     console.log(`| ${name} | ${kb(ours)} / ${kb(rust)} | ${med('ours', 'load').toFixed(0)} / ` +
-      `${med('rust', 'load').toFixed(0)} | ${med('ours', 'ready').toFixed(0)} / ` +
+      `${med('rust', 'load').toFixed(0)} | ${med('ours', 'fcp').toFixed(0)} / ` +
+      `${med('rust', 'fcp').toFixed(0)} | ${med('ours', 'ready').toFixed(0)} / ` +
       `${med('ours', 'coloured').toFixed(0)} | ` +
       `${med('ours', 'script').toFixed(0)} / ${med('rust', 'script').toFixed(0)} |`);
   }

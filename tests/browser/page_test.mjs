@@ -300,11 +300,12 @@ async function policyScenarios(browser) {
   const context2 = await browser.newContext();
   const page2 = await context2.newPage();
   await page2.goto(pathToFileURL(join(bare, 'jit.html')).href);
-  await page2.waitForFunction(() => document.getElementById('tlprov').textContent
+  await page2.waitForFunction(() => document.querySelector('.tp-info').textContent
     .includes('provenance.js'), null, { timeout: 10000 }).catch(() => {});
-  eq('policy: without static/ the page says what is missing',
-    await page2.evaluate(() => document.getElementById('tlprov').textContent),
-    'The highlighter cannot start: static/provenance.js is missing beside this page.');
+  eq('policy: without static/ the page says what is missing, under the lines it shows',
+    await page2.evaluate(() => [document.querySelector('.tp-info').textContent,
+      document.querySelector('.ln[data-panel="pre"][data-line="1"]') !== null]),
+    ['The highlighter cannot start: static/provenance.js is missing beside this page.', true]);
   await context2.close();
 
   // Without static/highlight.min.js the page works in plain text and says
