@@ -20,6 +20,9 @@ static const char *const PAGE_TAGS[] = {
     "kbd", "label", "li", "link", "mark", "meta", "nav", "noscript", "ol", "p",
     "pre", "section", "small", "span", "strong", "sub", "summary", "sup",
     "table", "tbody", "td", "th", "thead", "title", "tr", "ul",
+    /* the provenance page's first paint (provpage_paint.c): its disabled
+     * search box and its panels' tabs and buttons */
+    "input", "button",
     /* the inline SVG bar charts of "where the time goes" (profile_join.c) */
     "svg", "g", "rect", "text"};
 
