@@ -64,7 +64,8 @@ bool tl_chromium_event_with_pid(tl_buf *out, const char *t, size_t i,
   char pid[32];
   snprintf(pid, sizeof pid, "%u", rank);
   tl_json_member member = {"pid", tl_str_from(pid)};
-  tl_json_serde_options opts = {true, 1, NULL, 0};
+  tl_json_serde_options opts = {true, 1, NULL, 0,
+                                tl_json_layout_limit(end - i)};
   tl_buf obj;
   tl_buf_init(&obj);
   if (t[i] == '{') {
@@ -74,8 +75,9 @@ bool tl_chromium_event_with_pid(tl_buf *out, const char *t, size_t i,
   } else {
     tl_buf_append(&obj, t + i, end - i);
   }
-  bool ok = tl_json_serde(out, tl_buf_str(&obj), &opts, NULL, NULL, 0) ==
-            TL_JSON_SERDE_OK;
+  tl_json_serde_status st =
+      tl_json_serde(out, tl_buf_str(&obj), &opts, NULL, NULL, 0);
+  bool ok = st == TL_JSON_SERDE_OK || st == TL_JSON_SERDE_OK_COMPACT;
   tl_buf_free(&obj);
   return ok;
 }

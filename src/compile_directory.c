@@ -87,7 +87,7 @@ void tl_compile_directory_write(tl_store *store) {
   tl_buf_putc(&compact, '}');
   tl_buf pretty;
   tl_buf_init(&pretty);
-  tl_json_serde_options o = {true, 0, NULL, 0};
+  tl_json_serde_options o = {true, 0, NULL, 0, 0};
   tl_json_serde(&pretty, tl_buf_str(&compact), &o, NULL, NULL, 0);
   tl_store_write(store, "compile_directory.json", pretty.data, pretty.len);
   tl_buf_free(&pretty);

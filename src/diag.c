@@ -55,6 +55,9 @@ static const struct {
     [TL_DIAG_UTF8] =
         {"utf8", "JSON artifacts whose invalid UTF-8 was written as U+FFFD",
          "JSON artifact whose invalid UTF-8 was written as U+FFFD"},
+    [TL_DIAG_COMPACT] =
+        {"compact", "JSON texts written compact (nested too deep to indent)",
+         "JSON text written compact (nested too deep to indent)"},
     [TL_DIAG_OUTPUT] = {"output", "output files not written",
                         "output file not written"},
     [TL_DIAG_PROVENANCE] = {"provenance", "provenance views with problems",

@@ -25,6 +25,7 @@ typedef enum tl_diag_kind {
   TL_DIAG_RAW_JSONL,        /* entry changed or left out in raw.jsonl */
   TL_DIAG_CHROMIUM,         /* chromium_event payload that is not JSON */
   TL_DIAG_UTF8,             /* JSON artifact re-written with U+FFFD */
+  TL_DIAG_COMPACT,          /* JSON nested too deep to indent: compact */
   TL_DIAG_OUTPUT,           /* an output file could not be written */
   TL_DIAG_PROVENANCE,       /* a provenance view could not be fully joined */
   TL_DIAG_PROFILE,          /* a --profile trace was unreadable in part */

@@ -42,6 +42,12 @@ typedef struct tree {
   size_t root;
   bool too_deep;   /* nesting past SERDE_MAX_DEPTH: refused as serde refuses */
   size_t repaired; /* decoded strings' invalid sequences made U+FFFD */
+  /* The bytes the pretty layout adds to the compact form (newlines,
+   * indents, the space after each ':'), counted as nodes are added, at
+   * most (a repeated key's member is counted, then dropped); its indent
+   * starts at base_depth. */
+  size_t layout;
+  int base_depth;
 } tree;
 
 /* serde_json's recursion limit: it refuses the 128th nested array or object
@@ -78,6 +84,8 @@ static int add_node(tree *t, node_type type, const void *text, size_t len) {
   node n = {type, 0, len, 0, 0, NO_NODE, NO_NODE, NO_NODE, 0};
   if (text)
     n.text = keep_bytes(t, text, len);
+  if (t->open.count) /* its line: a newline and the indent, ": " */
+    t->layout += 1 + 2 * ((size_t)t->base_depth + t->open.count) + t->have_key;
   if (t->have_key) {
     n.key = t->key;
     n.key_len = t->key_len;
@@ -137,6 +145,8 @@ static int on_key(void *ctx, const unsigned char *text, size_t len) {
 static int on_end(void *ctx) {
   tree *t = ctx;
   t->open.count--;
+  if (t->nodes.items[t->open.items[t->open.count]].count) /* its own line */
+    t->layout += 1 + 2 * ((size_t)t->base_depth + t->open.count);
   return 1;
 }
 
@@ -387,6 +397,8 @@ static tl_json_serde_status add_extra(tree *t, const tl_json_serde_options *o,
   return TL_JSON_SERDE_OK;
 }
 
+size_t tl_json_layout_limit(size_t len) { return 12 * len + 4096; }
+
 static int hex4(const char *p) {
   int v = 0;
   for (int i = 0; i < 4; i++) {
@@ -474,6 +486,7 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
   tree t = {0};
   tl_buf_init(&t.bytes);
   t.root = NO_NODE;
+  t.base_depth = o->depth;
   yajl_handle parser = yajl_alloc(&CALLBACKS, NULL, &t);
   yajl_status st =
       yajl_parse(parser, (const unsigned char *)text.ptr, text.len);
@@ -499,8 +512,14 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
   yajl_free(parser);
   if (result == TL_JSON_SERDE_OK)
     result = add_extra(&t, o, error, error_size);
-  if (result == TL_JSON_SERDE_OK)
-    write_tree(out, &t, o); /* the caller indents the first line */
+  tl_json_serde_options compact = *o;
+  if (result == TL_JSON_SERDE_OK && o->pretty && o->layout_limit &&
+      t.layout > o->layout_limit) {
+    compact.pretty = false; /* a deep text's indents would dwarf it */
+    result = TL_JSON_SERDE_OK_COMPACT;
+  }
+  if (result == TL_JSON_SERDE_OK || result == TL_JSON_SERDE_OK_COMPACT)
+    write_tree(out, &t, &compact); /* the caller indents the first line */
   if (repaired)
     *repaired += t.repaired;
   tree_free(&t);

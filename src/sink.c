@@ -152,7 +152,7 @@ static void write_raw_jsonl(tl_sink *sink, const step *s) {
   const step *record = sink->current;
   tl_buf *line = &sink->scratch;
   tl_buf_clear(line);
-  tl_json_serde_options o = {false, 0, s->members, s->member_count};
+  tl_json_serde_options o = {false, 0, s->members, s->member_count, 0};
   size_t repaired = 0;
   char error[128] = "";
   tl_json_serde_status st =
@@ -188,15 +188,22 @@ static void write_chromium_event(tl_sink *sink, tl_chromium_out *out) {
     return;
   tl_buf *event = &sink->scratch;
   tl_buf_clear(event);
-  tl_json_serde_options o = {true, 1, NULL, 0};
+  tl_json_serde_options o = {true, 1, NULL, 0,
+                             tl_json_layout_limit(record->len)};
   size_t repaired = 0;
-  if (tl_json_serde(event, (tl_str){record->payload, record->len}, &o,
-                    &repaired, NULL, 0) != TL_JSON_SERDE_OK) {
+  tl_json_serde_status st = tl_json_serde(
+      event, (tl_str){record->payload, record->len}, &o, &repaired, NULL, 0);
+  if (st != TL_JSON_SERDE_OK && st != TL_JSON_SERDE_OK_COMPACT) {
     tl_diag_add(sink->diag, TL_DIAG_CHROMIUM, record->line,
                 "chromium_event payload is not JSON (left out of "
                 "chromium_events.json; the line is in raw.log)");
     return;
   }
+  if (st == TL_JSON_SERDE_OK_COMPACT)
+    tl_diag_add(sink->diag, TL_DIAG_COMPACT, record->line,
+                "chromium_events.json: an event written compact: indented, "
+                "it would be more than 13 times its %zu bytes",
+                record->len);
   if (repaired)
     tl_diag_add(sink->diag, TL_DIAG_UTF8, record->line,
                 "chromium_events.json: %zu invalid UTF-8 sequence%s written "

@@ -284,13 +284,22 @@ static tl_artifact *write_counted(tl_store *store, tl_compile_dir *dir,
   tl_artifact *a = add_artifact(store, dir, name.data, number, role, rec->line);
   tl_buf pretty;
   tl_buf_init(&pretty);
-  tl_json_serde_options o = {true, 0, NULL, 0};
+  tl_json_serde_options o = {true, 0, NULL, 0,
+                             tl_json_layout_limit(rec->payload.len)};
   size_t repaired = 0;
-  /* JSON is written as the Rust tool writes it (pretty, keys sorted); what
-   * does not parse is kept as it is. */
-  if (strcmp(ext, "json") == 0 &&
-      tl_json_serde(&pretty, rec->payload, &o, &repaired, NULL, 0) ==
-          TL_JSON_SERDE_OK) {
+  /* JSON is written as the Rust tool writes it (pretty, keys sorted), or
+   * compact when nested too deep to indent; what does not parse is kept as
+   * it is. */
+  tl_json_serde_status st =
+      strcmp(ext, "json") == 0
+          ? tl_json_serde(&pretty, rec->payload, &o, &repaired, NULL, 0)
+          : TL_JSON_SERDE_NOT_JSON;
+  if (st == TL_JSON_SERDE_OK || st == TL_JSON_SERDE_OK_COMPACT) {
+    if (st == TL_JSON_SERDE_OK_COMPACT)
+      tl_diag_add(store->diag, TL_DIAG_COMPACT, rec->line,
+                  "%s: written compact: indented, it would be more than 13 "
+                  "times its %zu bytes",
+                  a->path, rec->payload.len);
     if (repaired)
       tl_diag_add(store->diag, TL_DIAG_UTF8, rec->line,
                   "%s: %zu invalid UTF-8 sequence%s written as U+FFFD (the "

@@ -44,7 +44,7 @@ TEST(compact_output_with_extra_members_sorted_in) {
   tl_buf_clear(&out);
   tl_json_member extra[] = {{"lineno", tl_str_from("12")},
                             {"thread", tl_str_from("12")}};
-  tl_json_serde_options o = {false, 0, extra, 2};
+  tl_json_serde_options o = {false, 0, extra, 2, 0};
   CHECK(tl_json_serde(&out,
                       tl_str_from("{\"zz\": {\"k\": 1e300, \"b\": [1, {\"q\": "
                                   "0.1}]}, \"aa\": 5}"),
@@ -56,7 +56,7 @@ TEST(compact_output_with_extra_members_sorted_in) {
 TEST(an_extra_key_already_there_is_a_conflict_and_writes_nothing) {
   tl_buf_clear(&out);
   tl_json_member extra[] = {{"timestamp", tl_str_from("\"t\"")}};
-  tl_json_serde_options o = {false, 0, extra, 1};
+  tl_json_serde_options o = {false, 0, extra, 1, 0};
   char error[64] = "";
   CHECK(tl_json_serde(&out, tl_str_from("{\"timestamp\": 1}"), &o, NULL, error,
                       sizeof error) == TL_JSON_SERDE_KEY_CONFLICT);
@@ -143,6 +143,46 @@ static void escape_reference(tl_buf *b, const unsigned char *s, size_t n) {
 
 /* Every byte value at every position of strings of 1 to 24 bytes (the
  * eight-byte scan's edges): the same text as the byte-at-a-time rule. */
+/* The layout's bytes are counted exactly (texts without repeated keys):
+ * at a limit of exactly them the text is pretty, one byte less compact. */
+TEST(layout_limit_is_the_bytes_the_pretty_layout_adds) {
+  static const char *const texts[] = {
+      "[1, [2, [3, [4]]], {\"a\": {\"b\": [true, null]}}, [], {}]",
+      "{\"k\": [[[[[[[[[[\"deep\"]]]]]]]]]], \"z\": 1.5}",
+      "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+      "]]]]]]]]]",
+      "7"};
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    for (int depth = 0; depth < 3; depth++) {
+      tl_buf pretty, compact;
+      tl_buf_init(&pretty);
+      tl_buf_init(&compact);
+      tl_json_serde_options p = {true, depth, NULL, 0, 0};
+      tl_json_serde_options c = {false, depth, NULL, 0, 0};
+      CHECK(tl_json_serde(&pretty, tl_str_from(texts[i]), &p, NULL, NULL, 0) ==
+            TL_JSON_SERDE_OK);
+      CHECK(tl_json_serde(&compact, tl_str_from(texts[i]), &c, NULL, NULL, 0) ==
+            TL_JSON_SERDE_OK);
+      size_t layout = pretty.len - compact.len;
+      tl_buf limited;
+      tl_buf_init(&limited);
+      p.layout_limit = layout;
+      CHECK(layout == 0 || tl_json_serde(&limited, tl_str_from(texts[i]), &p,
+                                         NULL, NULL, 0) == TL_JSON_SERDE_OK);
+      CHECK(layout == 0 || strcmp(limited.data, pretty.data) == 0);
+      tl_buf_clear(&limited);
+      p.layout_limit = layout - 1;
+      CHECK(layout <= 1 ||
+            tl_json_serde(&limited, tl_str_from(texts[i]), &p, NULL, NULL, 0) ==
+                TL_JSON_SERDE_OK_COMPACT);
+      CHECK(layout <= 1 || strcmp(limited.data, compact.data) == 0);
+      tl_buf_free(&limited);
+      tl_buf_free(&pretty);
+      tl_buf_free(&compact);
+    }
+  }
+}
+
 TEST(every_byte_at_every_position_is_escaped_as_one_at_a_time) {
   tl_buf got, want;
   tl_buf_init(&got);
@@ -212,7 +252,7 @@ TEST(pid_patch_of_a_pretty_event_equals_its_reserialisation) {
                       values[(mask + (unsigned)k) % VALUES]);
     tl_buf_putc(&event, '}');
     tl_buf_clear(&pretty);
-    tl_json_serde_options o = {true, 1, NULL, 0};
+    tl_json_serde_options o = {true, 1, NULL, 0, 0};
     CHECK(tl_json_serde(&pretty, tl_buf_str(&event), &o, NULL, NULL, 0) ==
           TL_JSON_SERDE_OK);
     tl_buf_clear(&fast);
@@ -250,6 +290,7 @@ int main(void) {
   RUN(not_json_leaves_the_output_alone);
   RUN(invalid_utf8_is_replaced_and_counted);
   RUN(nesting_stops_where_serde_json_stops);
+  RUN(layout_limit_is_the_bytes_the_pretty_layout_adds);
   RUN(every_byte_at_every_position_is_escaped_as_one_at_a_time);
   RUN(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere);
   RUN(pid_patch_of_a_pretty_event_equals_its_reserialisation);
