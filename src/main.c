@@ -1,5 +1,5 @@
 /* main.c: the command line. Parses argv, prepares the output folder, runs
- * the pipeline (read -> store -> report, src/pipeline.c), prints one-line
+ * the pipeline (read -> store -> report, src/run/pipeline.c), prints one-line
  * messages, opens the browser.
  * Exit codes: 0 success; 1 environment errors, and with --strict or
  * --strict-compile-id the input failures they name, except with -e, which
@@ -19,13 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "fsutil.h"
-#include "multi_rank.h"
-#include "outdir.h"
-#include "pipeline.h"
+#include "multirank/multi_rank.h"
+#include "run/outdir.h"
+#include "run/pipeline.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
 #ifdef HAVE_tl_engine
-#include "ts_query.h"
+#include "analyze/ts_query.h"
 #endif
 
 static const char USAGE[] =
@@ -420,7 +420,7 @@ static int check_all_ranks(const cli *c) {
 }
 
 /* --all-ranks-html: every rank's report and the landing page
- * (src/multi_rank.h); returns the exit code. */
+ * (src/multirank/multi_rank.h); returns the exit code. */
 static int run_all_ranks(const cli *c) {
   int code = check_all_ranks(c);
   if (code >= 0)

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fsutil.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
 
 typedef struct tl_case {
   tl_str name;

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ts_chunk.h"
-#include "ts_query.h"
+#include "analyze/ts_chunk.h"
+#include "analyze/ts_query.h"
 
 static inline const char *cuts_text(bool (*scan)(tl_str, tl_ts_cuts *),
                                     const char *text) {

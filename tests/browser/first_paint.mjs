@@ -1,5 +1,5 @@
 // first_paint.mjs: the provenance page shows its code before any script
-// runs (src/provpage_paint.c), and the script takes it over without moving
+// runs (src/emit/provpage_paint.c), and the script takes it over without moving
 // a line. For each page written by `tlparse -i`, at two window sizes:
 //  - with JavaScript disabled, each of the three panels shows, fully inside
 //    its visible scroll area and the window, rows 1..v of its artifact text

@@ -292,7 +292,7 @@ class UnknownEntriesAndHeader(Case):
         return ours, rust
 
     def test_unknown_entry_notice_counts_entries_of_unknown_kinds(self):
-        # Wording (src/report.c): "N unknown entr(y|ies) (first: <code>KIND
+        # Wording (src/emit/report.c): "N unknown entr(y|ies) (first: <code>KIND
         # </code>), not shown here: see raw.jsonl", singular for one.
         expected = {"none": None, "one": ("1", "brand_new_kind"),
                     "three": ("3", "brand_new_kind")}

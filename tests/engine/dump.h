@@ -13,8 +13,8 @@
 
 #include <stdlib.h>
 
-#include "analysis.h"
-#include "buf.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
 
 static int dump_graph_cmp(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

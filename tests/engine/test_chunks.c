@@ -1,5 +1,5 @@
-/* test_chunks.c: chunked parsing of Python output code (src/pycode.c over
- * the chunker of src/ts_query.c).
+/* test_chunks.c: chunked parsing of Python output code (src/analyze/pycode.c
+ * over the chunker of src/analyze/ts_query.c).
  *
  * The Python scanner is tested on the shapes that can hide a top-level
  * statement: column-0 lines inside '''...''' kernel sources, decorators,
@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyze/analysis.h"
+#include "analyze/ts_chunk.h"
+#include "analyze/ts_query.h"
 #include "case_file.h"
 #include "check.h"
 #include "cuts_text.h"
 #include "dump.h"
-#include "fsutil.h"
-#include "ts_chunk.h"
-#include "ts_query.h"
+#include "util/fsutil.h"
 
 /* ---- the scanner ----------------------------------------------------------
  */

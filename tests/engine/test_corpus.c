@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyze/analysis.h"
 #include "case_file.h"
 #include "check.h"
 #include "dump.h"
-#include "fsutil.h"
+#include "util/fsutil.h"
 
 typedef void (*dump_fn)(tl_str input, tl_buf *out);
 

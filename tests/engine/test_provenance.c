@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyze/analysis.h"
 #include "check.h"
-#include "fsutil.h"
-#include "provenance.h"
+#include "join/provenance.h"
+#include "util/fsutil.h"
 
 /* ---- small views -------------------------------------------------------- */
 

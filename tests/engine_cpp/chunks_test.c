@@ -1,5 +1,5 @@
-/* chunks_test.c: chunked parsing of AOTInductor C++ (src/cppcode.c over the
- * chunker of src/ts_query.c).
+/* chunks_test.c: chunked parsing of AOTInductor C++ (src/analyze/cppcode.c over
+ * the chunker of src/analyze/ts_query.c).
  *
  * The C++ scanner is tested on what can hide the end of a top-level
  * definition: a `}` in a string, a character literal, a comment, a raw
@@ -12,11 +12,11 @@
  * analysis with the bodies it reads nothing from left out (the chunker's
  * skips) must equal the one that parses every body, whole and in chunks.
  */
+#include "analyze/ts_chunk.h"
+#include "analyze/ts_heads.h"
+#include "analyze/ts_query.h"
 #include "cuts_text.h"
 #include "dump.h"
-#include "ts_chunk.h"
-#include "ts_heads.h"
-#include "ts_query.h"
 
 #include <stdint.h>
 

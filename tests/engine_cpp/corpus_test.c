@@ -1,4 +1,4 @@
-/* corpus_test.c: the AOTInductor C++ analysis (src/cppcode.c) on the
+/* corpus_test.c: the AOTInductor C++ analysis (src/analyze/cppcode.c) on the
  * corpus cases in tests/engine_cpp/cases/, one .txt file per topic, each
  *   === name / wrapper text / [--- kernel_code / kernel text] / --- / dump
  * with one real line shape (or a garbage input) per case.

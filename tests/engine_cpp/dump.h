@@ -8,10 +8,10 @@
 #ifndef TL_TEST_CPP_DUMP_H
 #define TL_TEST_CPP_DUMP_H
 
-#include "analysis.h"
+#include "analyze/analysis.h"
 #include "case_file.h"
 #include "check.h"
-#include "fsutil.h"
+#include "util/fsutil.h"
 
 /* The dump the case files spell out, one fact per line. */
 static void dump(const tl_code_analysis *r, tl_buf *out) {

@@ -1,4 +1,4 @@
-/* fixtures_test.c: the AOTInductor C++ analysis (src/cppcode.c) on the
+/* fixtures_test.c: the AOTInductor C++ analysis (src/analyze/cppcode.c) on the
  * three real AOT wrappers of the shared fixtures; their payloads are cut out
  * of the trace logs here. Skipped (77) when the fixtures folder is absent.
  */

@@ -7,9 +7,9 @@
 
 #include <stdlib.h>
 
-#include "analysis.h"
+#include "analyze/analysis.h"
+#include "analyze/ts_query.h"
 #include "fuzz.h"
-#include "ts_query.h"
 
 /* `lines_main`/`lines_kernels`: line counts of the two analyzed texts. */
 static inline unsigned code_check(const tl_code_analysis *a, int lines_main,

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "util/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -2,8 +2,8 @@
  * `wrapper \x1e kernel_code` (see fuzz_split); the wrapper goes through
  * tl_cppcode_analyze and, when present, the kernel code through
  * tl_cppkernels_analyze into the same result; see code_check.h. */
+#include "analyze/ts_chunk.h"
 #include "code_check.h"
-#include "ts_chunk.h"
 
 static volatile unsigned sink;
 

@@ -1,5 +1,5 @@
 /* fuzz_discovery.c: rank-log discovery of --all-ranks-html on any folder
- * listing (src/multi_rank.c, tl_multi_rank_count_logs).
+ * listing (src/multirank/multi_rank.c, tl_multi_rank_count_logs).
  *
  * Input: file names separated by '\n' (at most 64, each cut to 200 bytes;
  * '/' and NUL become '_'). A name whose first byte is 0x01 is made as a
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
 #include "fuzz.h"
-#include "multi_rank.h"
+#include "multirank/multi_rank.h"
+#include "util/fsutil.h"
 #include "work_dir.h"
 
 enum { MAX_NAMES = 64, MAX_NAME = 200 };

@@ -14,12 +14,12 @@
 #include <ctype.h>
 #include <strings.h>
 
-#include "fsutil.h"
 #include "fuzz.h"
-#include "html.h"
 #include "page_check.h"
+#include "util/fsutil.h"
+#include "util/html.h"
 #ifdef HAVE_tl_page
-#include "provpage.h"
+#include "emit/provpage.h"
 #endif
 
 static void check_html_escape(tl_str text) {

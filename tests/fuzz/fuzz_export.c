@@ -1,5 +1,5 @@
 /* fuzz_export.c: the export mode (-e) on any bytes: the Draft Export Report
- * (src/export_report.h) of the input read as a whole trace log.
+ * (src/export/export_report.h) of the input read as a whole trace log.
  *
  * Each input is written as `trace.log` in a private folder and the report
  * goes to `out/` beside it, removed before the next input. Invariants: the
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export_report.h"
-#include "fsutil.h"
+#include "export/export_report.h"
 #include "page_check.h"
+#include "util/fsutil.h"
 #include "work_dir.h"
 
 static const char *work_dir;

@@ -6,10 +6,10 @@
  * run of its name and tl_fx_lookup the run's first line; and the analysis
  * in chunks equals the whole one, graphs included.
  */
-#include "analysis.h"
+#include "analyze/analysis.h"
+#include "analyze/ts_chunk.h"
+#include "analyze/ts_query.h"
 #include "fuzz.h"
-#include "ts_chunk.h"
-#include "ts_query.h"
 
 static volatile unsigned sink;
 

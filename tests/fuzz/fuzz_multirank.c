@@ -21,9 +21,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "fsutil.h"
-#include "multi_rank_internal.h"
+#include "multirank/multi_rank_internal.h"
 #include "page_check.h"
+#include "util/fsutil.h"
 #include "work_dir.h"
 
 enum { RANK_SEPARATOR = 0x1d, PARTS = 5, MAX_RANKS = 2 };

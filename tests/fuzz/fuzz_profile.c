@@ -17,11 +17,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "fsutil.h"
 #include "page_check.h"
-#include "profile_join.h"
-#include "profile_reader.h"
-#include "profile_view.h"
+#include "profile/profile_join.h"
+#include "profile/profile_reader.h"
+#include "profile/profile_view.h"
+#include "util/fsutil.h"
 #include "work_dir.h"
 
 static const char *work_dir;

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
+#include "join/provenance.h"
 #include "page_check.h"
-#include "provenance.h"
-#include "reader.h"
+#include "read/reader.h"
 #ifdef HAVE_tl_page
-#include "provpage.h"
+#include "emit/provpage.h"
 #endif
 
 typedef struct texts {

@@ -1,7 +1,7 @@
 /* fuzz_pycode.c: the JIT Python output-code analyzer (tl_pycode_analyze,
  * with its Triton and C++ injections) on any text; see code_check.h. */
+#include "analyze/ts_chunk.h"
 #include "code_check.h"
-#include "ts_chunk.h"
 
 static volatile unsigned sink;
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "reader.h"
+#include "read/reader.h"
 
 static char *trace_path;
 static volatile unsigned sink; /* keeps the touched bytes' sum alive */

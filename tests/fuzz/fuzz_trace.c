@@ -15,11 +15,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "fsutil.h"
+#include "emit/report.h"
 #include "page_check.h"
-#include "reader.h"
-#include "report.h"
-#include "store.h"
+#include "read/reader.h"
+#include "store/store.h"
+#include "util/fsutil.h"
 #include "work_dir.h"
 
 static const char *work_dir;

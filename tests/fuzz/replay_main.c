@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fsutil.h"
 #include "fuzz.h"
+#include "util/fsutil.h"
 
 /* Harnesses that need no set-up leave this undefined. */
 #pragma weak LLVMFuzzerInitialize

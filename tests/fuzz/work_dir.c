@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "fsutil.h"
 #include "fuzz.h"
+#include "util/fsutil.h"
 
 static char *work_dir;
 

@@ -3,7 +3,7 @@
  * when that file changes, this test changes with it.
  */
 #include "check.h"
-#include "help.h"
+#include "emit/help.h"
 
 static const char COMPILE_IDS_HTML[] =
     "<section class=\"tl-help\" id=\"compile-ids\">\n"

@@ -195,7 +195,7 @@ class Export(Temp):
 
     def test_invalid_utf8_pages_are_valid_utf8(self):
         """The one-log report writes U+FFFD for invalid UTF-8; the export
-        pages copy the bytes (src/export_report.c escapes, never repairs)."""
+        pages copy the bytes (src/export/export_report.c escapes, never repairs)."""
         log = entry({"guard_added": {"expr": "E", "prefix": "eval"}})
         log = log.encode().replace(b'"E"', b'"\xff\xfe<b>"')
         code, stderr, out, _, _ = self.export(log)
@@ -332,7 +332,7 @@ class MultiRank(Temp):
                 self.assertNotIn(b"<img", f.read(), p)
 
     def test_rank_file_name_with_invalid_utf8_gives_valid_utf8(self):
-        """The landing page (src/multi_rank_page.c) and the rank's own page
+        """The landing page (src/multirank/multi_rank_page.c) and the rank's own page
         copy the name's bytes; its stderr line is cut by the newline."""
         r = self.hostile_name_run()
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
-#include "provpage.h"
-#include "resources.h"
+#include "emit/provpage.h"
+#include "util/fsutil.h"
+#include "util/resources.h"
 
 /* Reads the artifact named by view.artifacts[key] into `buf`; returns the
  * text, or {NULL, 0} when the view names none or it cannot be read. */

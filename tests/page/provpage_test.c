@@ -1,13 +1,14 @@
-/* provpage_test: the page shell written by tl_provpage_render (src/provpage.c)
- * keeps trace text inert: escaped in HTML, unable to close or confuse its
- * <script> elements, and only our own scripts allowed by the CSP. What the
- * page does in a browser is tested by tests/browser/page_test.mjs. */
+/* provpage_test: the page shell written by tl_provpage_render
+ * (src/emit/provpage.c) keeps trace text inert: escaped in HTML, unable to
+ * close or confuse its <script> elements, and only our own scripts allowed by
+ * the CSP. What the page does in a browser is tested by
+ * tests/browser/page_test.mjs. */
 #include <cjson/cJSON.h>
 #include <strings.h>
 #include <zlib.h>
 
 #include "check.h"
-#include "provpage.h"
+#include "emit/provpage.h"
 
 #define HOSTILE "</script><script>window.pwned=1</script><!--<img src=x>"
 

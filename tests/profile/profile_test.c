@@ -3,9 +3,9 @@
  * (the rest is tested end to end by profile_e2e.py on real and generated
  * traces). */
 #include "check.h"
-#include "profile_map.h"
-#include "profile_reader.h"
-#include "profile_view.h"
+#include "profile/profile_map.h"
+#include "profile/profile_reader.h"
+#include "profile/profile_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

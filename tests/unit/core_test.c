@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "check.h"
-#include "compile_id.h"
-#include "fsutil.h"
-#include "html.h"
-#include "reader.h"
-#include "utf8.h"
+#include "read/compile_id.h"
+#include "read/reader.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+#include "util/html.h"
+#include "util/utf8.h"
 
 static long glog(const char *line) {
   return tl_reader_glog_envelope_offset(tl_str_from(line));

@@ -5,7 +5,7 @@
  * (byte order marks, nesting at cJSON's limit, trailing bytes, control bytes
  * as whitespace) and thousands of deterministic mutations of them. */
 #include "check.h"
-#include "json_members.h"
+#include "json/json_members.h"
 
 #include <stdint.h>
 

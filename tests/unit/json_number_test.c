@@ -2,7 +2,7 @@
  * ryu). Every expected text here was printed by the Rust tool 0.4.3 or by
  * serde_json's documented rules (parity spec section 10). */
 #include "check.h"
-#include "json_number.h"
+#include "json/json_number.h"
 
 #include <math.h>
 #include <stdint.h>

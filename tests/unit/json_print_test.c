@@ -3,7 +3,7 @@
  * split of containers and whole members, must print as cJSON_Print prints
  * it, and its compact form as cJSON_PrintUnformatted does. */
 #include "check.h"
-#include "json_print.h"
+#include "json/json_print.h"
 
 #include <stdint.h>
 

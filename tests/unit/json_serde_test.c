@@ -3,9 +3,9 @@
  * `artifact` with `encoding: json` gives the pretty form, raw.jsonl the
  * compact one). */
 #include "check.h"
-#include "chromium_events.h"
-#include "json_serde.h"
-#include "utf8.h"
+#include "util/utf8.h"
+#include "json/chromium_events.h"
+#include "json/json_serde.h"
 
 #include <string.h>
 

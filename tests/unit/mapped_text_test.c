@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fsutil.h"
-#include "mapped_text.h"
+#include "util/fsutil.h"
+#include "util/mapped_text.h"
 
 static char root[] = "/tmp/tl-mapped-text-XXXXXX";
 

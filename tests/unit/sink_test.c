@@ -1,19 +1,19 @@
-/* sink_test.c: the store's sink (src/sink.h) writes the same bytes, digests
- * and diagnostics on its own thread as inline, in the order it was asked
- * (records ended or not before the next begins), and the bound on its queue
- * never stalls a payload larger than the bound. */
+/* sink_test.c: the store's sink (src/store/sink.h) writes the same bytes,
+ * digests and diagnostics on its own thread as inline, in the order it was
+ * asked (records ended or not before the next begins), and the bound on its
+ * queue never stalls a payload larger than the bound. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "check.h"
-#include "diag.h"
-#include "fsutil.h"
-#include "html.h"
-#include "reader.h"
-#include "sink.h"
+#include "read/reader.h"
+#include "store/sink.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/fsutil.h"
+#include "util/html.h"
 
 /* md5("hello") and md5("hello world"), from md5sum. */
 #define MD5_HELLO "5d41402abc4b2a76b9719d911017c592"

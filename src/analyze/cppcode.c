@@ -1,0 +1,1335 @@
+/* cppcode.c: the analyze stage for AOTInductor C++ (see analysis.h). Parses
+ * the wrapper (`inductor_aot_wrapper_code`) with the cpp grammar and finds,
+ * by the queries in grammars/queries/cpp*.scm: the `run_impl` body (entry),
+ * kernel call sites, `// [Provenance debug handles]` comments bound to their
+ * calls, launcher definitions with the Triton source in their comments, and
+ * `extern "C"` CPU declarations; tl_cppkernels_analyze adds the `cpp_fused_*`
+ * bodies of `inductor_aot_kernel_code`, parsed heads only (tl_ts_cpp_heads:
+ * a body's name and lines, never its inside). A sample of what run_impl holds:
+ *
+ *     // [Provenance debug handles] triton_poi_fused_mul_1:2
+ *     int64_t triton_poi_fused_mul_1_xnumel = 200L*s0;
+ *     call_triton_poi_fused_mul_1(arg3_1, buf2, 200L, stream, kernels, ...);
+ *
+ * Both texts are parsed a chunk of whole top-level definitions at a time
+ * (tl_ts_chunker, ts_query.h): matches keep bytes and lines, never nodes.
+ * The wrapper's function bodies that can hold nothing read here are left
+ * out of its parse ("functions left unparsed" below).
+ * Results are allocated in the caller's arena and point into the text.
+ */
+#include "analyze/analysis.h"
+#include "analyze/queries_cpp.h"
+#include "analyze/ts_chunk.h"
+#include "analyze/ts_heads.h"
+#include "analyze/ts_query.h"
+#include "util/mapped_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kernel kinds by name prefix; the first row that matches wins. Combo
+ * kernels are also recognised by their Triton source (see cpp_triton.scm). */
+static const struct {
+  const char *prefix;
+  tl_kernel_kind kind;
+} name_kinds[] = {
+    {"aoti_torch_", TL_KERNEL_SHIM},     {"cpp_", TL_KERNEL_CPP},
+    {"triton_tem_", TL_KERNEL_TEMPLATE}, {"triton_for_", TL_KERNEL_COMBO},
+    {"triton_", TL_KERNEL_TRITON},
+};
+
+static tl_kernel_kind kind_of_name(tl_str name) {
+  for (size_t i = 0; i + 1 < name.len; i++)
+    if (name.ptr[i] == ':' && name.ptr[i + 1] == ':')
+      return TL_KERNEL_EXTERN; /* at::_ops::mm::call and the like */
+  for (size_t i = 0; i < sizeof name_kinds / sizeof *name_kinds; i++)
+    if (tl_str_starts_with(name, name_kinds[i].prefix) &&
+        name.len > strlen(name_kinds[i].prefix))
+      return name_kinds[i].kind;
+  return TL_KERNEL_UNKNOWN;
+}
+
+static bool is_triton_family(tl_kernel_kind kind) {
+  return kind == TL_KERNEL_TRITON || kind == TL_KERNEL_TEMPLATE ||
+         kind == TL_KERNEL_COMBO;
+}
+
+/* How a call expression was written. */
+enum call_form {
+  FORM_PLAIN,  /* name(...) */
+  FORM_LAUNCH, /* launchKernel(kernels.name, ...): callee is `name` */
+  FORM_SHIM    /* AOTI_TORCH_ERROR_CODE_CHECK(name(...)): the inner call */
+};
+
+/* A call with a plain identifier callee, kernel or not: the candidates for
+ * call sites and for the debug-handle comments. */
+typedef struct raw_call {
+  tl_str callee;
+  uint32_t byte;
+  int line;
+  enum call_form form;
+} raw_call;
+
+/* `// [Provenance debug handles] <key>`; `end` is the comment's last byte,
+ * `limit` the end of the function holding it. */
+typedef struct handle_comment {
+  tl_str key, pure;
+  uint32_t end, limit;
+} handle_comment;
+
+typedef struct byte_range {
+  uint32_t start, end;
+} byte_range;
+
+typedef struct site {
+  tl_call_site call;
+  uint32_t byte;
+} site;
+
+typedef struct def {
+  tl_kernel_def def;
+  uint32_t byte;
+} def;
+
+typedef struct embedded {
+  tl_embedded emb;
+  uint32_t byte;
+} embedded;
+
+/* A `// subgraph: NAME` comment among a block's statements. The C++
+ * wrappers inline a subgraph's code in the caller's after such a comment
+ * (cpp_wrapper_cpu.py codegen_subgraph), NAME the subgraph's own name; its
+ * code runs to the next such comment among the same block's statements, or
+ * to the block's end: `if (pred) { // subgraph: true_graph_0 ... }`, and a
+ * while_loop's `while (1) { // subgraph: cond_fn_0 ... // subgraph:
+ * body_fn_0 ... }`. */
+typedef struct subgraph_mark {
+  uint32_t block, block_end; /* the block's first byte and its end */
+  uint32_t at;               /* the comment's first byte */
+  tl_str name;
+} subgraph_mark;
+
+/* The code of one subgraph: bytes [start, end) (from its mark). */
+typedef struct subgraph_region {
+  uint32_t start, end;
+  tl_str name;
+} subgraph_region;
+
+/* Launcher comments, kept as ranges: their chunk's tree is gone by the time
+ * they are scanned. */
+typedef TL_VEC(TSRange) range_vec;
+
+typedef struct state {
+  tl_str text;
+  TL_VEC(raw_call) raws;
+  TL_VEC(handle_comment) handles;
+  TL_VEC(byte_range) entries;
+  TL_VEC(site) sites;
+  TL_VEC(def) defs;
+  TL_VEC(embedded) embedded;
+  TL_VEC(tl_str) decls; /* extern "C" declared names */
+  TL_VEC(subgraph_mark) marks;
+} state;
+
+static void state_free(state *s) {
+  TL_VEC_FREE(s->raws);
+  TL_VEC_FREE(s->handles);
+  TL_VEC_FREE(s->entries);
+  TL_VEC_FREE(s->sites);
+  TL_VEC_FREE(s->defs);
+  TL_VEC_FREE(s->embedded);
+  TL_VEC_FREE(s->decls);
+  TL_VEC_FREE(s->marks);
+}
+
+/* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
+static void state_clear(state *s) {
+  s->raws.count = s->handles.count = s->entries.count = 0;
+  s->sites.count = s->defs.count = s->embedded.count = s->decls.count = 0;
+  s->marks.count = 0;
+}
+
+static def *find_def(state *s, tl_str name) {
+  for (size_t i = 0; i < s->defs.count; i++)
+    if (tl_str_eq(s->defs.items[i].def.name, name))
+      return &s->defs.items[i];
+  return NULL;
+}
+
+static bool is_decl(const state *s, tl_str name) {
+  for (size_t i = 0; i < s->decls.count; i++)
+    if (tl_str_eq(s->decls.items[i], name))
+      return true;
+  return false;
+}
+
+static bool in_entry(const state *s, uint32_t byte) {
+  for (size_t i = 0; i < s->entries.count; i++)
+    if (byte >= s->entries.items[i].start && byte < s->entries.items[i].end)
+      return true;
+  return false;
+}
+
+/* ---- debug-handle comments ---------------------------------------------- */
+
+/* Parses `// [Provenance debug handles] <key>`: the key is the rest of the
+ * line (one token); the pure name is the key before its last `:` when only
+ * digits follow it. False for any other comment. */
+static bool parse_handle_comment(tl_str c, tl_str *key, tl_str *pure) {
+  static const char tag[] = "[Provenance debug handles]";
+  size_t i = 2, n = c.len;
+  if (n < 2 || c.ptr[0] != '/' || c.ptr[1] != '/')
+    return false;
+  while (i < n && (c.ptr[i] == ' ' || c.ptr[i] == '\t'))
+    i++;
+  if (n - i < sizeof tag - 1 || memcmp(c.ptr + i, tag, sizeof tag - 1) != 0)
+    return false;
+  i += sizeof tag - 1;
+  while (i < n && (c.ptr[i] == ' ' || c.ptr[i] == '\t'))
+    i++;
+  while (n > i && (c.ptr[n - 1] == ' ' || c.ptr[n - 1] == '\t' ||
+                   c.ptr[n - 1] == '\r' || c.ptr[n - 1] == '\n'))
+    n--;
+  if (i == n)
+    return false;
+  for (size_t j = i; j < n; j++)
+    if (c.ptr[j] == ' ' || c.ptr[j] == '\t')
+      return false;
+  *key = (tl_str){c.ptr + i, n - i};
+  *pure = *key;
+  size_t colon = key->len;
+  while (colon > 0 && key->ptr[colon - 1] != ':')
+    colon--;
+  if (colon > 1 && colon < key->len) {
+    bool digits = true;
+    for (size_t j = colon; j < key->len; j++)
+      digits &= key->ptr[j] >= '0' && key->ptr[j] <= '9';
+    if (digits)
+      pure->len = colon - 1;
+  }
+  return true;
+}
+
+/* The end byte of the function definition around `node`, or the text's end
+ * when it is outside any function. */
+static uint32_t enclosing_function_end(TSNode node, uint32_t text_end) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n);
+       n = ts_node_parent(n))
+    if (strcmp(ts_node_type(n), "function_definition") == 0)
+      return ts_node_end_byte(n);
+  return text_end;
+}
+
+/* ---- Triton source in a launcher comment -------------------------------- */
+
+static bool node_is(TSNode n, const char *type) {
+  return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+/* True when the range of the text holds a combo kernel's Triton source. */
+static bool triton_is_combo(const tl_ts_query *q, tl_str text, TSRange range) {
+  if (!tl_triton_may_be_combo(text, range.start_byte, range.end_byte))
+    return false;
+  TSTree *tree = tl_ts_parse(tree_sitter_python(), text, &range, 1);
+  if (!tree)
+    return false;
+  bool combo = false;
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
+  while (!combo && tl_ts_iter_next(&it))
+    combo = tl_ts_iter_pattern(&it) > 0;
+  tl_ts_iter_end(&it);
+  ts_tree_delete(tree);
+  return combo;
+}
+
+/* Is the text between the start of `byte`'s line and `byte` blank? */
+static bool blank_before(tl_str text, uint32_t byte) {
+  while (byte > 0 && text.ptr[byte - 1] != '\n') {
+    if (text.ptr[byte - 1] != ' ' && text.ptr[byte - 1] != '\t')
+      return false;
+    byte--;
+  }
+  return true;
+}
+
+/* Re-parses the interior of a launcher's block comment as Python and
+ * records the '''...''' source of `async_compile.triton('k', '''...''')` as
+ * an embedded range (its lines without the quote lines); marks `k` combo
+ * when the source dispatches sub-kernels. */
+static void scan_launcher_comment(state *s, const tl_ts_query *q,
+                                  TSRange comment) {
+  if (comment.start_byte > comment.end_byte || comment.end_byte > s->text.len)
+    return;
+  tl_str c = {s->text.ptr + comment.start_byte,
+              comment.end_byte - comment.start_byte};
+  if (c.len < 4 || memcmp(c.ptr, "/*", 2) != 0 ||
+      memcmp(c.ptr + c.len - 2, "*/", 2) != 0)
+    return;
+  TSPoint from = comment.start_point, to = comment.end_point;
+  if (to.column < 2)
+    return;
+  TSRange inner = {{from.row, from.column + 2},
+                   {to.row, to.column - 2},
+                   comment.start_byte + 2,
+                   comment.end_byte - 2};
+  TSTree *tree = tl_ts_parse(tree_sitter_python(), s->text, &inner, 1);
+  if (!tree)
+    return;
+  uint32_t name_id = tl_ts_query_capture(q, "triton.name");
+  uint32_t source_id = tl_ts_query_capture(q, "triton.source");
+  tl_ts_iter it;
+  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), s->text);
+  while (tl_ts_iter_next(&it)) {
+    TSNode name, source;
+    if (tl_ts_iter_pattern(&it) != 0 || !tl_ts_iter_get(&it, name_id, &name) ||
+        !tl_ts_iter_get(&it, source_id, &source))
+      continue;
+    uint32_t count = ts_node_child_count(source);
+    TSNode open = ts_node_child(source, 0);
+    TSNode close = ts_node_child(source, count ? count - 1 : 0);
+    if (count < 2 || !node_is(open, "string_start") ||
+        !node_is(close, "string_end"))
+      continue;
+    TSPoint a = ts_node_end_point(open), b = ts_node_start_point(close);
+    uint32_t a_byte = ts_node_end_byte(open),
+             b_byte = ts_node_start_byte(close);
+    /* Lines of the source itself: skip the rest of the opening line when it
+     * is empty, and the closing line when only indentation precedes '''. */
+    int first = (int)a.row + 1 + (s->text.ptr[a_byte] == '\n' ? 1 : 0);
+    int last = (int)b.row + (blank_before(s->text, b_byte) ? 0 : 1);
+    if (first <= last) {
+      embedded e = {{TL_CODE_MAIN, first, last, "python"}, a_byte};
+      TL_VEC_PUSH(s->embedded, e);
+    }
+    TSRange body = {a, b, a_byte, b_byte};
+    def *d = find_def(s, tl_ts_text(name, s->text));
+    if (d && is_triton_family(d->def.kind) && triton_is_combo(q, s->text, body))
+      d->def.kind = TL_KERNEL_COMBO;
+  }
+  tl_ts_iter_end(&it);
+  ts_tree_delete(tree);
+}
+
+/* ---- collecting --------------------------------------------------------- */
+
+/* Is function definition `fn` declared `static`? */
+static bool is_static(TSNode fn, tl_str text) {
+  for (uint32_t i = 0; i < ts_node_child_count(fn); i++) {
+    TSNode c = ts_node_child(fn, i);
+    if (node_is(c, "storage_class_specifier") &&
+        tl_str_eq_cstr(tl_ts_text(c, text), "static"))
+      return true;
+  }
+  return false;
+}
+
+/* The entry function of an AOT wrapper, or of the C++ in a cpp_wrapper JIT
+ * module (_const_run_impl counts only for where shim calls may be). */
+static bool is_entry_name(tl_str name) {
+  return tl_str_eq_cstr(name, "run_impl") ||
+         tl_str_eq_cstr(name, "inductor_entry_impl");
+}
+
+/* The cpp grammar's ids that the reads by field compare with. */
+typedef struct cpp_syms {
+  TSSymbol identifier, qualified_identifier, function_declarator,
+      compound_statement, declaration, comment, call_expression,
+      field_expression, field_identifier, function_definition,
+      linkage_specification, argument_list;
+  TSFieldId declarator, body, name, function, argument, field, arguments;
+} cpp_syms;
+
+static cpp_syms cpp_syms_get(void) {
+  const TSLanguage *cpp = tree_sitter_cpp();
+  return (cpp_syms){tl_ts_symbol(cpp, "identifier"),
+                    tl_ts_symbol(cpp, "qualified_identifier"),
+                    tl_ts_symbol(cpp, "function_declarator"),
+                    tl_ts_symbol(cpp, "compound_statement"),
+                    tl_ts_symbol(cpp, "declaration"),
+                    tl_ts_symbol(cpp, "comment"),
+                    tl_ts_symbol(cpp, "call_expression"),
+                    tl_ts_symbol(cpp, "field_expression"),
+                    tl_ts_symbol(cpp, "field_identifier"),
+                    tl_ts_symbol(cpp, "function_definition"),
+                    tl_ts_symbol(cpp, "linkage_specification"),
+                    tl_ts_symbol(cpp, "argument_list"),
+                    tl_ts_field(cpp, "declarator"),
+                    tl_ts_field(cpp, "body"),
+                    tl_ts_field(cpp, "name"),
+                    tl_ts_field(cpp, "function"),
+                    tl_ts_field(cpp, "argument"),
+                    tl_ts_field(cpp, "field"),
+                    tl_ts_field(cpp, "arguments")};
+}
+
+static void push_raw(state *s, TSNode callee, TSNode expr,
+                     enum call_form form) {
+  raw_call r = {tl_ts_text(callee, s->text), ts_node_start_byte(expr),
+                tl_ts_first_line(expr), form};
+  TL_VEC_PUSH(s->raws, r);
+}
+
+/* An entry function's body (`name` is its name). */
+static void add_entry(state *s, TSNode name, TSNode body,
+                      tl_code_analysis *out) {
+  if (out->entry_first == 0 && is_entry_name(tl_ts_text(name, s->text))) {
+    out->entry_first = tl_ts_first_line(body);
+    out->entry_last = tl_ts_last_line(body);
+  }
+  byte_range r = {ts_node_start_byte(body), ts_node_end_byte(body)};
+  /* Every chunk of a body split into chunks has the same entry. */
+  bool seen = s->entries.count &&
+              s->entries.items[s->entries.count - 1].start == r.start;
+  if (!seen)
+    TL_VEC_PUSH(s->entries, r);
+}
+
+/* The entries among `fn`'s bodies (compound statements). */
+static void add_entries(state *s, const cpp_syms *y, TSNode fn, TSNode name,
+                        tl_code_analysis *out) {
+  tl_ts_children b;
+  tl_ts_children_begin(&b, fn, y->body);
+  for (TSNode body; tl_ts_children_next(&b, y->compound_statement, &body);)
+    add_entry(s, name, body, out);
+  tl_ts_children_end(&b);
+}
+
+/* A launcher `call_<name>` defined by `fn`. */
+static void add_launcher(state *s, TSNode launcher, TSNode fn) {
+  tl_str name = tl_ts_text(launcher, s->text);
+  name.ptr += 5, name.len -= 5; /* after `call_` */
+  tl_kernel_kind kind = kind_of_name(name);
+  if (name.len == 0 || find_def(s, name) ||
+      !(is_triton_family(kind) || is_static(fn, s->text)))
+    return;
+  TSNode outer = ts_node_parent(fn);
+  if (!node_is(outer, "template_declaration"))
+    outer = fn;
+  def d = {{name, is_triton_family(kind) ? kind : TL_KERNEL_TRITON,
+            TL_CODE_MAIN, tl_ts_first_line(outer), tl_ts_last_line(fn)},
+           ts_node_start_byte(outer)};
+  TL_VEC_PUSH(s->defs, d);
+}
+
+/* One function definition, read by field as the query patterns this
+ * code replaced matched it:
+ *   declarator: (function_declarator declarator: X) and body: (compound_
+ *   statement), where X is `Scope::run_impl` / `Scope::_const_run_impl`
+ *   (qualified_identifier name: (identifier)) or `inductor_entry_impl`: an
+ *   entry; X is an identifier `call_*`: a launcher, and the comments
+ *   directly in its bodies are kept for later, when every launcher
+ *   definition is known. */
+static void collect_function(state *s, const cpp_syms *y, TSNode fn,
+                             range_vec *comments, tl_code_analysis *out) {
+  tl_ts_children d;
+  tl_ts_children_begin(&d, fn, y->declarator);
+  for (TSNode decl; tl_ts_children_next(&d, y->function_declarator, &decl);) {
+    tl_ts_children q;
+    tl_ts_children_begin(&q, decl, y->declarator);
+    for (TSNode qn; tl_ts_children_next(&q, y->qualified_identifier, &qn);) {
+      tl_ts_children n;
+      tl_ts_children_begin(&n, qn, y->name);
+      for (TSNode name; tl_ts_children_next(&n, y->identifier, &name);) {
+        tl_str t = tl_ts_text(name, s->text);
+        if (tl_str_eq_cstr(t, "run_impl") ||
+            tl_str_eq_cstr(t, "_const_run_impl"))
+          add_entries(s, y, fn, name, out);
+      }
+      tl_ts_children_end(&n);
+    }
+    tl_ts_children_end(&q);
+    tl_ts_children_begin(&q, decl, y->declarator);
+    for (TSNode name; tl_ts_children_next(&q, y->identifier, &name);) {
+      tl_str t = tl_ts_text(name, s->text);
+      if (tl_str_eq_cstr(t, "inductor_entry_impl"))
+        add_entries(s, y, fn, name, out);
+      if (!tl_str_starts_with(t, "call_"))
+        continue;
+      add_launcher(s, name, fn);
+      tl_ts_children b;
+      tl_ts_children_begin(&b, fn, y->body);
+      for (TSNode body;
+           tl_ts_children_next(&b, y->compound_statement, &body);) {
+        tl_ts_children c;
+        tl_ts_children_begin(&c, body, 0);
+        for (TSNode com; tl_ts_children_next(&c, y->comment, &com);) {
+          TSRange r = {ts_node_start_point(com), ts_node_end_point(com),
+                       ts_node_start_byte(com), ts_node_end_byte(com)};
+          TL_VEC_PUSH(*comments, r);
+        }
+        tl_ts_children_end(&c);
+      }
+      tl_ts_children_end(&b);
+    }
+    tl_ts_children_end(&q);
+  }
+  tl_ts_children_end(&d);
+}
+
+/* One `extern "C"` block (linkage_specification): the functions it
+ * declares, body: (declaration declarator: (function_declarator
+ * declarator: (identifier))), are the CPU kernels declared for the
+ * linker. */
+static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
+  tl_ts_children b;
+  tl_ts_children_begin(&b, link, y->body);
+  for (TSNode decl; tl_ts_children_next(&b, y->declaration, &decl);) {
+    tl_ts_children f;
+    tl_ts_children_begin(&f, decl, y->declarator);
+    for (TSNode fd; tl_ts_children_next(&f, y->function_declarator, &fd);) {
+      tl_ts_children n;
+      tl_ts_children_begin(&n, fd, y->declarator);
+      for (TSNode a; tl_ts_children_next(&n, y->identifier, &a);) {
+        tl_str name = tl_ts_text(a, s->text);
+        TL_VEC_PUSH(s->decls, name);
+        if (kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
+          def d = {{name, TL_KERNEL_CPP, TL_CODE_MAIN, tl_ts_first_line(link),
+                    tl_ts_last_line(link)},
+                   ts_node_start_byte(link)};
+          TL_VEC_PUSH(s->defs, d);
+        }
+      }
+      tl_ts_children_end(&n);
+    }
+    tl_ts_children_end(&f);
+  }
+  tl_ts_children_end(&b);
+}
+
+#define SUBGRAPH_PREFIX "// subgraph: "
+
+/* The `// subgraph: NAME` comments among a block's statements. */
+static void collect_block(state *s, const cpp_syms *y, TSNode block) {
+  size_t skip = strlen(SUBGRAPH_PREFIX);
+  tl_ts_children cs;
+  tl_ts_children_begin(&cs, block, 0);
+  for (TSNode comment; tl_ts_children_next(&cs, y->comment, &comment);) {
+    tl_str c = tl_ts_text(comment, s->text);
+    if (!tl_str_starts_with(c, SUBGRAPH_PREFIX))
+      continue;
+    tl_str name = {c.ptr + skip, c.len - skip};
+    while (name.len &&
+           (name.ptr[name.len - 1] == '\r' || name.ptr[name.len - 1] == ' ' ||
+            name.ptr[name.len - 1] == '\t'))
+      name.len--;
+    if (!name.len)
+      continue;
+    subgraph_mark m = {ts_node_start_byte(block), ts_node_end_byte(block),
+                       ts_node_start_byte(comment), name};
+    TL_VEC_PUSH(s->marks, m);
+  }
+  tl_ts_children_end(&cs);
+}
+
+/* A call by name, `f(...)` or `a::b(...)`: a call_expression whose
+ * function is an identifier or a qualified_identifier. */
+static void collect_call(state *s, const cpp_syms *y, TSNode call) {
+  tl_ts_children fs;
+  tl_ts_children_begin(&fs, call, y->function);
+  for (TSNode fn; tl_ts_children_next(&fs, 0, &fn);)
+    if (ts_node_symbol(fn) == y->identifier ||
+        ts_node_symbol(fn) == y->qualified_identifier)
+      push_raw(s, fn, call, FORM_PLAIN);
+  tl_ts_children_end(&fs);
+}
+
+/* Whether `node` has a child `field: (type)` whose text is `want`, or any
+ * such child when `want` is NULL; the last one found goes to `out`. */
+static bool child_is(const state *s, TSNode node, TSFieldId field,
+                     TSSymbol type, const char *want, TSNode *out) {
+  bool found = false;
+  tl_ts_children ch;
+  tl_ts_children_begin(&ch, node, field);
+  for (TSNode n; tl_ts_children_next(&ch, type, &n);) {
+    if (want && !tl_str_eq_cstr(tl_ts_text(n, s->text), want))
+      continue;
+    *out = n;
+    found = true;
+  }
+  tl_ts_children_end(&ch);
+  return found;
+}
+
+/* A call by name with its first argument (the first named child of its
+ * arguments: a comment there is the first argument, and no match):
+ *   - a C-shim call checked for its error code,
+ *     `AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_x(...))`, the callee
+ *     starting `aoti_torch_`;
+ *   - the pre-launcher CUDA shape, `launchKernel(kernels.k, ...)`. */
+static void collect_first_arg(state *s, const cpp_syms *y, TSNode fn,
+                              TSNode arg, TSNode call) {
+  tl_str macro = tl_ts_text(fn, s->text);
+  TSSymbol sym = ts_node_symbol(arg);
+  if (tl_str_eq_cstr(macro, "AOTI_TORCH_ERROR_CODE_CHECK") &&
+      sym == y->call_expression) {
+    tl_ts_children fs;
+    tl_ts_children_begin(&fs, arg, y->function);
+    for (TSNode callee; tl_ts_children_next(&fs, y->identifier, &callee);)
+      if (tl_str_starts_with(tl_ts_text(callee, s->text), "aoti_torch_"))
+        push_raw(s, callee, arg, FORM_SHIM);
+    tl_ts_children_end(&fs);
+  } else if (tl_str_eq_cstr(macro, "launchKernel") &&
+             sym == y->field_expression) {
+    TSNode object;
+    if (!child_is(s, arg, y->argument, y->identifier, "kernels", &object))
+      return;
+    tl_ts_children ks;
+    tl_ts_children_begin(&ks, arg, y->field);
+    for (TSNode kernel; tl_ts_children_next(&ks, y->field_identifier, &kernel);)
+      push_raw(s, kernel, call, FORM_LAUNCH);
+    tl_ts_children_end(&ks);
+  }
+}
+
+/* What the wrapper analysis reads from each node of a chunk's tree (the
+ * query cpp_wrapper.scm did this before; compiling it cost 12 to 20 ms).
+ * Per node type:
+ *   - function_definition: entry functions `AOTInductorModel::run_impl`,
+ *     `_const_run_impl` and `inductor_entry_impl` (the C++ of a
+ *     cpp_wrapper=True JIT module, src/analyze/pycode.c), and Triton launchers
+ *     `call_k` with the comments in their bodies (collect_function);
+ *   - linkage_specification: the CPU kernels an `extern "C"` block
+ *     declares (collect_linkage);
+ *   - call_expression: every call by name (collect_call), and for one
+ *     whose function is an identifier, its first argument
+ *     (collect_first_arg);
+ *   - compound_statement: the subgraph comments among its statements
+ *     (collect_block);
+ *   - comment: `// [Provenance debug handles] <key>`. */
+typedef struct wrapper_walk {
+  state *s;
+  const cpp_syms *y;
+  range_vec *comments;
+  tl_code_analysis *out;
+} wrapper_walk;
+
+static bool visit_wrapper_node(TSNode n, void *ctx) {
+  wrapper_walk *w = ctx;
+  const cpp_syms *y = w->y;
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym == y->function_definition) {
+    collect_function(w->s, y, n, w->comments, w->out);
+  } else if (sym == y->linkage_specification) {
+    collect_linkage(w->s, y, n);
+  } else if (sym == y->compound_statement) {
+    collect_block(w->s, y, n);
+  } else if (sym == y->call_expression) {
+    tl_ts_children fs;
+    tl_ts_children_begin(&fs, n, y->function);
+    for (TSNode fn; tl_ts_children_next(&fs, y->identifier, &fn);) {
+      tl_ts_children as;
+      tl_ts_children_begin(&as, n, y->arguments);
+      for (TSNode args; tl_ts_children_next(&as, y->argument_list, &args);)
+        if (ts_node_named_child_count(args) > 0)
+          collect_first_arg(w->s, y, fn, ts_node_named_child(args, 0), n);
+      tl_ts_children_end(&as);
+    }
+    tl_ts_children_end(&fs);
+    collect_call(w->s, y, n);
+  } else if (sym == y->comment) {
+    handle_comment h;
+    if (parse_handle_comment(tl_ts_text(n, w->s->text), &h.key, &h.pure)) {
+      h.end = ts_node_end_byte(n);
+      h.limit = enclosing_function_end(n, (uint32_t)w->s->text.len);
+      TL_VEC_PUSH(w->s->handles, h);
+    }
+  }
+  return true;
+}
+
+static int cmp_raw(const void *pa, const void *pb) {
+  const raw_call *a = pa, *b = pb;
+  if (a->byte != b->byte)
+    return a->byte < b->byte ? -1 : 1;
+  return (int)b->form - (int)a->form; /* the most specific form first */
+}
+
+static int cmp_site(const void *pa, const void *pb) {
+  const site *a = pa, *b = pb;
+  return a->byte < b->byte ? -1 : a->byte > b->byte;
+}
+
+static int cmp_def(const void *pa, const void *pb) {
+  const def *a = pa, *b = pb;
+  return a->byte < b->byte ? -1 : a->byte > b->byte;
+}
+
+static int cmp_embedded(const void *pa, const void *pb) {
+  const embedded *a = pa, *b = pb;
+  return a->byte < b->byte ? -1 : a->byte > b->byte;
+}
+
+static int cmp_handle(const void *pa, const void *pb) {
+  const handle_comment *a = pa, *b = pb;
+  return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static int cmp_range(const void *pa, const void *pb) {
+  const TSRange *a = pa, *b = pb;
+  return a->start_byte < b->start_byte ? -1 : a->start_byte > b->start_byte;
+}
+
+/* A comment in the head of a body the chunker went into is parsed again
+ * with each chunk of that body (a handle comment among a mangled
+ * function's parameters, found by fuzzing): each comment is kept once, in
+ * text order, as a whole parse gives them. */
+static void comments_once(state *s, range_vec *launchers) {
+  tl_sort(s->handles.items, s->handles.count, sizeof(handle_comment),
+          cmp_handle);
+  size_t kept = 0;
+  for (size_t i = 0; i < s->handles.count; i++)
+    if (kept == 0 || s->handles.items[kept - 1].end != s->handles.items[i].end)
+      s->handles.items[kept++] = s->handles.items[i];
+  s->handles.count = kept;
+  tl_sort(launchers->items, launchers->count, sizeof(TSRange), cmp_range);
+  kept = 0;
+  for (size_t i = 0; i < launchers->count; i++)
+    if (kept == 0 ||
+        launchers->items[kept - 1].start_byte != launchers->items[i].start_byte)
+      launchers->items[kept++] = launchers->items[i];
+  launchers->count = kept;
+}
+
+/* Is `call_<name>` the launcher of a Triton kernel `name`? True when the
+ * wrapper defines that launcher or the name is a Triton one; sets its kind. */
+static bool is_launched(state *s, tl_str name, tl_kernel_kind *kind) {
+  def *d = find_def(s, name);
+  if (d && d->def.file == TL_CODE_MAIN && is_triton_family(d->def.kind)) {
+    *kind = d->def.kind;
+    return true;
+  }
+  *kind = kind_of_name(name);
+  return is_triton_family(*kind);
+}
+
+/* The kernel a call reports, or false when it calls no kernel. Launchers
+ * and `cpp_*` kernels count anywhere; shim calls and `launchKernel` only in
+ * run_impl / _const_run_impl. */
+static bool classify(state *s, const raw_call *r, tl_str *name,
+                     tl_kernel_kind *kind) {
+  *name = r->callee;
+  switch (r->form) {
+  case FORM_SHIM:
+    *kind = TL_KERNEL_SHIM;
+    return in_entry(s, r->byte);
+  case FORM_LAUNCH: {
+    def *d = find_def(s, r->callee);
+    tl_kernel_kind k = kind_of_name(r->callee);
+    *kind = d ? d->def.kind : is_triton_family(k) ? k : TL_KERNEL_TRITON;
+    return in_entry(s, r->byte);
+  }
+  case FORM_PLAIN:
+    break;
+  }
+  if (tl_str_starts_with(r->callee, "call_") && r->callee.len > 5) {
+    tl_str rest = {r->callee.ptr + 5, r->callee.len - 5};
+    if (is_launched(s, rest, kind)) {
+      *name = rest;
+      return true;
+    }
+  }
+  *kind = TL_KERNEL_CPP;
+  return kind_of_name(r->callee) == TL_KERNEL_CPP || is_decl(s, r->callee);
+}
+
+static site *find_site(state *s, uint32_t byte) {
+  site key = {{{0}, 0, 0, {0}, {0}}, byte};
+  if (s->sites.count == 0)
+    return NULL;
+  return bsearch(&key, s->sites.items, s->sites.count, sizeof key, cmp_site);
+}
+
+/* Does raw call `r` call the kernel whose pure name is `pure`, by name or
+ * through its launcher `call_<pure>`? */
+static bool calls_pure(state *s, const raw_call *r, tl_str pure) {
+  tl_kernel_kind kind;
+  if (tl_str_eq(r->callee, pure))
+    return true;
+  return r->form == FORM_PLAIN && r->callee.len == pure.len + 5 &&
+         tl_str_starts_with(r->callee, "call_") &&
+         memcmp(r->callee.ptr + 5, pure.ptr, pure.len) == 0 &&
+         is_launched(s, pure, &kind);
+}
+
+/* Binds handle comment `h` to the first call of its pure name after it in
+ * the same function, before the next comment with the same pure name. */
+static void bind_handle(state *s, size_t index) {
+  const handle_comment *h = &s->handles.items[index];
+  uint32_t limit = h->limit;
+  for (size_t j = index + 1; j < s->handles.count; j++)
+    if (tl_str_eq(s->handles.items[j].pure, h->pure)) {
+      if (s->handles.items[j].end < limit)
+        limit = s->handles.items[j].end;
+      break;
+    }
+  size_t lo = 0, hi = s->raws.count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->raws.items[mid].byte < h->end)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i < s->raws.count && s->raws.items[i].byte < limit; i++) {
+    const raw_call *r = &s->raws.items[i];
+    if (!calls_pure(s, r, h->pure))
+      continue;
+    site *found = find_site(s, r->byte);
+    if (found) {
+      if (found->call.handle_key.len == 0)
+        found->call.handle_key = h->key;
+      return;
+    }
+    def *d = find_def(s, h->pure);
+    tl_kernel_kind kind = d ? d->def.kind : kind_of_name(h->pure);
+    if (kind == TL_KERNEL_UNKNOWN && r->form != FORM_PLAIN)
+      kind = r->form == FORM_SHIM ? TL_KERNEL_SHIM : TL_KERNEL_TRITON;
+    site add = {{h->pure, kind, r->line, h->key, {NULL, 0}}, r->byte};
+    TL_VEC_PUSH(s->sites, add);
+    tl_sort(s->sites.items, s->sites.count, sizeof add, cmp_site);
+    return;
+  }
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static int cmp_mark(const void *pa, const void *pb) {
+  const subgraph_mark *a = pa, *b = pb;
+  if (a->block != b->block)
+    return a->block < b->block ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static int cmp_region(const void *pa, const void *pb) {
+  const subgraph_region *a = pa, *b = pb;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return (a->end < b->end) - (a->end > b->end); /* the outer one first */
+}
+
+/* The subgraphs' regions, sorted by start: each mark's, to the next mark of
+ * its block or to the block's end. A function body parsed in chunks is the
+ * same block (the same first byte) in each, so its marks meet here. */
+static subgraph_region *regions_of(state *s, size_t *count) {
+  subgraph_mark *m = s->marks.items;
+  /* one mark each: a comment may be seen by two chunks */
+  size_t kept = tl_sort_unique(m, s->marks.count, sizeof *m, cmp_mark);
+  subgraph_region *r = tl_xmalloc((kept + 1) * sizeof *r);
+  for (size_t i = 0; i < kept; i++) {
+    bool next = i + 1 < kept && m[i + 1].block == m[i].block;
+    r[i] = (subgraph_region){m[i].at, next ? m[i + 1].at : m[i].block_end,
+                             m[i].name};
+  }
+  tl_sort(r, kept, sizeof *r, cmp_region);
+  *count = kept;
+  return r;
+}
+
+/* Each site's scope (tl_call_site.scope): the names of the subgraph regions
+ * around it joined outer to inner by `_`, as Inductor qualifies a nested
+ * subgraph's name; and `out->scopes`, every region's. Regions nest (a
+ * block's lie in it, one after another), so one sweep in text order over
+ * the regions and the sites, with the regions open at each place on a
+ * stack, finds both. */
+static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
+                        size_t budget) {
+  size_t n;
+  subgraph_region *b = regions_of(s, &n);
+  out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
+  out->scope_count = 0;
+  tl_sort(s->sites.items, s->sites.count, sizeof(site), cmp_site);
+  tl_str *scope = tl_xmalloc((n + 1) * sizeof *scope);
+  size_t *open = tl_xmalloc((n + 1) * sizeof *open), depth = 0, next = 0;
+  for (size_t i = 0; i <= s->sites.count && n; i++) {
+    /* the regions that start before this site (all of them after the last) */
+    uint32_t at = i < s->sites.count ? s->sites.items[i].byte : UINT32_MAX;
+    for (; next < n && b[next].start <= at; next++) {
+      while (depth && b[open[depth - 1]].end <= b[next].start)
+        depth--;
+      const tl_str *outer = depth ? &scope[open[depth - 1]] : NULL;
+      scope[next] = tl_subgraph_name(arena, outer, b[next].name, &budget);
+      if (scope[next].len)
+        out->scopes[out->scope_count++] = scope[next];
+      open[depth++] = next;
+    }
+    if (i == s->sites.count)
+      break;
+    while (depth && b[open[depth - 1]].end <= at)
+      depth--;
+    if (depth)
+      s->sites.items[i].call.scope = scope[open[depth - 1]];
+  }
+  out->scope_count = tl_sort_unique(out->scopes, out->scope_count,
+                                    sizeof *out->scopes, tl_str_cmp_p);
+  free(b);
+  free(scope);
+  free(open);
+}
+
+/* `analyzed`: the bytes of text the analysis read (the budget of the
+ * scopes' names, tl_subgraph_budget). */
+static void write_out(state *s, tl_arena *arena, tl_code_analysis *out,
+                      size_t analyzed) {
+  scope_sites(s, arena, out, tl_subgraph_budget(analyzed));
+  tl_sort(s->defs.items, s->defs.count, sizeof(def), cmp_def);
+  tl_sort(s->embedded.items, s->embedded.count, sizeof(embedded), cmp_embedded);
+  out->def_count = s->defs.count;
+  out->defs =
+      tl_arena_alloc(arena, sizeof(tl_kernel_def) * (s->defs.count + 1));
+  for (size_t i = 0; i < s->defs.count; i++)
+    out->defs[i] = s->defs.items[i].def;
+  out->call_count = s->sites.count;
+  out->calls =
+      tl_arena_alloc(arena, sizeof(tl_call_site) * (s->sites.count + 1));
+  for (size_t i = 0; i < s->sites.count; i++)
+    out->calls[i] = s->sites.items[i].call;
+  out->embedded_count = s->embedded.count;
+  out->embedded =
+      tl_arena_alloc(arena, sizeof(tl_embedded) * (s->embedded.count + 1));
+  for (size_t i = 0; i < s->embedded.count; i++)
+    out->embedded[i] = s->embedded.items[i].emb;
+}
+
+/* ---- functions left unparsed -------------------------------------------- */
+
+/* The C++ grammar costs tree-sitter about 1,400 instructions a byte of an
+ * AOT wrapper, and most of a wrapper is functions the analysis reads
+ * nothing from (the model container's C API, the constructor, input
+ * checks). What it reads needs these words: a function is left out of the
+ * parse (tl_ts_chunker_skip) when its head names no launcher or entry and
+ * its body holds none of them; only its body when a comment before its head
+ * may be a handle comment. Words are read over all bytes, comments and
+ * literals too, so a function that might hold one is parsed. */
+static const char *const entry_words[] = {"run_impl", "_const_run_impl",
+                                          "inductor_entry_impl", NULL};
+static const char *const body_words[] = {
+    "run_impl",   "_const_run_impl", "inductor_entry_impl",
+    "extern",     /* linkage: declared CPU kernels */
+    "Provenance", /* `// [Provenance debug handles]` */
+    "subgraph",   /* `// subgraph: NAME`: the scopes of calls */
+    NULL};
+/* Words that keep a function in the parse: before its first `(`, a
+ * launcher's or an entry's name (a handle comment there keeps its head
+ * only); from there on, a call of a launcher or CPU kernel, a nested entry,
+ * a linkage declaration, a handle comment. A CPU kernel's own name before
+ * its `(` is no call. */
+static const struct needed {
+  const char *const *prefixes, *const *words;
+} head_needs = {(const char *const[]){"call_", NULL}, entry_words},
+  body_needs = {(const char *const[]){"call_", "cpp_", NULL}, body_words},
+  comment_needs = {(const char *const[]){NULL},
+                   (const char *const[]){"Provenance", NULL}};
+
+/* Bytes of 0x80 and up end a word: tree-sitter may read `\xc2\xa0call_x(a)`
+ * as an error and then the call, so `call_x` must be a word of its own. */
+static bool is_word_byte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Calls `fn` on each word (a run of identifier bytes not starting with a
+ * digit) of text[start, end) until it returns true; returns whether it
+ * did. */
+static bool any_word(tl_str text, uint32_t start, uint32_t end,
+                     bool (*fn)(tl_str word, const void *ctx),
+                     const void *ctx) {
+  size_t next_passed = start;
+  for (uint32_t i = start; i < end;) {
+    tl_text_passing(text.ptr, i, &next_passed);
+    if (!is_word_byte((unsigned char)text.ptr[i])) {
+      i++;
+      continue;
+    }
+    uint32_t w = i;
+    while (i < end && is_word_byte((unsigned char)text.ptr[i]))
+      i++;
+    bool digit = text.ptr[w] >= '0' && text.ptr[w] <= '9';
+    if (!digit && fn((tl_str){text.ptr + w, i - w}, ctx))
+      return true;
+  }
+  return false;
+}
+
+static bool starts_with_any(tl_str word, const char *const *prefixes) {
+  for (; *prefixes; prefixes++)
+    if (tl_str_starts_with(word, *prefixes))
+      return true;
+  return false;
+}
+
+static bool is_needed_word(tl_str word, const void *needs) {
+  const struct needed *n = needs;
+  if (starts_with_any(word, n->prefixes))
+    return true;
+  for (const char *const *w = n->words; *w; w++)
+    if (tl_str_eq_cstr(word, *w))
+      return true;
+  return false;
+}
+
+typedef TL_VEC(uint32_t) skip_vec; /* [start, end) pairs */
+
+/* What the wrapper's parse leaves out, and where in it a call could be
+ * (a function's own name, before its first `(`, is none). */
+typedef struct skip_plan {
+  skip_vec parse, calls;
+} skip_plan;
+
+static void push_pair(skip_vec *v, uint32_t start, uint32_t end) {
+  TL_VEC_PUSH(*v, start);
+  TL_VEC_PUSH(*v, end);
+}
+
+/* The functions (or their bodies) among the items text[start, end) holds
+ * (cut by `cuts`, offsets of the text) that the analysis needs nothing
+ * from, gone into namespaces and `extern "C"` blocks as the chunker does.
+ * The words before a function's first `(` (its comments, return type and
+ * name) are read for a launcher's or entry's name and a handle comment,
+ * from there on (parameters, initializers, body) for all needed words. */
+static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
+                       uint32_t end, int depth, skip_plan *out) {
+  for (size_t i = 0; i <= cuts->count; i++) {
+    uint32_t s = i ? cuts->items[i - 1] : start;
+    uint32_t e = i < cuts->count ? cuts->items[i] : end;
+    tl_text_passed(text.ptr + s);
+    tl_ts_body body;
+    tl_ts_cuts members = {0};
+    char kind = tl_ts_cpp_item_body(text, s, e, &body, &members);
+    uint32_t head_end = body.open + 1, paren = s;
+    while (kind == 'f' && paren < body.open && text.ptr[paren] != '(')
+      paren++;
+    if (kind == 'n' && depth < TL_TS_MAX_NEST) {
+      find_skips(text, &members, body.open + 1, body.close, depth + 1, out);
+    } else if (kind == 'f' &&
+               !any_word(text, s, head_end, is_needed_word, &head_needs) &&
+               !any_word(text, paren, body.close, is_needed_word,
+                         &body_needs)) {
+      /* A comment before the head may be a handle comment: keep the head
+       * then (its comments are parsed), else leave out the whole item. */
+      if (!any_word(text, s, paren, is_needed_word, &comment_needs)) {
+        push_pair(&out->parse, s, e);
+        push_pair(&out->calls, paren, e);
+      } else if (head_end < body.close) {
+        push_pair(&out->parse, head_end, body.close);
+        push_pair(&out->calls, head_end, body.close);
+      }
+    }
+    TL_VEC_FREE(members);
+  }
+}
+
+static bool is_listed(tl_str word, const void *sorted) {
+  const tl_str *const *list = sorted; /* {items, end} */
+  size_t count = (size_t)(list[1] - list[0]);
+  return count && bsearch(&word, list[0], count, sizeof word, tl_str_cmp_p);
+}
+
+/* Does a range of `v` overlap text[start, end)? */
+static bool overlaps(const skip_vec *v, uint32_t start, uint32_t end) {
+  for (size_t i = 0; i + 1 < v->count; i += 2)
+    if (v->items[i] < end && v->items[i + 1] > start)
+      return true;
+  return false;
+}
+
+/* Did a function left out hold something the analysis turned out to need?
+ * Tree-sitter may see a function where the scanner saw two (a `#define`
+ * that does not start its line hides a `}` from tree-sitter only; a
+ * function-try-block's handler is an item of its own to the scanner): an
+ * entry that holds a range left out needs it. A call there by a name an
+ * `extern "C"` block declares, or by the pure name of a handle comment
+ * whose reach (the rest of its function, or of the text outside any)
+ * holds a range left out, would have been a call site. Compares the last
+ * `::` part of each name with the words where a call could be; a name
+ * whose last part is no word counts as found. */
+static bool skipped_names_needed(const state *s, const skip_vec *calls) {
+  TL_VEC(tl_str) names = {0};
+  bool found = false;
+  for (size_t i = 0; i < s->entries.count && !found; i++)
+    found = overlaps(calls, s->entries.items[i].start, s->entries.items[i].end);
+  for (size_t i = 0; i < s->decls.count + s->handles.count && !found; i++) {
+    const handle_comment *h =
+        i < s->decls.count ? NULL : &s->handles.items[i - s->decls.count];
+    if (h && !overlaps(calls, h->end, h->limit))
+      continue; /* binds only to calls that were parsed */
+    tl_str name = h ? h->pure : s->decls.items[i];
+    size_t last = name.len;
+    while (last > 0 && name.ptr[last - 1] != ':')
+      last--;
+    tl_str part = {name.ptr + last, name.len - last};
+    found = part.len == 0 || (part.ptr[0] >= '0' && part.ptr[0] <= '9');
+    for (size_t j = 0; j < part.len; j++)
+      found |= !is_word_byte((unsigned char)part.ptr[j]);
+    TL_VEC_PUSH(names, part);
+  }
+  if (!found && names.count) {
+    tl_sort(names.items, names.count, sizeof(tl_str), tl_str_cmp_p);
+    const tl_str *list[2] = {names.items, names.items + names.count};
+    for (size_t i = 0; i + 1 < calls->count && !found; i += 2)
+      found = any_word(s->text, calls->items[i], calls->items[i + 1], is_listed,
+                       list);
+  }
+  TL_VEC_FREE(names);
+  return found;
+}
+
+/* Whether the wrapper analysis leaves out bodies it reads nothing from
+ * (tests turn it off to compare). */
+bool tl_cppcode_skip_bodies = true;
+
+/* What of the chunker's region the analysis may leave out, cut into items
+ * as the chunker cuts them. */
+static void skips_of(const tl_ts_chunker *ch, skip_plan *skips) {
+  uint32_t start = ch->region.start_byte, end = ch->region.end_byte;
+  if (ch->scanned && ch->cuts.count) { /* a region larger than a chunk */
+    find_skips(ch->text, &ch->cuts, start, end, 0, skips);
+    return;
+  }
+  tl_ts_cuts cuts = {0};
+  if (start < end &&
+      tl_ts_cpp_cuts((tl_str){ch->text.ptr + start, end - start}, &cuts)) {
+    for (size_t i = 0; i < cuts.count; i++)
+      cuts.items[i] += start;
+    find_skips(ch->text, &cuts, start, end, 0, skips);
+  }
+  TL_VEC_FREE(cuts);
+}
+
+/* tl_cppcode_analyze over the bytes [start, end) of the text, leaving out
+ * what find_skips gives when `skip`. False when a function left out turned
+ * out to be needed: `out` is to be filled again, parsing every function. */
+static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
+                         uint32_t end, bool skip, tl_code_analysis *out) {
+  memset(out, 0, sizeof *out);
+  if (!text.ptr || text.len >= UINT32_MAX)
+    text = (tl_str){"", 0};
+  state s = {.text = text};
+  cpp_syms y = cpp_syms_get();
+  /* One chunk of whole top-level definitions at a time; what follows runs
+   * once over what all chunks gave. */
+  range_vec comments = {0};
+  wrapper_walk walk = {&s, &y, &comments, out};
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
+                            tl_ts_cpp_cuts);
+  /* run_impl alone can be most of a wrapper: parse it a few statements at
+   * a time (each chunk repeats its head and closing brace). */
+  tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
+  skip_plan skips = {{0}, {0}};
+  if (skip)
+    skips_of(&ch, &skips);
+  tl_ts_chunker_skip(&ch, skips.parse.items, skips.parse.count / 2);
+  size_t ch_region_bytes = ch.region.end_byte - ch.region.start_byte;
+  bool restart;
+  for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+    if (restart) {
+      state_clear(&s);
+      comments.count = 0;
+      out->entry_first = out->entry_last = 0;
+    }
+    tl_ts_walk(ts_tree_root_node(tree), visit_wrapper_node, &walk);
+    ts_tree_delete(tree);
+  }
+  bool parsed = ch.chunks > 0, skipped = !ch.gave_up && skips.parse.count;
+  tl_ts_chunker_end(&ch);
+  size_t left_out = 0;
+  for (size_t i = 0; skipped && i + 1 < skips.parse.count; i += 2)
+    left_out += skips.parse.items[i + 1] - skips.parse.items[i];
+  bool again = parsed && skipped && skipped_names_needed(&s, &skips.calls);
+  TL_VEC_FREE(skips.parse);
+  TL_VEC_FREE(skips.calls);
+  tl_ts_stats_parsed(ch_region_bytes - left_out);
+  if (again) {
+    TL_VEC_FREE(comments);
+    state_free(&s);
+    return false;
+  }
+  if (!parsed) {
+    TL_VEC_FREE(comments);
+    write_out(&s, arena, out, ch_region_bytes);
+    return true;
+  }
+  comments_once(&s, &comments);
+  if (comments.count) { /* the python query only where launchers are */
+    tl_ts_query tq;
+    tl_ts_query_init(&tq, tree_sitter_python(), TL_RES(query_cpp_triton),
+                     "cpp_triton.scm");
+    /* In text order (comments_once): a mapped wrapper's pages before go
+     * back (these comments hold the kernels' Triton source, much of the
+     * text), as in the two loops below. */
+    size_t next_passed = 0;
+    for (size_t i = 0; i < comments.count; i++) {
+      scan_launcher_comment(&s, &tq, comments.items[i]);
+      tl_text_passing(s.text.ptr, comments.items[i].end_byte, &next_passed);
+    }
+    tl_ts_query_free(&tq);
+  }
+  TL_VEC_FREE(comments);
+
+  /* One raw call per call expression, the most specific form kept. */
+  tl_sort(s.raws.items, s.raws.count, sizeof(raw_call), cmp_raw);
+  size_t kept = 0;
+  for (size_t i = 0; i < s.raws.count; i++)
+    if (kept == 0 || s.raws.items[kept - 1].byte != s.raws.items[i].byte)
+      s.raws.items[kept++] = s.raws.items[i];
+  s.raws.count = kept;
+  size_t next_passed = 0;
+  for (size_t i = 0; i < s.raws.count; i++) {
+    tl_str name;
+    tl_kernel_kind kind;
+    tl_text_passing(s.text.ptr, s.raws.items[i].byte, &next_passed);
+    if (classify(&s, &s.raws.items[i], &name, &kind)) {
+      site add = {{name, kind, s.raws.items[i].line, {NULL, 0}, {NULL, 0}},
+                  s.raws.items[i].byte};
+      TL_VEC_PUSH(s.sites, add);
+    }
+  }
+  next_passed = 0;
+  for (size_t i = 0; i < s.handles.count; i++) {
+    bind_handle(&s, i);
+    tl_text_passing(s.text.ptr, s.handles.items[i].end, &next_passed);
+  }
+
+  write_out(&s, arena, out, ch_region_bytes);
+  state_free(&s);
+  return true;
+}
+
+/* tl_cppcode_analyze over the bytes [start, end) of the text. */
+static void analyze_range(tl_arena *arena, tl_str text, uint32_t start,
+                          uint32_t end, tl_code_analysis *out) {
+  if (!analyze_pass(arena, text, start, end, tl_cppcode_skip_bodies, out))
+    analyze_pass(arena, text, start, end, false, out);
+}
+
+void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
+  analyze_range(arena, text, 0, UINT32_MAX, out);
+}
+
+typedef TL_VEC(tl_kernel_def) kernel_def_vec;
+
+static int cmp_def_line(const void *pa, const void *pb) {
+  const tl_kernel_def *a = pa, *b = pb;
+  return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* One kernel definition `fn` named `name`: kept when the name is a `cpp_*`
+ * one or a declared CPU kernel's. */
+static void add_kernel_body(TSNode name, TSNode fn, tl_str text,
+                            tl_code_file file, const tl_code_analysis *inout,
+                            kernel_def_vec *found) {
+  tl_str n = tl_ts_text(name, text);
+  bool declared = false;
+  for (size_t i = 0; i < inout->def_count; i++)
+    declared |= inout->defs[i].kind == TL_KERNEL_CPP &&
+                tl_str_eq(inout->defs[i].name, n);
+  if (kind_of_name(n) != TL_KERNEL_CPP && !declared)
+    return;
+  TSNode outer = ts_node_parent(fn);
+  if (!node_is(outer, "linkage_specification") &&
+      !node_is(outer, "template_declaration"))
+    outer = fn;
+  tl_kernel_def d = {n, TL_KERNEL_CPP, file, tl_ts_first_line(outer),
+                     tl_ts_last_line(fn)};
+  TL_VEC_PUSH(*found, d);
+}
+
+/* The `cpp_*` bodies (and those of declared names) in one chunk's tree:
+ * the function definitions whose declarator is
+ * (function_declarator declarator: (identifier)), found by a walk of the
+ * tree (no query to compile, see tl_ts_walk). */
+typedef struct kernel_walk {
+  cpp_syms y;
+  tl_str text;
+  tl_code_file file;
+  const tl_code_analysis *inout;
+  kernel_def_vec *found;
+} kernel_walk;
+
+static bool visit_kernel_node(TSNode fn, void *ctx) {
+  kernel_walk *w = ctx;
+  if (ts_node_symbol(fn) != w->y.function_definition)
+    return true;
+  tl_ts_children d;
+  tl_ts_children_begin(&d, fn, w->y.declarator);
+  for (TSNode fd; tl_ts_children_next(&d, w->y.function_declarator, &fd);) {
+    tl_ts_children f;
+    tl_ts_children_begin(&f, fd, w->y.declarator);
+    for (TSNode name; tl_ts_children_next(&f, w->y.identifier, &name);)
+      add_kernel_body(name, fn, w->text, w->file, w->inout, w->found);
+    tl_ts_children_end(&f);
+  }
+  tl_ts_children_end(&d);
+  return true;
+}
+
+static void walk_kernels(TSTree *tree, void *walk) {
+  tl_ts_walk(ts_tree_root_node(tree), visit_kernel_node, walk);
+}
+
+/* The kernel bodies in bytes [start, end) of `text`, as definitions in
+ * `file`: each replaces the declaration of its name in the main code. */
+static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
+                       uint32_t end, tl_code_file file,
+                       tl_code_analysis *inout) {
+  if (!text.ptr || text.len >= UINT32_MAX)
+    return;
+  kernel_def_vec found = {0};
+  kernel_walk walk = {cpp_syms_get(), text, file, inout, &found};
+  /* A definition's name and lines are all that is read: the bodies are
+   * left out unless their heads do not parse (then the text is parsed
+   * whole, in chunks, as the wrapper is). */
+  bool parsed = tl_ts_cpp_heads(text, start, end, walk_kernels, &walk);
+  if (!parsed) {
+    found.count = 0;
+    tl_ts_stats_parsed(
+        start < text.len ? (end < text.len ? end : text.len) - start : 0);
+    tl_ts_chunker ch;
+    tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
+                              tl_ts_cpp_cuts);
+    bool restart;
+    for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
+      if (restart)
+        found.count = 0;
+      walk_kernels(tree, &walk);
+      ts_tree_delete(tree);
+    }
+    parsed = ch.chunks > 0;
+    tl_ts_chunker_end(&ch);
+  }
+  if (!parsed) {
+    TL_VEC_FREE(found);
+    return;
+  }
+
+  /* A body replaces the wrapper's `extern "C"` declaration of its name. */
+  tl_kernel_def *defs = tl_arena_alloc(
+      arena, sizeof(tl_kernel_def) * (inout->def_count + found.count + 1));
+  size_t count = inout->def_count;
+  if (count)
+    memcpy(defs, inout->defs, sizeof(tl_kernel_def) * count);
+  for (size_t i = 0; i < found.count; i++) {
+    size_t j = 0;
+    while (j < count &&
+           !(defs[j].file == TL_CODE_MAIN && defs[j].kind == TL_KERNEL_CPP &&
+             tl_str_eq(defs[j].name, found.items[i].name)))
+      j++;
+    defs[j == count ? count++ : j] = found.items[i];
+  }
+  inout->defs = defs;
+  inout->def_count = count;
+  TL_VEC_FREE(found);
+}
+
+void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
+                           tl_code_analysis *inout) {
+  add_bodies(arena, text, 0, UINT32_MAX, TL_CODE_KERNELS, inout);
+}
+
+void tl_cppwrapper_analyze(tl_arena *arena, tl_str text, uint32_t start,
+                           uint32_t end, tl_code_analysis *out) {
+  analyze_range(arena, text, start, end, out);
+  add_bodies(arena, text, start, end, TL_CODE_MAIN, out);
+  tl_sort(out->defs, out->def_count, sizeof *out->defs, cmp_def_line);
+}

@@ -1,0 +1,1043 @@
+/* ts_chunk.c: the C++ scanners that find where top-level items (and the
+ * members of a body) begin, and the chunker that parses whole items a chunk
+ * at a time over included ranges (see ts_chunk.h). The Python scanners are
+ * in ts_chunk_py.c. */
+#include "analyze/ts_chunk.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/ts_chunk_scan.h"
+#include "analyze/ts_query.h"
+#include "util/mapped_text.h"
+
+size_t tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+
+/* The end of a `/ * ... * /` comment opening at `i`: the byte after it, or
+ * 0 when it is unterminated. */
+static size_t block_comment_end(const char *t, size_t n, size_t i) {
+  for (i += 2; i + 1 < n; i++)
+    if (t[i] == '*' && t[i + 1] == '/')
+      return i + 2;
+  return 0;
+}
+
+/* The newline ending a `//` comment at `i` (n at the end of the text); a
+ * backslash before the newline continues the comment, as in C. */
+static size_t line_comment_end(const char *t, size_t n, size_t i) {
+  for (;;) {
+    const char *nl = memchr(t + i, '\n', n - i);
+    if (!nl)
+      return n;
+    size_t at = (size_t)(nl - t), b = at;
+    if (b > i && t[b - 1] == '\r')
+      b--;
+    if (b == i || t[b - 1] != '\\')
+      return at;
+    i = at + 1;
+  }
+}
+
+/* A raw string from the quote after its `R` prefix: `R"delim( ... )delim"`
+ * (KernelContextGuard sources). False when the delimiter is malformed or
+ * the closing `)delim"` is missing. */
+static bool skip_raw_string(const char *t, size_t n, size_t *pos) {
+  size_t i = *pos + 1, d = i;
+  while (i < n && t[i] != '(') {
+    if (i - d >= 16 || strchr(" )\\\t\v\f\r\n", t[i]))
+      return false;
+    i++;
+  }
+  if (i >= n)
+    return false;
+  size_t dlen = i - d;
+  for (i++; i < n; i++) {
+    if (t[i] == ')' && n - i > dlen + 1 &&
+        memcmp(t + i + 1, t + d, dlen) == 0 && t[i + 1 + dlen] == '"') {
+      *pos = i + dlen + 2;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A preprocessor line from its `#` at *pos up to (not including) the
+ * newline that ends it; backslash-newline continues it, and a block comment
+ * or string in it is skipped whole. `#if`, `#ifdef` and `#ifndef` raise
+ * *depth and `#endif` lowers it: no cut is made inside a conditional. The
+ * braces and semicolons of a `#define` body do not count. */
+static bool skip_directive(const char *t, size_t n, size_t *pos, long *depth) {
+  static const char *const opens[] = {"if", "ifdef", "ifndef", NULL};
+  size_t i = *pos + 1;
+  while (i < n && (t[i] == ' ' || t[i] == '\t'))
+    i++;
+  size_t w = i;
+  while (i < n && is_ident_char((unsigned char)t[i]))
+    i++;
+  if (word_in(t + w, i - w, opens))
+    ++*depth;
+  else if (word_is(t + w, i - w, "endif") && --*depth < 0)
+    return false;
+  while (i < n && t[i] != '\n') {
+    if (t[i] == '\\' && i + 1 < n && t[i + 1] == '\n')
+      i += 2;
+    else if (t[i] == '\\' && i + 2 < n && t[i + 1] == '\r' && t[i + 2] == '\n')
+      i += 3;
+    else if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
+      if (!(i = block_comment_end(t, n, i)))
+        return false;
+    } else if (t[i] == '/' && i + 1 < n && t[i + 1] == '/')
+      i = line_comment_end(t, n, i);
+    else if (t[i] == '"') {
+      if (!skip_quoted(t, n, &i))
+        return false;
+    } else
+      i++;
+  }
+  *pos = i;
+  return true;
+}
+
+/* Skips the comment or quoted literal at t[*pos]: 1 when it did, 0 when
+ * none starts there, -1 when it is unterminated. */
+static int skip_comment_or_quote(const char *t, size_t n, size_t *pos) {
+  size_t i = *pos;
+  if (t[i] == '/' && i + 1 < n && t[i + 1] == '/') {
+    *pos = line_comment_end(t, n, i);
+    return 1;
+  }
+  if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
+    size_t e = block_comment_end(t, n, i);
+    *pos = e ? e : *pos;
+    return e ? 1 : -1;
+  }
+  if (t[i] == '"' || t[i] == '\'')
+    return skip_quoted(t, n, pos) ? 1 : -1;
+  return 0;
+}
+
+/* Is the first word at or after `i` (past blanks) `word`? */
+static bool next_word_is(const char *t, size_t n, size_t i, const char *word) {
+  while (i < n && strchr(" \t\r\n\f\v", t[i]))
+    i++;
+  size_t w = i;
+  while (i < n && is_ident_char((unsigned char)t[i]))
+    i++;
+  return word_is(t + w, i - w, word);
+}
+
+/* The C++ scanner over t[from, to), with offsets of the whole text. Between
+ * declarations (the top level, a namespace body) an item ends after a `;`
+ * outside any bracket, or after the `}` that closes a function body,
+ * namespace or `extern "C" {}` block; a `{` after `=` or after
+ * class/struct/union/enum opens an initializer or a type whose item ends at
+ * the `;` that follows (`struct S {...} s;`), so its `}` is no cut. Between
+ * statements (a function body) only a `;` ends one, and not before `else`.
+ * Cuts are offered only outside #if nesting. Being conservative (too few
+ * cuts) costs memory, never correctness. */
+static bool cpp_scan(const char *t, size_t from, size_t to, bool statements,
+                     tl_ts_cuts *cuts) {
+  static const char *const type_words[] = {"class", "struct", "union", "enum",
+                                           NULL};
+  static const char *const str_prefixes[] = {"L", "u", "U", "u8", NULL};
+  static const char *const raw_prefixes[] = {"R",  "LR",  "uR",
+                                             "UR", "u8R", NULL};
+  size_t n = to, i = from;
+  long brace = 0, paren = 0, pp = 0;
+  bool line_start = from == 0 || t[from - 1] == '\n', needs_semi = false;
+  size_t first = cuts->count, next_passed = from;
+  while (i < n) {
+    tl_text_passing(t, i, &next_passed);
+    unsigned char c = (unsigned char)t[i];
+    if (c == '\n') {
+      line_start = true;
+      i++;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      i++;
+      continue;
+    }
+    if (c == '#' && line_start) {
+      if (!skip_directive(t, n, &i, &pp))
+        goto unsure;
+      continue;
+    }
+    line_start = false;
+    int skipped = skip_comment_or_quote(t, n, &i);
+    if (skipped < 0)
+      goto unsure;
+    if (skipped > 0)
+      continue;
+    if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(t[i + 1]))) {
+      /* A number: 1'000'000, 0x1p-3, 1.5e+10f. */
+      for (i++; i < n; i++) {
+        unsigned char d = (unsigned char)t[i], p = (unsigned char)t[i - 1];
+        bool sign = (d == '+' || d == '-') && strchr("eEpP", p);
+        bool sep = d == '\'' && i + 1 < n && is_ident_char(t[i + 1]);
+        if (!is_ident_char(d) && d != '.' && !sign && !sep)
+          break;
+      }
+    } else if (is_ident_char(c)) {
+      size_t w = i;
+      while (i < n && is_ident_char((unsigned char)t[i]))
+        i++;
+      if (i < n && t[i] == '"' && word_in(t + w, i - w, raw_prefixes)) {
+        if (!skip_raw_string(t, n, &i))
+          goto unsure;
+      } else if (i < n && (t[i] == '"' || t[i] == '\'') &&
+                 word_in(t + w, i - w, str_prefixes)) {
+        if (!skip_quoted(t, n, &i))
+          goto unsure;
+      } else if (brace == 0 && paren == 0 &&
+                 word_in(t + w, i - w, type_words)) {
+        needs_semi = true;
+      }
+    } else {
+      switch (c) {
+      case '{':
+        brace++;
+        break;
+      case '}':
+        if (--brace < 0)
+          goto unsure;
+        if (brace == 0 && paren == 0 && !needs_semi && pp == 0 && !statements)
+          add_cut(cuts, i + 1, from, to);
+        break;
+      case '(':
+      case '[':
+        paren++;
+        break;
+      case ')':
+      case ']':
+        if (--paren < 0)
+          goto unsure;
+        break;
+      case ';':
+        if (brace == 0 && paren == 0) {
+          needs_semi = false;
+          if (pp == 0 && !(statements && next_word_is(t, n, i + 1, "else")))
+            add_cut(cuts, i + 1, from, to);
+        }
+        break;
+      case '=':
+        if (brace == 0 && paren == 0)
+          needs_semi = true;
+        break;
+      default:
+        break;
+      }
+      i++;
+    }
+  }
+  if (brace == 0 && paren == 0 && pp == 0)
+    return true;
+unsure:
+  cuts->count = first;
+  return false;
+}
+
+bool tl_ts_cpp_cuts(tl_str text, tl_ts_cuts *cuts) {
+  cuts->count = 0;
+  if (!text.ptr || text.len >= UINT32_MAX || tl_text_has_nul(text))
+    return text.len == 0;
+  return cpp_scan(text.ptr, 0, text.len, false, cuts);
+}
+
+/* The `{` that opens the body of the item t[start, end): the first one
+ * outside parentheses. Sets *kind to what the head says: 'n' for a
+ * namespace or `extern "C"` block, 'f' for a function (the head ends with
+ * `)` or a trailing const/noexcept/override/final), 0 for anything else. */
+static bool find_body_open(const char *t, size_t start, size_t end,
+                           size_t *open, size_t *first_token, char *kind) {
+  static const char *const after_params[] = {"const", "noexcept", "override",
+                                             "final", NULL};
+  size_t i = start;
+  long paren = 0, pp = 0;
+  bool line_start = start == 0 || t[start - 1] == '\n';
+  size_t first_word = 0, first_len = 0;
+  char last = 0; /* the last significant byte, or 'w' after_params word */
+  *kind = 0;
+  while (i < end) {
+    unsigned char c = (unsigned char)t[i];
+    if (strchr(" \t\r\n\f\v", c)) {
+      line_start = c == '\n' || line_start;
+      i++;
+      continue;
+    }
+    if (c == '#' && line_start) {
+      if (!skip_directive(t, end, &i, &pp) || pp != 0)
+        return false;
+      continue;
+    }
+    line_start = false;
+    bool comment = c == '/' && i + 1 < end && strchr("/*", t[i + 1]);
+    if (!comment && *first_token == SIZE_MAX)
+      *first_token = i;
+    bool quote = c == '"' || c == '\'';
+    int skipped = skip_comment_or_quote(t, end, &i);
+    if (skipped < 0)
+      return false;
+    if (skipped > 0) {
+      last = quote ? '"' : last;
+      continue;
+    }
+    if (is_ident_char(c)) {
+      size_t w = i;
+      while (i < end && is_ident_char((unsigned char)t[i]))
+        i++;
+      if (i < end && t[i] == '"')
+        return false; /* a prefixed or raw string in a head: not ours */
+      if (!first_len) {
+        first_word = w;
+        first_len = i - w;
+      }
+      last = word_in(t + w, i - w, after_params) ? ')' : 'w';
+    } else if (c == '(') {
+      paren++;
+      i++;
+    } else if (c == ')') {
+      if (--paren < 0)
+        return false;
+      last = ')';
+      i++;
+    } else if (c == '{' && paren == 0) {
+      *open = i;
+      if (last == ')')
+        *kind = 'f';
+      else if (word_is(t + first_word, first_len, "namespace") ||
+               (word_is(t + first_word, first_len, "extern") && last == '"'))
+        *kind = 'n';
+      return *kind != 0;
+    } else {
+      last = (char)c;
+      i++;
+    }
+  }
+  return false;
+}
+
+char tl_ts_cpp_item_body(tl_str text, uint32_t start, uint32_t end,
+                         tl_ts_body *body, tl_ts_cuts *cuts) {
+  const char *t = text.ptr;
+  cuts->count = 0;
+  if (!t || end > text.len || start >= end)
+    return 0;
+  size_t close = end;
+  while (close > start && strchr(" \t\r\n\f\v", t[close - 1]))
+    close--;
+  if (close <= start || t[close - 1] != '}')
+    return 0;
+  close--;
+  size_t open = 0, first_token = SIZE_MAX;
+  char kind = 0;
+  if (!find_body_open(t, start, close, &open, &first_token, &kind))
+    return 0;
+  /* The scan also checks that the `{` found is the one the last `}`
+   * closes: an item can hold several definitions (after `template <bool
+   * b=false>` the scanner waits for a `;`), and then the body between them
+   * does not balance. */
+  if (!cpp_scan(t, open + 1, close, kind == 'f', cuts)) {
+    cuts->count = 0;
+    return 0;
+  }
+  body->start = start;
+  body->head = (uint32_t)first_token;
+  body->open = (uint32_t)open;
+  body->close = (uint32_t)close;
+  return kind;
+}
+
+bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
+                    tl_ts_cuts *cuts) {
+  if (tl_ts_cpp_item_body(text, start, end, body, cuts) && cuts->count)
+    return true;
+  cuts->count = 0;
+  return false;
+}
+
+/* Fills c->cuts with the scanner's cuts of the region (none when it is
+ * unsure), once. */
+static void scan_cuts(tl_ts_chunker *c) {
+  if (c->scanned || !c->scan)
+    return;
+  c->scanned = true;
+  uint32_t start = c->region.start_byte;
+  tl_str part = {c->text.ptr + start, c->region.end_byte - start};
+  if (!c->scan(part, &c->cuts))
+    c->cuts.count = 0;
+  for (size_t i = 0; i < c->cuts.count; i++)
+    c->cuts.items[i] += start;
+}
+
+void tl_ts_chunker_begin(tl_ts_chunker *c, const TSLanguage *lang, tl_str text,
+                         bool (*scan)(tl_str, tl_ts_cuts *)) {
+  tl_ts_chunker_begin_range(c, lang, text, 0, UINT32_MAX, scan);
+}
+
+void tl_ts_chunker_begin_range(tl_ts_chunker *c, const TSLanguage *lang,
+                               tl_str text, uint32_t start, uint32_t end,
+                               bool (*scan)(tl_str, tl_ts_cuts *)) {
+  memset(c, 0, sizeof *c);
+  c->text = text.ptr ? text : (tl_str){"", 0};
+  c->limit = tl_ts_chunk_limit ? tl_ts_chunk_limit : 1;
+  c->parser = ts_parser_new();
+  c->done =
+      !ts_parser_set_language(c->parser, lang) || c->text.len >= UINT32_MAX;
+  if (c->done || end > c->text.len)
+    end = c->done ? 0 : (uint32_t)c->text.len;
+  if (start > end)
+    start = end;
+  c->start = start;
+  c->point = advance_point((TSPoint){0, 0}, c->text, 0, start);
+  c->region = (TSRange){c->point, advance_point(c->point, c->text, start, end),
+                        start, end};
+  c->scan = scan;
+  if (!c->done && end - start > c->limit)
+    scan_cuts(c);
+  c->whole = c->cuts.count == 0;
+}
+
+void tl_ts_chunker_begin_nested(tl_ts_chunker *c, const TSLanguage *lang,
+                                tl_str text, tl_ts_cuts cuts,
+                                tl_ts_forward fwd) {
+  tl_ts_chunker_begin(c, lang, (tl_str){NULL, 0}, NULL);
+  c->text = text.ptr ? text : (tl_str){"", 0};
+  c->done = c->done || c->text.len >= UINT32_MAX;
+  c->region.end_byte = c->done ? 0 : (uint32_t)c->text.len;
+  c->cuts = cuts;
+  c->strict = true;
+  if (c->text.len <= c->limit || cuts.count == 0 || c->done ||
+      !(fwd.params_start <= fwd.params_end && fwd.params_end < fwd.body &&
+        fwd.body <= cuts.items[0])) {
+    c->cuts.count = 0;
+    c->whole = true;
+    return;
+  }
+  c->whole = false;
+  TSPoint a = advance_point((TSPoint){0, 0}, c->text, 0, fwd.params_start);
+  TSPoint b = advance_point(a, c->text, fwd.params_start, fwd.params_end);
+  TSPoint e = advance_point(b, c->text, fwd.params_end, fwd.body);
+  c->head[0] = (TSRange){{0, 0}, a, 0, fwd.params_start};
+  c->head[1] = (TSRange){b, e, fwd.params_end, fwd.body};
+  c->head_count = 2;
+  if (fwd.classes) {
+    /* The subgraph classes: their own chunks, each after the header and
+     * the body's first statement, unless that statement is large (it would
+     * be parsed again for every class): then the whole text at once. */
+    uint32_t first_end = cuts.items[0];
+    if (first_end - fwd.body > TL_TS_CHUNK_LIMIT_DEFAULT ||
+        fwd.classes <= fwd.body) {
+      c->cuts.count = 0;
+      c->whole = true;
+      return;
+    }
+    c->class_filler = (TSRange){
+        e, advance_point(e, c->text, fwd.body, first_end), fwd.body, first_end};
+    size_t k = 0;
+    while (k < c->cuts.count && c->cuts.items[k] < fwd.classes)
+      k++;
+    for (size_t i = k; i < c->cuts.count; i++)
+      TL_VEC_PUSH(c->classes, c->cuts.items[i]);
+    c->cuts.count = k;
+    c->body_end = fwd.classes;
+  }
+  /* Parameters larger than a chunk: in slices of about the chunk size,
+   * then the body from its first statement, under the header. */
+  tl_ts_cuts params = {0};
+  if (fwd.params_end - fwd.params_start > c->limit &&
+      tl_ts_python_param_cuts(c->text, fwd.params_start, fwd.params_end,
+                              &params) &&
+      params.count) {
+    TL_VEC_PUSH(c->param_slices, fwd.params_start);
+    for (size_t i = 0; i < params.count; i++) {
+      uint32_t from = c->param_slices.items[c->param_slices.count - 1];
+      bool fits =
+          i + 1 < params.count && params.items[i + 1] - from <= c->limit;
+      if (!fits)
+        TL_VEC_PUSH(c->param_slices, params.items[i]);
+    }
+    TL_VEC_PUSH(c->param_slices, fwd.params_end);
+    c->slice_point = a;
+    c->slice_tail =
+        (TSRange){b, advance_point(e, c->text, fwd.body, cuts.items[0]),
+                  fwd.params_end, cuts.items[0]};
+    c->start = fwd.body;
+    c->point = e;
+  }
+  TL_VEC_FREE(params);
+}
+
+static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
+                            uint32_t count);
+
+/* The text over `ranges`, or NULL, with *failed set, when it does not
+ * parse cleanly (a slice of the forward's parameters, or subgraph classes,
+ * whose failure gives up chunking). */
+static TSTree *parse_clean(tl_ts_chunker *c, const TSRange *ranges,
+                           uint32_t count, bool *failed) {
+  TSTree *tree = parse_ranges(c, ranges, count);
+  *failed = !tree || ts_node_has_error(ts_tree_root_node(tree));
+  if (*failed && tree)
+    ts_tree_delete(tree);
+  return *failed ? NULL : tree;
+}
+
+/* The next slice of the forward's parameters (see begin_nested), or NULL
+ * when none is left; sets *failed when it does not parse cleanly. */
+static TSTree *next_param_slice(tl_ts_chunker *c, bool *failed) {
+  *failed = false;
+  if (c->next_slice + 1 >= c->param_slices.count)
+    return NULL;
+  uint32_t start = c->param_slices.items[c->next_slice];
+  uint32_t end = c->param_slices.items[++c->next_slice];
+  TSPoint from = c->slice_point;
+  c->slice_point = advance_point(from, c->text, start, end);
+  TSRange ranges[3] = {
+      c->head[0], {from, c->slice_point, start, end}, c->slice_tail};
+  return parse_clean(c, ranges, 3, failed);
+}
+
+void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs) {
+  uint32_t at = c->region.start_byte;
+  TSPoint point = c->region.start_point;
+  c->skips.count = 0;
+  for (size_t i = 0; i < pairs && !c->done; i++) {
+    uint32_t start = skip[2 * i], end = skip[2 * i + 1];
+    if (start < at || start >= end || end > c->region.end_byte)
+      continue;
+    TSPoint from = advance_point(point, c->text, at, start);
+    point = advance_point(from, c->text, start, end);
+    at = end;
+    TL_VEC_PUSH(c->skips, ((TSRange){from, point, start, end}));
+  }
+}
+
+/* The index of the first skipped range that ends after byte `at`. */
+static size_t first_skip_after(const tl_ts_chunker *c, uint32_t at) {
+  size_t lo = 0, hi = c->skips.count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->skips.items[mid].end_byte <= at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Does one skipped range hold all of text[start, end)? */
+static bool is_skipped(const tl_ts_chunker *c, uint32_t start, uint32_t end) {
+  size_t k = first_skip_after(c, start);
+  return k < c->skips.count && c->skips.items[k].start_byte <= start &&
+         c->skips.items[k].end_byte >= end;
+}
+
+void tl_ts_chunker_patch(tl_ts_chunker *c, const uint32_t *at,
+                         const char *bytes, size_t count) {
+  c->patch_at = at;
+  c->patch_bytes = bytes;
+  c->patch_count = count;
+}
+
+/* tree-sitter's reader of a patched text: the text from `byte` up to the
+ * next patched byte, or that byte alone. Every piece ends before an ASCII
+ * byte, so no UTF-8 character is split. */
+static const char *read_patched(void *payload, uint32_t byte, TSPoint point,
+                                uint32_t *bytes_read) {
+  const tl_ts_chunker *c = payload;
+  (void)point;
+  if (byte >= c->text.len) {
+    *bytes_read = 0;
+    return "";
+  }
+  size_t lo = 0, hi = c->patch_count; /* the first patch at or after */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->patch_at[mid] < byte)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < c->patch_count && c->patch_at[lo] == byte) {
+    *bytes_read = 1;
+    return &c->patch_bytes[lo];
+  }
+  uint32_t end = lo < c->patch_count ? c->patch_at[lo] : (uint32_t)c->text.len;
+  *bytes_read = end - byte;
+  return c->text.ptr + byte;
+}
+
+/* The text parsed over the included ranges set, patched if asked. */
+static TSTree *parse_text(tl_ts_chunker *c) {
+  if (!c->patch_count)
+    return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
+                                  (uint32_t)c->text.len);
+  TSInput input = {
+      .payload = c, .read = read_patched, .encoding = TSInputEncodingUTF8};
+  return ts_parser_parse(c->parser, NULL, input);
+}
+
+/* Parses the text over `ranges` (ascending) less the skipped bytes, unless
+ * the chunker gave up; NULL when tree-sitter refused them. */
+static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
+                            uint32_t count) {
+  c->ranges.count = 0;
+  for (uint32_t i = 0; i < count && !c->gave_up; i++) {
+    TSRange r = ranges[i];
+    for (size_t k = first_skip_after(c, r.start_byte);
+         k < c->skips.count && c->skips.items[k].start_byte < r.end_byte; k++) {
+      const TSRange *s = &c->skips.items[k];
+      if (s->start_byte > r.start_byte)
+        TL_VEC_PUSH(c->ranges, ((TSRange){r.start_point, s->start_point,
+                                          r.start_byte, s->start_byte}));
+      if (s->end_byte >= r.end_byte) {
+        r.start_byte = r.end_byte;
+        break;
+      }
+      r.start_byte = s->end_byte;
+      r.start_point = s->end_point;
+    }
+    if (r.start_byte < r.end_byte)
+      TL_VEC_PUSH(c->ranges, r);
+  }
+  /* A chunk of items all left out is parsed as an empty range at its
+   * start: a tree with nothing in it. */
+  if (!c->gave_up && c->skips.count && c->ranges.count == 0 && count)
+    TL_VEC_PUSH(c->ranges,
+                ((TSRange){ranges[0].start_point, ranges[0].start_point,
+                           ranges[0].start_byte, ranges[0].start_byte}));
+  bool skipped = c->ranges.count > 0;
+  if (!ts_parser_set_included_ranges(
+          c->parser, skipped ? c->ranges.items : ranges,
+          skipped ? (uint32_t)c->ranges.count : count))
+    return NULL;
+  return parse_text(c);
+}
+
+/* The whole text (or range), as tl_ts_parse. */
+static TSTree *parse_whole(tl_ts_chunker *c) {
+  c->done = true;
+  bool ranged = c->region.start_byte > 0 || c->region.end_byte < c->text.len;
+  if (c->skips.count && !c->gave_up)
+    return parse_ranges(c, &c->region, 1);
+  if (!ts_parser_set_included_ranges(c->parser, &c->region, ranged))
+    return NULL;
+  return parse_text(c);
+}
+
+static bool is_error(TSNode n) {
+  return ts_node_is_missing(n) || strcmp(ts_node_type(n), "ERROR") == 0;
+}
+
+/* Does a direct child of `n` stand for an error? */
+static bool has_error_child(TSNode n) {
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; i++)
+    if (is_error(ts_node_child(n, i)))
+      return true;
+  return false;
+}
+
+/* Did the chunk fail to parse as a run of top-level items? Its root, or one
+ * of its items, is an ERROR (or MISSING) node. An error inside an item
+ * (AOT wrappers call macros such as CONVERT_EXCEPTION_TO_ERROR_CODE({...})
+ * with no `;`) is recovered within that item's brackets and does not count. */
+static bool top_level_error(TSNode root) {
+  if (!ts_node_has_error(root))
+    return false;
+  return is_error(root) || has_error_child(root);
+}
+
+void tl_ts_chunker_strict(tl_ts_chunker *c) { c->strict = true; }
+
+void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of) {
+  c->body_of = body_of;
+}
+
+/* The `{` token at byte `open` under `node`, or a null node when that byte
+ * is no token of its own there (a body's `{` whose parent is the body). */
+static TSNode open_brace_at(TSNode node, uint32_t open) {
+  TSNode brace = ts_node_descendant_for_byte_range(node, open, open + 1);
+  return !ts_node_is_null(brace) && ts_node_start_byte(brace) == open
+             ? brace
+             : (TSNode){0};
+}
+
+/* Did a chunk inside bodies fail to parse as a run of the innermost body's
+ * members? Some node from that body's `{` up to the root, or one of the
+ * body's children, is an ERROR or MISSING node; or, for a `{...}` body,
+ * the body's last child is not the tail's `}`: tree-sitter closed the body
+ * inside the chunk (a `}` in a member's garbage, which a whole parse would
+ * also take as the function's end) or left it open past the tail. */
+static bool nested_error(const tl_ts_chunker *c, TSNode root) {
+  if (!ts_node_has_error(root))
+    return false;
+  const tl_ts_body *b = &c->nests[c->depth - 1].body;
+  TSNode brace = open_brace_at(root, b->open);
+  if (ts_node_is_null(brace))
+    return true;
+  for (TSNode n = brace; !ts_node_is_null(n); n = ts_node_parent(n))
+    if (is_error(n))
+      return true;
+  TSNode body = ts_node_parent(brace);
+  if (has_error_child(body))
+    return true;
+  if (c->text.ptr[b->open] != '{')
+    return false;
+  uint32_t count = ts_node_child_count(body);
+  TSNode last = ts_node_child(body, count - 1);
+  return ts_node_is_missing(last) || ts_node_start_byte(last) != b->close;
+}
+
+/* The index of the first cut after byte `at`. */
+static size_t first_cut_after(const tl_ts_cuts *cuts, uint32_t at) {
+  size_t lo = 0, hi = cuts->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cuts->items[mid] <= at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Did tree-sitter keep each error among the children of `container` (the
+ * root, or a body's `{...}` node) inside one member, the members beginning
+ * at `cuts`? A child with an error must not span a cut; when it has a body
+ * (tl_ts_cpp_body), the same holds for its members, `levels` bodies deep.
+ * Recursion is bounded by TL_TS_MAX_NEST, not by the text. */
+static bool errors_within_members(const tl_ts_chunker *c, TSNode container,
+                                  const tl_ts_cuts *cuts, uint32_t levels) {
+  uint32_t count = ts_node_child_count(container);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode child = ts_node_child(container, i);
+    if (!ts_node_has_error(child))
+      continue;
+    uint32_t start = ts_node_start_byte(child), end = ts_node_end_byte(child);
+    size_t k = first_cut_after(cuts, start);
+    if (k < cuts->count && cuts->items[k] < end)
+      return false;
+    if (!c->body_of || levels == 0)
+      continue;
+    tl_ts_body body;
+    tl_ts_cuts inner = {0};
+    bool within = true;
+    if (c->body_of(c->text, start, end, &body, &inner)) {
+      TSNode brace = open_brace_at(child, body.open);
+      within =
+          !ts_node_is_null(brace) &&
+          errors_within_members(c, ts_node_parent(brace), &inner, levels - 1);
+    }
+    TL_VEC_FREE(inner);
+    if (!within)
+      return false;
+  }
+  return true;
+}
+
+/* Goes into the body of the item that starts the next chunk, if it is
+ * larger than the limit (or `force`) and has one; returns true when it
+ * did. */
+static bool go_into_item(tl_ts_chunker *c, uint32_t item_end, bool force) {
+  if (!c->body_of || c->depth == TL_TS_MAX_NEST ||
+      (!force && item_end - c->start <= c->limit))
+    return false;
+  tl_ts_nest *nest = &c->nests[c->depth];
+  if (!c->body_of(c->text, c->start, item_end, &nest->body, &nest->cuts) ||
+      is_skipped(c, nest->body.open + 1, nest->body.close))
+    return false;
+  const tl_ts_body *b = &nest->body;
+  TSPoint head = advance_point(c->point, c->text, c->start, b->head);
+  TSPoint open_end = advance_point(head, c->text, b->head, b->open + 1);
+  TSPoint close = advance_point(open_end, c->text, b->open + 1, b->close);
+  nest->first_head = (TSRange){c->point, open_end, c->start, b->open + 1};
+  nest->head = (TSRange){head, open_end, b->head, b->open + 1};
+  nest->head_used = false;
+  /* The closing `}`, or for a Python body the item's last `\n`. */
+  nest->tail =
+      (TSRange){close, advance_point(close, c->text, b->close, b->close + 1),
+                b->close, b->close + 1};
+  nest->next_cut = 0;
+  nest->singles_until = 0;
+  c->depth++;
+  c->start = b->open + 1;
+  c->point = open_end;
+  return true;
+}
+
+/* Where the top-level chunks end: the region's end, or before the nested
+ * subgraph classes of an FX graph, which have chunks of their own. */
+static uint32_t body_end(const tl_ts_chunker *c) {
+  return c->body_end ? c->body_end : c->region.end_byte;
+}
+
+/* The end of the next chunk in the current body (or the text): the first
+ * cut always (progress), then every cut within the limit; goes into the
+ * bodies of large items first. Leaves bodies that are done. Returns false
+ * when the text is done. */
+static bool next_chunk_end(tl_ts_chunker *c, uint32_t *end) {
+  for (;;) {
+    tl_ts_nest *nest = c->depth ? &c->nests[c->depth - 1] : NULL;
+    uint32_t region_end = nest ? nest->body.close : body_end(c);
+    uint32_t blank = c->start; /* a rest of only blanks makes no chunk */
+    while (blank < region_end && strchr(" \t\r\n", c->text.ptr[blank]))
+      blank++;
+    if (blank == region_end && blank > c->start) {
+      c->point = advance_point(c->point, c->text, c->start, blank);
+      c->start = blank;
+    }
+    if (c->start >= region_end) {
+      if (!nest)
+        return false;
+      c->start = nest->body.close + 1; /* its `}` was every chunk's tail */
+      c->point = nest->tail.end_point;
+      c->depth--;
+      continue;
+    }
+    tl_ts_cuts *cuts = nest ? &nest->cuts : &c->cuts;
+    size_t *k = nest ? &nest->next_cut : &c->next_cut;
+    while (*k < cuts->count && cuts->items[*k] <= c->start)
+      (*k)++;
+    uint32_t first = *k < cuts->count ? cuts->items[*k] : region_end;
+    if (go_into_item(c, first, false))
+      continue;
+    *end = region_end;
+    uint32_t singles = nest ? nest->singles_until : c->singles_until;
+    if (*k < cuts->count && c->start < singles) {
+      *end = cuts->items[(*k)++]; /* one member: see isolate() */
+    } else if (*k < cuts->count && region_end - c->start > c->limit) {
+      *end = cuts->items[(*k)++];
+      while (*k < cuts->count && cuts->items[*k] - c->start <= c->limit)
+        *end = cuts->items[(*k)++];
+    }
+    return true;
+  }
+}
+
+/* The members of the chunk [start, end) at the current depth had an error
+ * that tree-sitter let run across a member's end (see ts_chunk.h): sets the
+ * chunker to parse them again one at a time, or, for a single member, to go
+ * into its body and parse that body's members one at a time. `from` and
+ * `head_used` are the chunker's state before the chunk. False when neither
+ * can be done: the tree is then kept as it is. */
+static bool isolate(tl_ts_chunker *c, uint32_t start, TSPoint from,
+                    const bool *head_used) {
+  tl_ts_nest *nest = c->depth ? &c->nests[c->depth - 1] : NULL;
+  tl_ts_cuts *cuts = nest ? &nest->cuts : &c->cuts;
+  size_t *k = nest ? &nest->next_cut : &c->next_cut;
+  size_t first = first_cut_after(cuts, start);
+  uint32_t end = c->start; /* the chunk's end, where the chunker stands */
+  bool several = first < cuts->count && cuts->items[first] < end;
+  TSPoint end_point = c->point;
+  c->start = start;
+  c->point = from;
+  for (uint32_t i = 0; i < c->depth; i++)
+    c->nests[i].head_used = head_used[i];
+  if (several) {
+    *k = first;
+    if (nest)
+      nest->singles_until = end;
+    else
+      c->singles_until = end;
+  } else if (go_into_item(c, end, true)) {
+    c->nests[c->depth - 1].singles_until = c->nests[c->depth - 1].body.close;
+  } else {
+    c->start = end;
+    c->point = end_point;
+    for (uint32_t i = 0; i < c->depth; i++)
+      c->nests[i].head_used = true;
+    return false;
+  }
+  c->done = false;
+  c->isolated++;
+  return true;
+}
+
+/* The whole text's tree had an error that ran across items: sets the
+ * chunker to parse the items one at a time. False when the tree stands:
+ * no error, an error between items (the text is no run of items), the
+ * scanner unsure, or errors kept inside items. */
+static bool isolate_whole(tl_ts_chunker *c, TSTree *tree) {
+  TSNode root = ts_tree_root_node(tree);
+  if (c->strict || c->gave_up || !ts_node_has_error(root) ||
+      top_level_error(root))
+    return false;
+  scan_cuts(c);
+  if (c->cuts.count == 0 ||
+      errors_within_members(c, root, &c->cuts, TL_TS_MAX_NEST))
+    return false;
+  c->whole = c->done = false;
+  c->start = c->region.start_byte;
+  c->point = c->region.start_point;
+  c->next_cut = 0;
+  c->singles_until = c->region.end_byte;
+  c->isolated++;
+  return true;
+}
+
+/* Did the chunk's tree keep its errors inside members (see
+ * errors_within_members)? */
+static bool chunk_errors_within_members(const tl_ts_chunker *c, TSNode root) {
+  if (!ts_node_has_error(root))
+    return true;
+  if (c->depth == 0)
+    return errors_within_members(c, root, &c->cuts, TL_TS_MAX_NEST);
+  /* nested_error has found the brace: the chunk did not fail. */
+  const tl_ts_nest *nest = &c->nests[c->depth - 1];
+  TSNode brace = open_brace_at(root, nest->body.open);
+  return errors_within_members(c, ts_node_parent(brace), &nest->cuts,
+                               TL_TS_MAX_NEST - c->depth);
+}
+
+/* What the chunks' parses free stays resident in glibc's heap, most of it
+ * never reused (48 of the 52 MB a 21.5 MB FX graph's chunks left, 34 of
+ * the 54 MB of a 35 MB output code's): every TRIM_EVERY bytes parsed,
+ * malloc_trim gives it back. */
+enum { TRIM_EVERY = 4 << 20 };
+static void trim_now_and_then(tl_ts_chunker *c, size_t bytes) {
+  c->since_trim += bytes;
+  if (c->since_trim < TRIM_EVERY)
+    return;
+  c->since_trim = 0;
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+/* The next subgraph classes of an FX graph (see begin_nested), as many as
+ * fit in a chunk, at least one; NULL when none is left; sets *failed when
+ * they do not parse cleanly. */
+static TSTree *next_class_chunk(tl_ts_chunker *c, bool *failed) {
+  *failed = false;
+  if (c->next_class >= c->classes.count)
+    return NULL;
+  if (c->next_class == 0) /* after the body's chunks: c->point is theirs */
+    c->class_point =
+        advance_point(c->point, c->text, c->start, c->classes.items[0]);
+  /* One class, then the next ones while they fit in the limit. */
+  size_t n = c->classes.count;
+  uint32_t start = c->classes.items[c->next_class++];
+  uint32_t end =
+      c->next_class < n ? c->classes.items[c->next_class] : c->region.end_byte;
+  while (c->next_class < n) {
+    uint32_t with_next = c->next_class + 1 < n
+                             ? c->classes.items[c->next_class + 1]
+                             : c->region.end_byte;
+    if (with_next - start > c->limit)
+      break;
+    c->next_class++;
+    end = with_next;
+  }
+  TSPoint from = c->class_point;
+  tl_text_passed(c->text.ptr + start);
+  trim_now_and_then(c, end - start);
+  c->class_point = advance_point(from, c->text, start, end);
+  TSRange ranges[4] = {c->head[0],
+                       c->head[1],
+                       c->class_filler,
+                       {from, c->class_point, start, end}};
+  return parse_clean(c, ranges, 4, failed);
+}
+
+TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
+  *restart = false;
+  c->params_chunk = c->class_chunk = false;
+  while (!c->done && !c->whole) {
+    bool failed;
+    TSTree *slice = next_param_slice(c, &failed);
+    if (slice) {
+      c->params_chunk = true;
+      c->chunks++;
+      return slice;
+    }
+    if (!failed)
+      break;
+    c->whole = c->gave_up = true; /* as a chunk that fails: all at once */
+    *restart = c->chunks > 0;
+  }
+  while (!c->done) {
+    if (c->whole) {
+      TSTree *tree = parse_whole(c);
+      if (tree && isolate_whole(c, tree)) {
+        ts_tree_delete(tree);
+        continue;
+      }
+      if (tree)
+        c->chunks++;
+      return tree;
+    }
+    uint32_t end;
+    if (!next_chunk_end(c, &end)) { /* then the subgraph classes, if any */
+      bool failed;
+      TSTree *tree = next_class_chunk(c, &failed);
+      if (tree) {
+        c->class_chunk = true;
+        c->chunks++;
+        return tree;
+      }
+      c->done = !failed;
+      c->whole = c->gave_up = failed; /* as a chunk that fails: all at once */
+      *restart = failed && c->chunks > 0;
+      continue;
+    }
+    uint32_t start = c->start;
+    tl_text_passed(c->text.ptr + start); /* a mapped text's pages before */
+    trim_now_and_then(c, end - start);
+    TSPoint from = c->point, to = advance_point(c->point, c->text, start, end);
+    TSRange ranges[2 * TL_TS_MAX_NEST + 3];
+    bool head_used[TL_TS_MAX_NEST];
+    uint32_t count = start > 0 ? c->head_count : 0;
+    for (uint32_t i = 0; i < count; i++)
+      ranges[i] = c->head[i];
+    for (uint32_t i = 0; i < c->depth; i++) {
+      tl_ts_nest *nest = &c->nests[i];
+      head_used[i] = nest->head_used;
+      ranges[count++] = nest->head_used ? nest->head : nest->first_head;
+      nest->head_used = true;
+    }
+    ranges[count++] = (TSRange){from, to, start, end};
+    for (uint32_t i = c->depth; i-- > 0;)
+      ranges[count++] = c->nests[i].tail;
+    TSTree *tree = parse_ranges(c, ranges, count);
+    c->start = end;
+    c->point = to;
+    c->done = c->depth == 0 && end >= c->region.end_byte;
+    TSNode root = tree ? ts_tree_root_node(tree) : (TSNode){0};
+    bool failed = !tree || (c->strict  ? ts_node_has_error(root)
+                            : c->depth ? nested_error(c, root)
+                                       : top_level_error(root));
+    if (!failed) {
+      if (!c->strict && !chunk_errors_within_members(c, root) &&
+          isolate(c, start, from, head_used)) {
+        ts_tree_delete(tree);
+        continue;
+      }
+      c->chunks++;
+      return tree;
+    }
+    if (tree)
+      ts_tree_delete(tree);
+    c->whole = c->gave_up = true;
+    c->done = false;
+    *restart = c->chunks > 0;
+  }
+  return NULL;
+}
+
+void tl_ts_chunker_end(tl_ts_chunker *c) {
+  if (c->parser)
+    ts_parser_delete(c->parser);
+  TL_VEC_FREE(c->cuts);
+  TL_VEC_FREE(c->skips);
+  TL_VEC_FREE(c->ranges);
+  TL_VEC_FREE(c->param_slices);
+  TL_VEC_FREE(c->classes);
+  for (uint32_t i = 0; i < TL_TS_MAX_NEST; i++)
+    TL_VEC_FREE(c->nests[i].cuts);
+  memset(c, 0, sizeof *c);
+}

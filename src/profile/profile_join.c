@@ -1,0 +1,1511 @@
+/* profile_join.c: a profile summary + one provenance view -> the view's
+ * "profile" object (see profile_join.h; rules in docs/provenance-json.md).
+ *
+ * 1. Which graph: the summary's graphs of the view's compile id, scored by
+ *    how many of the view's kernel names they ran; one best (key, phase) or
+ *    the view says "ambiguous" / "unmatched" and gets no times.
+ * 2. Which call: the k-th event named N in a graph call is the k-th call
+ *    line (in code order) of the view's kernels that the trace names N.
+ * 3. Then times flow from calls to kernels, nodes, lines and source lines,
+ *    each split evenly where one thing feeds several.
+ */
+#include "profile/profile_join.h"
+
+#include "profile/profile_map.h"
+#include "util/html.h"
+#include "util/utf8.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vkernel {
+  const char *key;
+  char *pname; /* the name the trace gives its events */
+  bool is_extern;
+  TL_VEC(int) calls;
+  TL_VEC(const char *) post;
+  int kernel_def; /* first line of a definition in kernel_code, or 0 */
+  double ns;      /* attributed */
+  uint64_t count;
+  int shared_by;
+  TL_VEC(double) per_call; /* ns of each call (graph call, or activity) */
+  size_t base;             /* per_call index of the graph being read */
+} vkernel;
+
+static const cJSON *get(const cJSON *obj, const char *key) {
+  return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static const char *get_str(const cJSON *obj, const char *key) {
+  const cJSON *v = get(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A string of the profile reader's own (a file's path, a problem's text)
+ * as valid UTF-8: a path may hold any bytes, and the JSON and page must
+ * not. (Event names are made valid as they are read.) */
+static cJSON *valid_string(const char *s) {
+  tl_str text = tl_str_from(s);
+  if (tl_utf8_valid_prefix(text) == text.len)
+    return cJSON_CreateString(s);
+  tl_buf valid;
+  tl_buf_init(&valid);
+  tl_utf8_repair(&valid, text);
+  cJSON *j = cJSON_CreateString(valid.data);
+  tl_buf_free(&valid);
+  return j;
+}
+
+static bool starts(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The trace's name for a view kernel: Inductor kernels keep their name;
+ * extern_kernels.mm -> aten::mm; torch.ops.aten.add.Tensor -> aten::add;
+ * the C shim's aoti_torch_cpu_addmm_out keeps its name (its event has it,
+ * torch 2.13). */
+static char *profile_name(const char *name, const char *kind, bool *is_extern) {
+  tl_buf out;
+  tl_buf_init(&out);
+  *is_extern = true;
+  if (starts(name, "extern_kernels.")) {
+    tl_buf_printf(&out, "aten::%s", name + strlen("extern_kernels."));
+  } else if (starts(name, "torch.ops.")) {
+    const char *ns = name + strlen("torch.ops.");
+    const char *dot = strchr(ns, '.');
+    if (dot) {
+      const char *op = dot + 1, *end = strchr(op, '.');
+      size_t oplen = end ? (size_t)(end - op) : strlen(op);
+      tl_buf_printf(&out, "%.*s::%.*s", (int)(dot - ns), ns, (int)oplen, op);
+    } else {
+      tl_buf_puts(&out, name);
+    }
+  } else if (starts(name, "aoti_torch_")) {
+    tl_buf_puts(&out, name); /* the C shim records its own event */
+  } else {
+    *is_extern =
+        kind && (strcmp(kind, "extern") == 0 || strcmp(kind, "fallback") == 0 ||
+                 strcmp(kind, "shim") == 0);
+    tl_buf_puts(&out, name);
+  }
+  return tl_buf_detach(&out);
+}
+
+/* "[0/0]" or "[0/0_1]" -> "0/0" (a region names its compile id without
+ * brackets or attempt). */
+static void bare_compile_id(const char *display, char *out, size_t size) {
+  size_t n = 0;
+  for (const char *s = display ? display : ""; *s && n + 1 < size; s++) {
+    if (*s == '[' || *s == ']')
+      continue;
+    out[n++] = *s;
+  }
+  out[n] = '\0';
+  char *us = strrchr(out, '_');
+  if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1))
+    *us = '\0';
+}
+
+static const char *phase_name(tl_prof_phase p) {
+  switch (p) {
+  case TL_PROF_INFERENCE:
+    return "inference";
+  case TL_PROF_FORWARD:
+    return "forward";
+  case TL_PROF_BACKWARD:
+    return "backward";
+  }
+  return "?";
+}
+
+static double us(double ns) { return round(ns) / 1000.0; }
+
+/* Adds `ns` to the number `key` of a small object (or adds it). */
+static void add_num(cJSON *obj, const char *key, double ns) {
+  cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (item)
+    cJSON_SetNumberValue(item, item->valuedouble + ns);
+  else
+    cJSON_AddNumberToObject(obj, key, ns);
+}
+
+/* A cJSON object with its members found by hash (cJSON's own lookup walks
+ * the members: a join over n nodes would take n^2). The first member of a
+ * name wins, as in cJSON_GetObjectItem. */
+typedef struct jx {
+  cJSON *obj;
+  tl_strtab keys;
+  TL_VEC(cJSON *) items; /* by key id */
+} jx;
+
+static void jx_put(jx *x, const char *key, cJSON *item) {
+  int32_t id = tl_strtab_intern(&x->keys, key, strlen(key));
+  if ((size_t)id == x->items.count)
+    TL_VEC_PUSH(x->items, item);
+}
+
+static void jx_open(jx *x, cJSON *obj) {
+  memset(x, 0, sizeof *x);
+  x->obj = obj;
+  for (cJSON *it = obj ? obj->child : NULL; it; it = it->next)
+    if (it->string)
+      jx_put(x, it->string, it);
+}
+
+static cJSON *jx_get(const jx *x, const char *key) {
+  if (!key)
+    return NULL;
+  int32_t id = tl_strtab_find(&x->keys, key, strlen(key));
+  return id >= 0 ? x->items.items[id] : NULL;
+}
+
+static void jx_close(jx *x) {
+  tl_strtab_free(&x->keys);
+  TL_VEC_FREE(x->items);
+}
+
+/* A number-keyed accumulator ({"12": µs}) kept as a cJSON object. */
+static void add_at(jx *x, const char *key, double ns) {
+  cJSON *item = jx_get(x, key);
+  if (item) {
+    cJSON_SetNumberValue(item, item->valuedouble + ns);
+  } else {
+    item = cJSON_CreateNumber(ns);
+    cJSON_AddItemToObject(x->obj, key, item);
+    jx_put(x, key, item);
+  }
+}
+
+static void add_line(jx *x, int line, double ns) {
+  char key[24];
+  snprintf(key, sizeof key, "%d", line);
+  add_at(x, key, ns);
+}
+
+/* Converts every value of an accumulator from ns to µs. */
+static void to_us(cJSON *obj) {
+  for (cJSON *it = obj ? obj->child : NULL; it; it = it->next)
+    if (cJSON_IsNumber(it))
+      cJSON_SetNumberValue(it, us(it->valuedouble));
+}
+
+/* The innermost frame of a Python stack trace string: file, line, code. */
+static bool innermost_frame(const char *trace, tl_buf *key, tl_buf *code) {
+  const char *best = NULL;
+  for (const char *s = strstr(trace, "File \""); s;
+       s = strstr(s + 1, "File \""))
+    best = s;
+  if (!best)
+    return false;
+  const char *fstart = best + 6, *fend = strchr(fstart, '"');
+  if (!fend)
+    return false;
+  const char *ln = strstr(fend, ", line ");
+  if (!ln)
+    return false;
+  long line = strtol(ln + 7, NULL, 10);
+  tl_buf_clear(key);
+  tl_buf_printf(key, "%.*s:%ld", (int)(fend - fstart), fstart, line);
+  tl_buf_clear(code);
+  const char *nl = strchr(ln, '\n');
+  if (nl) {
+    const char *c = nl + 1;
+    while (*c == ' ')
+      c++;
+    const char *end = strchr(c, '\n');
+    tl_buf_append(code, c, end ? (size_t)(end - c) : strlen(c));
+  }
+  return true;
+}
+
+typedef TL_VEC(const tl_prof_graph *) graph_list;
+
+/* The view's kernels by the name the trace gives them: a hash table of the
+ * names (profile_map.h), and per name its kernels and their call lines. */
+typedef struct line_kernel {
+  int line;
+  size_t kernel;
+} line_kernel;
+
+typedef struct name_info {
+  bool is_extern;
+  TL_VEC(size_t) kernels;
+  TL_VEC(line_kernel) at; /* (call line, kernel), ascending, distinct */
+  TL_VEC(size_t) lines;   /* where each distinct line starts in `at` */
+  size_t seen;            /* stamp of the last graph that ran it */
+} name_info;
+
+typedef struct name_index {
+  tl_strtab tab;
+  TL_VEC(name_info) info;
+  size_t inductor, externs; /* distinct names of each kind */
+} name_index;
+
+static int cmp_line_kernel(const void *a, const void *b) {
+  const line_kernel *x = a, *y = b;
+  if (x->line != y->line)
+    return (x->line > y->line) - (x->line < y->line);
+  return (x->kernel > y->kernel) - (x->kernel < y->kernel);
+}
+
+static void index_names(name_index *ix, const vkernel *ks, size_t nk) {
+  for (size_t k = 0; k < nk; k++) {
+    int32_t id = tl_strtab_intern(&ix->tab, ks[k].pname, strlen(ks[k].pname));
+    if ((size_t)id == ix->info.count) {
+      name_info ni = {0};
+      ni.is_extern = true;
+      TL_VEC_PUSH(ix->info, ni);
+    }
+    name_info *ni = &ix->info.items[id];
+    ni->is_extern = ni->is_extern && ks[k].is_extern;
+    TL_VEC_PUSH(ni->kernels, k);
+    for (size_t c = 0; c < ks[k].calls.count; c++) {
+      line_kernel lk = {ks[k].calls.items[c], k};
+      TL_VEC_PUSH(ni->at, lk);
+    }
+  }
+  for (size_t i = 0; i < ix->info.count; i++) {
+    name_info *ni = &ix->info.items[i];
+    tl_sort(ni->at.items, ni->at.count, sizeof(line_kernel), cmp_line_kernel);
+    size_t distinct = 0;
+    for (size_t j = 0; j < ni->at.count; j++) {
+      const line_kernel *x = &ni->at.items[j];
+      if (distinct && ni->at.items[distinct - 1].line == x->line &&
+          ni->at.items[distinct - 1].kernel == x->kernel)
+        continue;
+      if (!distinct || ni->at.items[distinct - 1].line != x->line)
+        TL_VEC_PUSH(ni->lines, distinct);
+      ni->at.items[distinct++] = *x;
+    }
+    ni->at.count = distinct;
+    if (ni->is_extern)
+      ix->externs++;
+    else
+      ix->inductor++;
+  }
+}
+
+static void free_names(name_index *ix) {
+  for (size_t i = 0; i < ix->info.count; i++) {
+    TL_VEC_FREE(ix->info.items[i].kernels);
+    TL_VEC_FREE(ix->info.items[i].at);
+    TL_VEC_FREE(ix->info.items[i].lines);
+  }
+  TL_VEC_FREE(ix->info);
+  tl_strtab_free(&ix->tab);
+}
+
+/* Does the trace's graph hold any event of an Inductor kernel of `kind`
+ * ("cpp": cpp_*, "triton": triton_*)? */
+static bool graph_has(const tl_prof_graph *g, const char *prefix) {
+  for (size_t i = 0; i < g->slots.count; i++)
+    if (!g->slots.items[i].is_extern && starts(g->slots.items[i].name, prefix))
+      return true;
+  return false;
+}
+
+/* How one graph of the trace compares with the view. */
+typedef struct verdict {
+  size_t found_i, found_e; /* distinct Inductor / extern names it ran */
+  bool cid_ok, phase_ok, key_ok, key_same, names_ok, ok;
+} verdict;
+
+static verdict judge(const tl_prof_graph *g, size_t gi, name_index *ix,
+                     const char *cid, const tl_profile_view_facts *facts) {
+  verdict v = {0};
+  for (size_t s = 0; s < g->slots.count; s++) {
+    const char *name = g->slots.items[s].name;
+    int32_t id = tl_strtab_find(&ix->tab, name, strlen(name));
+    if (id < 0 || ix->info.items[id].seen == gi + 1)
+      continue;
+    ix->info.items[id].seen = gi + 1;
+    if (ix->info.items[id].is_extern)
+      v.found_e++;
+    else
+      v.found_i++;
+  }
+  v.cid_ok = !g->compile_id || strcmp(g->compile_id, cid) == 0;
+  v.phase_ok = !facts || facts->phase < 0 || (int)g->phase == facts->phase;
+  v.key_same = facts && facts->key[0] && strcmp(g->key, facts->key) == 0;
+  v.key_ok = !facts || !facts->key[0] || v.key_same;
+  /* The rule: more than half of the view's distinct Inductor kernel names
+   * (extern names when it has none). */
+  v.names_ok = ix->inductor ? 2 * v.found_i > ix->inductor
+                            : ix->externs && 2 * v.found_e > ix->externs;
+  v.ok = v.cid_ok && v.phase_ok && v.key_ok && (v.names_ok || v.key_same);
+  return v;
+}
+
+static const char *phase_name_i(int phase) {
+  return phase < 0 ? "unknown" : phase_name((tl_prof_phase)phase);
+}
+
+/* The evidence of one graph: names found and expected, the checks. */
+static cJSON *evidence(const tl_profile *p, const tl_prof_graph *g,
+                       const verdict *v, const name_index *ix) {
+  cJSON *c = cJSON_CreateObject();
+  cJSON_AddStringToObject(c, "graph_key", g->key);
+  cJSON_AddStringToObject(c, "phase", phase_name(g->phase));
+  if (g->compile_id)
+    cJSON_AddStringToObject(c, "compile_id", g->compile_id);
+  else
+    cJSON_AddNullToObject(c, "compile_id");
+  cJSON_AddItemToObject(c, "file", valid_string(p->files.items[g->file].path));
+  cJSON_AddNumberToObject(c, "kernel_names_found", (double)v->found_i);
+  cJSON_AddNumberToObject(c, "kernel_names_expected", (double)ix->inductor);
+  cJSON_AddNumberToObject(c, "extern_names_found", (double)v->found_e);
+  cJSON_AddNumberToObject(c, "extern_names_expected", (double)ix->externs);
+  cJSON_AddBoolToObject(c, "phase_agrees", v->phase_ok);
+  cJSON_AddBoolToObject(c, "graph_key_agrees", v->key_ok);
+  return c;
+}
+
+/* The names of the view that graph `gi` (judged last) did not run, the
+ * first `max` of them, Inductor kernels first. */
+static cJSON *missing_names(const name_index *ix, size_t gi, size_t max) {
+  cJSON *list = cJSON_CreateArray();
+  size_t n = 0;
+  for (int ext = 0; ext < 2; ext++)
+    for (size_t i = 0; i < ix->info.count && n < max; i++)
+      if (ix->info.items[i].is_extern == (bool)ext &&
+          ix->info.items[i].seen != gi + 1) {
+        cJSON_AddItemToArray(list, cJSON_CreateString(ix->tab.items.items[i]));
+        n++;
+      }
+  return list;
+}
+
+/* Step 1: the graphs of the view (all files), or why there are none. The
+ * rule (docs/provenance-json.md, "Which graph is this view"): a graph of
+ * the trace is this view's when its compile id agrees (where the trace
+ * names one), its phase agrees (where the view's is known), its graph key
+ * agrees (where the view's is known), and it ran more than half of the
+ * view's distinct Inductor kernel names, or has the view's graph key. */
+static const char *choose_graphs(const tl_profile *p, name_index *ix,
+                                 const char *cid,
+                                 const tl_profile_view_facts *facts,
+                                 graph_list *out, cJSON *match, bool *ambiguous,
+                                 char *buf, size_t size) {
+  enum { MAX_CANDIDATES = 16, MAX_MISSING = 10 };
+  *ambiguous = false;
+  cJSON *cands = cJSON_AddArrayToObject(match, "candidates");
+  verdict *vs = tl_xcalloc(p->graphs.count + 1, sizeof *vs);
+  size_t best = SIZE_MAX, closest = SIZE_MAX;
+  double best_score = -1, closest_score = -1;
+  for (size_t i = 0; i < p->graphs.count; i++) {
+    const tl_prof_graph *g = p->graphs.items[i];
+    vs[i] = judge(g, i, ix, cid, facts);
+    const verdict *v = &vs[i];
+    double score = (v->key_same ? 1e12 : 0) + (double)v->found_i * 1e6 +
+                   (double)v->found_e;
+    if (v->ok && score > best_score) {
+      best = i;
+      best_score = score;
+    }
+    double near = score + (v->cid_ok ? 4e12 : 0) + (v->phase_ok ? 2e12 : 0);
+    if (near > closest_score) {
+      closest = i;
+      closest_score = near;
+    }
+    if ((v->found_i || v->found_e || v->key_same) &&
+        cJSON_GetArraySize(cands) < MAX_CANDIDATES)
+      cJSON_AddItemToArray(cands, evidence(p, g, v, ix));
+  }
+  cJSON_AddNumberToObject(match, "kernel_names_expected", (double)ix->inductor);
+  cJSON_AddNumberToObject(match, "extern_names_expected", (double)ix->externs);
+  cJSON_AddStringToObject(match, "view_phase",
+                          phase_name_i(facts ? facts->phase : -1));
+  if (facts && facts->key[0])
+    cJSON_AddStringToObject(match, "view_graph_key", facts->key);
+  else
+    cJSON_AddNullToObject(match, "view_graph_key");
+  if (best == SIZE_MAX) {
+    if (!ix->inductor && !ix->externs) {
+      free(vs);
+      cJSON_AddNumberToObject(match, "kernel_names_found", 0);
+      cJSON_AddNumberToObject(match, "extern_names_found", 0);
+      return "this view has no kernels to time";
+    }
+    if (!p->graphs.count) {
+      free(vs);
+      cJSON_AddNumberToObject(match, "kernel_names_found", 0);
+      cJSON_AddNumberToObject(match, "extern_names_found", 0);
+      return "the profile has no compiled graph call (no \"## Call "
+             "CompiledFxGraph\" event) and no AOTInductor kernel event";
+    }
+    const tl_prof_graph *g = p->graphs.items[closest];
+    const verdict *v = &vs[closest];
+    judge(g, closest, ix, cid, facts); /* stamps for missing */
+    cJSON_AddNumberToObject(match, "kernel_names_found", (double)v->found_i);
+    cJSON_AddNumberToObject(match, "extern_names_found", (double)v->found_e);
+    cJSON_AddItemToObject(match, "missing",
+                          missing_names(ix, closest, MAX_MISSING));
+    if (!v->cid_ok)
+      snprintf(buf, size,
+               "no graph call of compile id %s in the profile (the closest, "
+               "%.60s, ran %zu of %zu kernel names)",
+               cid, g->key, v->found_i, ix->inductor);
+    else if (!v->phase_ok)
+      snprintf(buf, size,
+               "this view is the %s graph, and the profile's graph that ran "
+               "most of its kernel names (%zu of %zu, %.60s) is the %s graph",
+               phase_name_i(facts->phase), v->found_i, ix->inductor, g->key,
+               phase_name(g->phase));
+    else if (!v->key_ok)
+      snprintf(buf, size,
+               "this view's graph key is %.60s, the profile's closest graph "
+               "is %.60s (%zu of %zu kernel names)",
+               facts->key, g->key, v->found_i, ix->inductor);
+    else
+      snprintf(buf, size,
+               "%zu of %zu Inductor kernel names (%zu of %zu extern) of this "
+               "view occur in the profile's closest graph (%.60s, %s); more "
+               "than half must%s",
+               v->found_i, ix->inductor, v->found_e, ix->externs, g->key,
+               phase_name(g->phase),
+               graph_has(g, "cpp_") || graph_has(g, "triton_")
+                   ? ""
+                   : " (that graph has no Inductor kernel event: on CPU "
+                     "record with torch._inductor.config.cpp."
+                     "enable_kernel_profile = True; on GPU with "
+                     "ProfilerActivity.CUDA)");
+    free(vs);
+    return buf;
+  }
+  const tl_prof_graph *first = p->graphs.items[best];
+  const char *reason = NULL;
+  for (size_t i = 0; i < p->graphs.count; i++) {
+    const verdict *v = &vs[i];
+    const tl_prof_graph *g = p->graphs.items[i];
+    double score = (v->key_same ? 1e12 : 0) + (double)v->found_i * 1e6 +
+                   (double)v->found_e;
+    if (!v->ok || score != best_score)
+      continue;
+    if (strcmp(first->key, g->key) != 0 || first->phase != g->phase)
+      reason = "several graphs of the profile ran the same number of this "
+               "view's kernel names";
+    TL_VEC_PUSH(*out, g);
+  }
+  judge(first, best, ix, cid, facts); /* stamps for missing */
+  cJSON_AddNumberToObject(match, "kernel_names_found",
+                          (double)vs[best].found_i);
+  cJSON_AddNumberToObject(match, "extern_names_found",
+                          (double)vs[best].found_e);
+  cJSON_AddItemToObject(match, "missing", missing_names(ix, best, MAX_MISSING));
+  free(vs);
+  if (reason) {
+    out->count = 0;
+    *ambiguous = true;
+    return reason;
+  }
+  cJSON_AddStringToObject(match, "graph_key", first->key);
+  cJSON_AddStringToObject(match, "phase", phase_name(first->phase));
+  if (first->compile_id)
+    cJSON_AddStringToObject(match, "compile_id", first->compile_id);
+  else
+    cJSON_AddNullToObject(match, "compile_id");
+  cJSON *files = cJSON_AddArrayToObject(match, "files");
+  for (size_t i = 0; i < out->count; i++)
+    cJSON_AddItemToArray(
+        files, valid_string(p->files.items[out->items[i]->file].path));
+  return NULL;
+}
+
+/* Step 2: the kernels at the call line of the `occ`-th event named `name`
+ * (*n_out of them, indices in *out). Returns the line, 0 for kernels
+ * without call lines, -1 when nothing matches. */
+static int call_of(const name_index *ix, const char *name, uint32_t occ,
+                   size_t *out, size_t *n_out) {
+  *n_out = 0;
+  int32_t id = tl_strtab_find(&ix->tab, name, strlen(name));
+  if (id < 0)
+    return -1;
+  const name_info *ni = &ix->info.items[id];
+  if (!ni->lines.count) { /* no call lines: all kernels of the name */
+    for (size_t j = 0; j < ni->kernels.count; j++)
+      out[(*n_out)++] = ni->kernels.items[j];
+    return *n_out ? 0 : -1;
+  }
+  if (occ >= ni->lines.count)
+    return -1;
+  size_t from = ni->lines.items[occ];
+  size_t to =
+      occ + 1 < ni->lines.count ? ni->lines.items[occ + 1] : ni->at.count;
+  for (size_t j = from; j < to; j++)
+    out[(*n_out)++] = ni->at.items[j].kernel;
+  return ni->at.items[from].line;
+}
+
+/* "kernels_without_events": the view's kernels that no event of the
+ * matched graphs gave time, and "record_hint": how to record them. */
+static void add_gaps(cJSON *out, const vkernel *ks, const cJSON **vkjson,
+                     size_t nk, const graph_list *graphs, bool gpu) {
+  cJSON *list = cJSON_AddArrayToObject(out, "kernels_without_events");
+  bool cpp = false, triton = false, cpp_events = false, gpu_events = false;
+  for (size_t g = 0; g < graphs->count; g++) {
+    cpp_events = cpp_events || graph_has(graphs->items[g], "cpp_");
+    gpu_events = gpu_events || graphs->items[g]->gpu_total_ns > 0;
+  }
+  for (size_t i = 0; i < nk; i++) {
+    if (ks[i].count)
+      continue;
+    const char *kind = get_str(vkjson[i], "kind");
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", ks[i].key);
+    cJSON_AddStringToObject(o, "kind", kind ? kind : "");
+    cJSON_AddItemToArray(list, o);
+    cpp = cpp || (kind && strcmp(kind, "cpp") == 0);
+    triton = triton || (kind && (strcmp(kind, "triton") == 0 ||
+                                 strcmp(kind, "template") == 0 ||
+                                 strcmp(kind, "combo") == 0));
+  }
+  const char *hint = NULL;
+  if (cpp && !cpp_events)
+    hint = "the profile has no event of a C++ kernel: on CPU, record it with "
+           "torch._inductor.config.cpp.enable_kernel_profile = True";
+  else if (triton && !gpu_events && !gpu)
+    hint = "the profile has no GPU kernel activity for this graph: record it "
+           "with ProfilerActivity.CUDA in the profiler's activities";
+  else if (cJSON_GetArraySize(list))
+    hint = "these kernels ran no event in the profiled calls (not called, "
+           "or their events were not recorded)";
+  if (hint)
+    cJSON_AddStringToObject(out, "record_hint", hint);
+  else
+    cJSON_AddNullToObject(out, "record_hint");
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The statistics of `n` calls (ns each, in the order run), on `o`: the
+ * first call apart (first_us: it holds the warm-up), and over the calls
+ * after it (all of them when there is one): median_us, min_us, max_us; the
+ * calls far from that median (more than FAR times it, or less than 1/FAR of
+ * it): far_count, far_us (their total), far (up to 10 of them: call index
+ * from 0, µs). */
+enum { FAR = 3, FAR_LISTED = 10 };
+static void add_stats(cJSON *o, const double *v, size_t n) {
+  if (!n) {
+    cJSON_AddNullToObject(o, "first_us");
+    cJSON_AddNullToObject(o, "median_us");
+    cJSON_AddNullToObject(o, "min_us");
+    cJSON_AddNullToObject(o, "max_us");
+    cJSON_AddNumberToObject(o, "far_count", 0);
+    cJSON_AddNumberToObject(o, "far_us", 0);
+    cJSON_AddArrayToObject(o, "far");
+    return;
+  }
+  const double *rest = n > 1 ? v + 1 : v;
+  size_t m = n > 1 ? n - 1 : n;
+  double *sorted = tl_xmalloc(m * sizeof *sorted);
+  memcpy(sorted, rest, m * sizeof *sorted);
+  tl_sort(sorted, m, sizeof *sorted, cmp_double);
+  double median =
+      m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2.0;
+  cJSON_AddNumberToObject(o, "first_us", us(v[0]));
+  cJSON_AddNumberToObject(o, "median_us", us(median));
+  cJSON_AddNumberToObject(o, "min_us", us(sorted[0]));
+  cJSON_AddNumberToObject(o, "max_us", us(sorted[m - 1]));
+  free(sorted);
+  cJSON *far = cJSON_CreateArray();
+  size_t far_count = 0;
+  double far_ns = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (!(rest[i] > FAR * median || rest[i] * FAR < median))
+      continue;
+    far_count++;
+    far_ns += rest[i];
+    if (far_count <= FAR_LISTED) {
+      cJSON *c = cJSON_CreateObject();
+      cJSON_AddNumberToObject(c, "call", (double)(i + (n > 1)));
+      cJSON_AddNumberToObject(c, "us", us(rest[i]));
+      cJSON_AddItemToArray(far, c);
+    }
+  }
+  cJSON_AddNumberToObject(o, "far_count", (double)far_count);
+  cJSON_AddNumberToObject(o, "far_us", us(far_ns));
+  cJSON_AddItemToObject(o, "far", far);
+}
+
+static void add_problems(cJSON *obj, const tl_profile *p) {
+  cJSON *list = cJSON_AddArrayToObject(obj, "problems");
+  for (size_t i = 0; i < p->problems.count; i++) {
+    const tl_prof_problem *pr = &p->problems.items[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "what", pr->what);
+    cJSON_AddNumberToObject(o, "count", (double)pr->count);
+    cJSON_AddItemToObject(o, "first", valid_string(pr->example));
+    cJSON_AddItemToArray(list, o);
+  }
+}
+
+/* Step 3 for one kernel's time: nodes, pre-grad lines, source lines. */
+typedef struct sinks {
+  jx post_nodes, pre_nodes, post_lines, pre_lines, sources;
+  jx nodes_post, post_to_pre;
+  const char **pre_at; /* pre-grad line -> node name */
+  int pre_lines_n;
+  double without_post, without_pre, without_source;
+  bool backward;
+  const tl_profile_view_facts *facts; /* pre-grad line -> model line */
+} sinks;
+
+static void add_source(sinks *s, const char *key, const char *code, double ns);
+
+/* The model line of pre-grad line `l` (its `# File:` comment), or -1. */
+static int source_of(const sinks *s, int l) {
+  const tl_profile_view_facts *f = s->facts;
+  if (!f || l <= 0 || (size_t)l >= f->pre_source.count)
+    return -1;
+  return f->pre_source.items[l] - 1;
+}
+
+/* Step 3 for one kernel: its time to its post-grad nodes (evenly), each
+ * node's share to its pre-grad lines (evenly), each pre-grad line's to its
+ * model line. Returns the part that reached a model line. */
+static double spread_nodes(sinks *s, const vkernel *k, double ns) {
+  double placed = 0;
+  if (!k->post.count) {
+    s->without_post += ns;
+    s->without_pre += ns;
+    return 0;
+  }
+  double part = ns / (double)k->post.count;
+  for (size_t i = 0; i < k->post.count; i++) {
+    add_at(&s->post_nodes, k->post.items[i], part);
+    const cJSON *line = jx_get(&s->nodes_post, k->post.items[i]);
+    if (!cJSON_IsNumber(line)) {
+      s->without_pre += part;
+      continue;
+    }
+    add_line(&s->post_lines, line->valueint, part);
+    char key[24];
+    snprintf(key, sizeof key, "%d", line->valueint);
+    const cJSON *pres = jx_get(&s->post_to_pre, key);
+    int n = cJSON_GetArraySize(pres);
+    if (!n) {
+      s->without_pre += part;
+      continue;
+    }
+    const cJSON *pl;
+    cJSON_ArrayForEach(pl, pres) {
+      if (!cJSON_IsNumber(pl))
+        continue;
+      add_line(&s->pre_lines, pl->valueint, part / n);
+      int l = pl->valueint;
+      int src = source_of(s, l);
+      if (src >= 0) {
+        const tl_prof_source *ms = &s->facts->sources.items[src];
+        add_source(s, ms->key, ms->code, part / n);
+        placed += part / n;
+      }
+      const char *name = l > 0 && l < s->pre_lines_n ? s->pre_at[l] : NULL;
+      if (name)
+        add_at(&s->pre_nodes, name, part / n);
+    }
+  }
+  return placed;
+}
+
+/* Adds `ns` to model line `key` ("file:line"), with its code. */
+static void add_source(sinks *s, const char *key, const char *code, double ns) {
+  cJSON *entry = jx_get(&s->sources, key);
+  if (!entry) {
+    entry = cJSON_AddObjectToObject(s->sources.obj, key);
+    jx_put(&s->sources, key, entry);
+    cJSON_AddStringToObject(entry, "code", code ? code : "");
+    cJSON_AddNumberToObject(entry, "total_us", 0);
+    cJSON_AddNumberToObject(entry, "fwd_us", 0);
+    cJSON_AddNumberToObject(entry, "bwd_us", 0);
+  }
+  add_num(entry, "total_us", ns);
+  add_num(entry, s->backward ? "bwd_us" : "fwd_us", ns);
+}
+
+/* The part of a kernel's time that reached no pre-grad line with a model
+ * line: split evenly between its stack traces, each share to the trace's
+ * innermost frame (a line that is several traces' gets a share for each). */
+static void spread_sources(sinks *s, const cJSON *vk, double ns) {
+  const cJSON *traces = get(vk, "stack_traces"), *t;
+  tl_buf key, code;
+  tl_buf_init(&key);
+  tl_buf_init(&code);
+  int n = 0;
+  cJSON_ArrayForEach(t, traces) {
+    if (cJSON_IsString(t) && innermost_frame(t->valuestring, &key, &code))
+      n++;
+  }
+  cJSON_ArrayForEach(t, traces) {
+    if (cJSON_IsString(t) && innermost_frame(t->valuestring, &key, &code))
+      add_source(s, key.data, code.data, ns / n);
+  }
+  if (!n)
+    s->without_source += ns;
+  tl_buf_free(&key);
+  tl_buf_free(&code);
+}
+
+static int by_total_desc(const void *a, const void *b) {
+  const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+  double dx = get(x, "total_us")->valuedouble,
+         dy = get(y, "total_us")->valuedouble;
+  return (dx < dy) - (dx > dy);
+}
+
+/* {"file:line": {...}} -> sorted [{file, line, code, total_us, ...}]. */
+static cJSON *source_list(cJSON *sources) {
+  TL_VEC(cJSON *) items = {0};
+  for (cJSON *it = sources->child; it; it = it->next) {
+    const char *colon = strrchr(it->string, ':');
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", "");
+    if (colon) {
+      char *file = tl_xstrdup(it->string);
+      file[colon - it->string] = '\0';
+      cJSON_ReplaceItemInObjectCaseSensitive(o, "file",
+                                             cJSON_CreateString(file));
+      free(file);
+    }
+    cJSON_AddNumberToObject(o, "line", colon ? atoi(colon + 1) : 0);
+    cJSON_AddStringToObject(o, "code", get_str(it, "code"));
+    cJSON_AddNumberToObject(o, "total_us",
+                            us(get(it, "total_us")->valuedouble));
+    cJSON_AddNumberToObject(o, "fwd_us", us(get(it, "fwd_us")->valuedouble));
+    cJSON_AddNumberToObject(o, "bwd_us", us(get(it, "bwd_us")->valuedouble));
+    TL_VEC_PUSH(items, o);
+  }
+  tl_sort(items.items, items.count, sizeof *items.items, by_total_desc);
+  cJSON *list = cJSON_CreateArray();
+  for (size_t i = 0; i < items.count; i++)
+    cJSON_AddItemToArray(list, items.items[i]);
+  TL_VEC_FREE(items);
+  return list;
+}
+
+cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
+                       const tl_profile_view_facts *facts) {
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddNumberToObject(out, "schema", 1);
+  cJSON_AddStringToObject(out, "unit", "us");
+  cJSON *files = cJSON_AddArrayToObject(out, "files");
+  for (size_t i = 0; i < p->files.count; i++)
+    cJSON_AddItemToArray(files, valid_string(p->files.items[i].path));
+  cJSON_AddNumberToObject(out, "steps", (double)p->steps);
+  add_problems(out, p);
+
+  /* The view's kernels. */
+  const cJSON *vks = get(view, "kernels"), *vk;
+  size_t nk = (size_t)cJSON_GetArraySize(vks);
+  vkernel *ks = tl_xcalloc(nk + 1, sizeof *ks);
+  const cJSON **vkjson = tl_xcalloc(nk + 1, sizeof *vkjson);
+  size_t k = 0;
+  cJSON_ArrayForEach(vk, vks) {
+    vkernel *x = &ks[k];
+    vkjson[k++] = vk;
+    const char *name = get_str(vk, "name");
+    x->key = get_str(vk, "key");
+    if (!x->key)
+      x->key = name ? name : "";
+    x->pname =
+        profile_name(name ? name : x->key, get_str(vk, "kind"), &x->is_extern);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, get(vk, "calls")) if (cJSON_IsNumber(c))
+        TL_VEC_PUSH(x->calls, c->valueint);
+    cJSON_ArrayForEach(c, get(vk, "post_nodes")) if (cJSON_IsString(c))
+        TL_VEC_PUSH(x->post, c->valuestring);
+    const cJSON *def = get(vk, "definition");
+    const char *file = get_str(def, "file");
+    const cJSON *first = get(def, "first");
+    if (file && strcmp(file, "kernel_code") == 0 && cJSON_IsNumber(first))
+      x->kernel_def = first->valueint;
+  }
+
+  char cid[128];
+  bare_compile_id(get_str(view, "compile_id"), cid, sizeof cid);
+  cJSON *match = cJSON_AddObjectToObject(out, "match");
+  graph_list graphs = {0};
+  name_index ix = {0};
+  index_names(&ix, ks, nk);
+  bool ambiguous;
+  char why_buf[600];
+  const char *why = choose_graphs(p, &ix, cid, facts, &graphs, match,
+                                  &ambiguous, why_buf, sizeof why_buf);
+  cJSON_AddStringToObject(match, "status",
+                          why ? (ambiguous ? "ambiguous" : "unmatched")
+                              : "matched");
+  if (why)
+    cJSON_AddStringToObject(match, "reason", why);
+
+  bool gpu = false;
+  uint64_t calls = 0;
+  double cpu_total = 0, gpu_total = 0, gpu_unknown = 0;
+  for (size_t i = 0; i < graphs.count; i++) {
+    gpu = gpu || graphs.items[i]->gpu_total_ns > 0;
+    calls += graphs.items[i]->calls;
+    cpu_total += (double)graphs.items[i]->cpu_total_ns;
+    gpu_total += (double)graphs.items[i]->gpu_total_ns;
+    gpu_unknown += (double)graphs.items[i]->gpu_unknown_ns;
+  }
+  cJSON_AddStringToObject(out, "clock", gpu ? "gpu" : "cpu");
+  cJSON_AddNumberToObject(out, "calls", (double)calls);
+  {
+    TL_VEC(double) each = {0};
+    for (size_t i = 0; i < graphs.count; i++) {
+      const tl_prof_graph *g = graphs.items[i];
+      for (size_t c = 0; c < g->call_ns.count; c++) {
+        uint32_t ord = c < g->call_ordinal.count ? g->call_ordinal.items[c] : 0;
+        double gpu_ns =
+            ord < g->gpu_call_ns.count ? (double)g->gpu_call_ns.items[ord] : 0;
+        TL_VEC_PUSH(each, gpu ? gpu_ns : (double)g->call_ns.items[c]);
+      }
+    }
+    cJSON *gc = cJSON_AddObjectToObject(out, "graph_calls");
+    cJSON_AddStringToObject(gc, "clock", gpu ? "gpu" : "cpu");
+    cJSON_AddNumberToObject(gc, "count", (double)each.count);
+    double sum = 0;
+    for (size_t i = 0; i < each.count; i++)
+      sum += each.items[i];
+    cJSON_AddNumberToObject(gc, "total_us", us(sum));
+    add_stats(gc, each.items, each.count);
+    TL_VEC_FREE(each);
+  }
+
+  /* Build the line -> pre-grad node table once. */
+  sinks s = {0};
+  cJSON *lines = cJSON_CreateObject();
+  jx code_lines, kernel_lines;
+  jx_open(&s.post_nodes, cJSON_CreateObject());
+  jx_open(&s.pre_nodes, cJSON_CreateObject());
+  jx_open(&s.post_lines, cJSON_AddObjectToObject(lines, "post"));
+  jx_open(&s.pre_lines, cJSON_AddObjectToObject(lines, "pre"));
+  jx_open(&code_lines, cJSON_AddObjectToObject(lines, "code"));
+  jx_open(&kernel_lines, cJSON_AddObjectToObject(lines, "kernel"));
+  jx_open(&s.sources, cJSON_CreateObject());
+  jx_open(&s.nodes_post, (cJSON *)get(get(view, "nodes"), "post"));
+  jx_open(&s.post_to_pre, (cJSON *)get(get(view, "lines"), "postToPre"));
+  s.backward = graphs.count && graphs.items[0]->phase == TL_PROF_BACKWARD;
+  s.facts = facts;
+  const cJSON *pre_nodes = get(get(view, "nodes"), "pre"), *pn;
+  int max_pre = 0;
+  cJSON_ArrayForEach(
+      pn, pre_nodes) if (cJSON_IsNumber(pn) && pn->valueint > max_pre &&
+                         pn->valueint < 10000000) max_pre = pn->valueint;
+  s.pre_lines_n = max_pre + 1;
+  s.pre_at = tl_xcalloc((size_t)s.pre_lines_n, sizeof *s.pre_at);
+  cJSON_ArrayForEach(pn, pre_nodes) if (cJSON_IsNumber(pn) &&
+                                        pn->valueint > 0 &&
+                                        pn->valueint < s.pre_lines_n &&
+                                        !s.pre_at[pn->valueint])
+      s.pre_at[pn->valueint] = pn->string;
+
+  double inductor = 0, ext = 0, cpu_inductor = 0, cpu_ext = 0;
+  cJSON *unmatched = cJSON_CreateArray();
+  size_t *at = tl_xcalloc(nk + 1, sizeof *at);
+  for (size_t gi = 0; gi < graphs.count; gi++) {
+    const tl_prof_graph *g = graphs.items[gi];
+    for (size_t i = 0; i < nk; i++)
+      ks[i].base = ks[i].per_call.count;
+    for (size_t si = 0; si < g->slots.count; si++) {
+      const tl_prof_slot *sl = &g->slots.items[si];
+      double ns = (double)(gpu ? sl->gpu_ns : sl->cpu_ns);
+      uint64_t count = gpu ? sl->gpu_count : sl->cpu_count;
+      (sl->is_extern ? &ext : &inductor)[0] += ns;
+      (sl->is_extern ? &cpu_ext : &cpu_inductor)[0] += (double)sl->cpu_ns;
+      size_t n_at;
+      int line = call_of(&ix, sl->name, sl->occurrence, at, &n_at);
+      if (line < 0) {
+        cJSON *u = cJSON_CreateObject();
+        cJSON_AddStringToObject(u, "name", sl->name);
+        cJSON_AddNumberToObject(u, "occurrence", sl->occurrence);
+        cJSON_AddStringToObject(u, "kind",
+                                sl->is_extern ? "extern" : "inductor");
+        cJSON_AddNumberToObject(u, "total_us", us(ns));
+        cJSON_AddNumberToObject(u, "count", (double)count);
+        bool known = tl_strtab_find(&ix.tab, sl->name, strlen(sl->name)) >= 0;
+        bool run = strcmp(g->key, "AOTInductor") == 0;
+        cJSON_AddStringToObject(
+            u, "reason",
+            !known ? "no kernel of this view has this name"
+            : run  ? "the trace calls it more often per run than the code "
+                     "has call lines: several calls of the AOTInductor model "
+                     "inside one event are read as one run (profile each "
+                     "call in its own ProfilerStep or record_function)"
+                   : "the trace calls it more often per graph call than the "
+                     "code has call lines");
+        cJSON_AddItemToArray(unmatched, u);
+        continue;
+      }
+      if (line > 0)
+        add_line(&code_lines, line, ns);
+      for (size_t j = 0; j < n_at; j++) {
+        vkernel *x = &ks[at[j]];
+        x->ns += ns / (double)n_at;
+        x->count += count;
+        if ((int)n_at > x->shared_by)
+          x->shared_by = (int)n_at;
+        const int64_t *each = gpu ? sl->gpu_calls.items : sl->cpu_calls.items;
+        size_t n_each = gpu ? sl->gpu_calls.count : sl->cpu_calls.count;
+        for (size_t c = 0; c < n_each; c++) {
+          while (x->per_call.count <= x->base + c)
+            TL_VEC_PUSH(x->per_call, 0.0);
+          x->per_call.items[x->base + c] += (double)each[c] / (double)n_at;
+        }
+      }
+    }
+  }
+  free(at);
+  for (size_t i = 0; i < nk; i++) {
+    if (!ks[i].count)
+      continue;
+    double rest = ks[i].ns - spread_nodes(&s, &ks[i], ks[i].ns);
+    if (rest > ks[i].ns * 1e-9)
+      spread_sources(&s, vkjson[i], rest);
+    if (ks[i].kernel_def)
+      add_line(&kernel_lines, ks[i].kernel_def, ks[i].ns);
+  }
+
+  cJSON *region = cJSON_AddObjectToObject(out, "region");
+  double total = gpu ? gpu_total : cpu_total;
+  double unknown = gpu ? gpu_unknown : cpu_total - inductor - ext;
+  cJSON_AddNumberToObject(region, "total_us", us(total));
+  cJSON_AddNumberToObject(region, "inductor_us", us(inductor));
+  cJSON_AddNumberToObject(region, "extern_us", us(ext));
+  cJSON_AddNumberToObject(region, "unknown_us", us(unknown));
+  cJSON_AddNumberToObject(region, "cpu_total_us", us(cpu_total));
+  cJSON_AddNumberToObject(region, "cpu_inductor_us", us(cpu_inductor));
+  cJSON_AddNumberToObject(region, "cpu_extern_us", us(cpu_ext));
+  if (p->steps)
+    cJSON_AddNumberToObject(region, "per_step_us",
+                            us(total / (double)p->steps));
+  else
+    cJSON_AddNullToObject(region, "per_step_us");
+
+  cJSON *kernels = cJSON_AddObjectToObject(out, "kernels");
+  for (size_t i = 0; i < nk; i++) {
+    if (!ks[i].count)
+      continue;
+    cJSON *o = cJSON_AddObjectToObject(kernels, ks[i].key);
+    if (!o)
+      continue;
+    cJSON_AddNumberToObject(o, "total_us", us(ks[i].ns));
+    cJSON_AddNumberToObject(o, "count", (double)ks[i].count);
+    cJSON_AddNumberToObject(o, "mean_us", us(ks[i].ns / (double)ks[i].count));
+    if (p->steps)
+      cJSON_AddNumberToObject(o, "per_step_us",
+                              us(ks[i].ns / (double)p->steps));
+    cJSON_AddNumberToObject(o, "shared_by", ks[i].shared_by);
+    add_stats(o, ks[i].per_call.items, ks[i].per_call.count);
+  }
+  if (graphs.count)
+    add_gaps(out, ks, vkjson, nk, &graphs, gpu);
+  to_us(s.post_nodes.obj);
+  to_us(s.pre_nodes.obj);
+  to_us(s.post_lines.obj);
+  to_us(s.pre_lines.obj);
+  to_us(code_lines.obj);
+  to_us(kernel_lines.obj);
+  cJSON_AddItemToObject(out, "post_nodes", s.post_nodes.obj);
+  cJSON_AddItemToObject(out, "pre_nodes", s.pre_nodes.obj);
+  cJSON_AddNumberToObject(out, "without_post_node_us", us(s.without_post));
+  cJSON_AddNumberToObject(out, "without_pre_node_us", us(s.without_pre));
+  cJSON_AddNumberToObject(out, "without_source_line_us", us(s.without_source));
+  cJSON_AddItemToObject(out, "lines", lines);
+  cJSON_AddItemToObject(out, "source_lines", source_list(s.sources.obj));
+  cJSON_Delete(s.sources.obj);
+  jx *all[] = {&s.post_nodes,  &s.pre_nodes, &s.post_lines,
+               &s.pre_lines,   &s.sources,   &s.nodes_post,
+               &s.post_to_pre, &code_lines,  &kernel_lines};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    jx_close(all[i]);
+  cJSON_AddItemToObject(out, "unmatched", unmatched);
+
+  for (size_t i = 0; i < nk; i++) {
+    TL_VEC_FREE(ks[i].per_call);
+    free(ks[i].pname);
+    TL_VEC_FREE(ks[i].calls);
+    TL_VEC_FREE(ks[i].post);
+  }
+  free(ks);
+  free(vkjson);
+  free(s.pre_at);
+  free_names(&ix);
+  TL_VEC_FREE(graphs);
+  return out;
+}
+
+/* ---- verdicts ------------------------------------------------------------ */
+static double number_of(const cJSON *obj, const char *key);
+
+/* The words for a match status, on stderr, the index and the page. */
+static const char *status_text(const char *status) {
+  if (!status)
+    return "not joined";
+  if (strcmp(status, "matched") == 0)
+    return "matches";
+  if (strcmp(status, "ambiguous") == 0)
+    return "is ambiguous";
+  return "does not match";
+}
+
+bool tl_profile_view_verdict(const cJSON *summary, tl_buf *line) {
+  const cJSON *prof = get(summary, "profile");
+  const cJSON *match = get(prof, "match");
+  const char *status = get_str(match, "status");
+  if (!prof || (status && strcmp(status, "matched") == 0))
+    return false;
+  if (number_of(match, "kernel_names_expected") == 0 &&
+      number_of(match, "extern_names_expected") == 0)
+    return false; /* a view without kernels has nothing to time */
+  const cJSON *files = get(prof, "files");
+  int nf = cJSON_GetArraySize(files);
+  const cJSON *f0 = cJSON_GetArrayItem(files, 0);
+  tl_buf_printf(
+      line, "profile %s%s: ", cJSON_IsString(f0) ? f0->valuestring : "(none)",
+      nf > 1 ? " (and the other profile files)" : "");
+  const char *view = get_str(summary, "view");
+  const char *cid = get_str(summary, "compile_id");
+  tl_buf_printf(line, "view %s %s %s: %s", view ? view : "?", cid ? cid : "",
+                status_text(status),
+                get_str(match, "reason") ? get_str(match, "reason") : "");
+  return true;
+}
+
+bool tl_profile_view_gaps(const cJSON *summary, tl_buf *line) {
+  const cJSON *prof = get(summary, "profile");
+  const cJSON *list = get(prof, "kernels_without_events");
+  int n = cJSON_GetArraySize(list);
+  if (!n)
+    return false;
+  const cJSON *files = get(prof, "files");
+  const cJSON *f0 = cJSON_GetArrayItem(files, 0);
+  const char *view = get_str(summary, "view");
+  tl_buf_printf(
+      line, "profile %s: view %s %s: %d kernel(s) without events (",
+      cJSON_IsString(f0) ? f0->valuestring : "(none)", view ? view : "?",
+      get_str(summary, "compile_id") ? get_str(summary, "compile_id") : "", n);
+  const cJSON *it;
+  int shown = 0;
+  cJSON_ArrayForEach(it, list) {
+    if (shown == 3) {
+      tl_buf_puts(line, ", ...");
+      break;
+    }
+    tl_buf_printf(line, "%s%s", shown++ ? ", " : "",
+                  get_str(it, "key") ? get_str(it, "key") : "?");
+  }
+  tl_buf_printf(line, "): %s",
+                get_str(prof, "record_hint") ? get_str(prof, "record_hint")
+                                             : "");
+  return true;
+}
+
+bool tl_profile_file_verdict(const tl_profile *p, size_t f,
+                             const cJSON *const *summaries, size_t count,
+                             tl_buf *line) {
+  const tl_prof_file *file = &p->files.items[f];
+  switch (file->state) {
+  case TL_PROF_FILE_DUPLICATE:
+    return false;
+  case TL_PROF_FILE_UNREADABLE:
+  case TL_PROF_FILE_EMPTY:
+  case TL_PROF_FILE_INVALID:
+  case TL_PROF_FILE_TRUNCATED:
+    tl_buf_printf(line, "profile %s: %s", file->path,
+                  file->why ? file->why : "unusable");
+    return true;
+  case TL_PROF_FILE_READ:
+    break;
+  }
+  /* The matches name their files as the JSON does: valid UTF-8. */
+  cJSON *path = valid_string(file->path);
+  bool matched = false;
+  for (size_t i = 0; i < count && !matched; i++) {
+    const cJSON *match = get(get(summaries[i], "profile"), "match");
+    const char *status = get_str(match, "status");
+    if (!status || strcmp(status, "matched") != 0)
+      continue;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, get(match, "files")) {
+      if (cJSON_IsString(it) && strcmp(it->valuestring, path->valuestring) == 0)
+        matched = true;
+    }
+  }
+  cJSON_Delete(path);
+  if (matched)
+    return false;
+  tl_buf_printf(line,
+                "profile %s: matches no provenance view of this trace (each "
+                "view's profile.match says why: kernel names found, phase, "
+                "compile id, graph key)",
+                file->path);
+  return true;
+}
+
+/* ---- the index's "where the time goes" ------------------------------------
+ */
+typedef struct hot {
+  const char *label, *detail;
+  double total, fwd, bwd;
+  const char *href;   /* a page to open, or NULL */
+  const char *kernel; /* ... with this kernel selected, or NULL */
+  double best;        /* the time the page `href` gives it */
+} hot;
+
+static int hot_desc(const void *a, const void *b) {
+  double x = ((const hot *)a)->total, y = ((const hot *)b)->total;
+  return (x < y) - (x > y);
+}
+
+static double number_of(const cJSON *obj, const char *key) {
+  const cJSON *v = get(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* A link to kernel `key` on the page `href` (#kernel=, as selection.js
+ * writes it), or the plain name when there is no safe page. */
+static void kernel_link(tl_buf *html, const char *href, const char *key) {
+  if (!href || !tl_url_is_safe(tl_str_from(href))) {
+    tl_html_escape_cstr(html, key);
+    return;
+  }
+  tl_buf_puts(html, "<a href=\"");
+  tl_html_escape_cstr(html, href);
+  tl_buf_puts(html, "#kernel=");
+  for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
+    if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+        (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
+      tl_buf_putc(html, (char)*c);
+    else
+      tl_buf_printf(html, "%%%02X", *c);
+  }
+  tl_buf_puts(html, "\">");
+  tl_html_escape_cstr(html, key);
+  tl_buf_puts(html, "</a>");
+}
+
+/* µs as the page writes them (profile.js fmtUs): 2 decimals under 10, 1
+ * under 1000, else a whole number with thousands separated by commas. */
+static void fmt_us(tl_buf *out, double v) {
+  if (!isfinite(v)) {
+    tl_buf_puts(out, "\u2013");
+    return;
+  }
+  if (v < 10) {
+    tl_buf_printf(out, "%.2f", v);
+    return;
+  }
+  if (v < 1000) {
+    tl_buf_printf(out, "%.1f", v);
+    return;
+  }
+  char digits[32];
+  snprintf(digits, sizeof digits, "%.0f", floor(v + 0.5));
+  size_t n = strlen(digits);
+  for (size_t i = 0; i < n; i++) {
+    if (i && (n - i) % 3 == 0)
+      tl_buf_putc(out, ',');
+    tl_buf_putc(out, digits[i]);
+  }
+}
+
+static void td_us(tl_buf *out, double v) {
+  tl_buf_puts(out, "<td class=\"num\">");
+  fmt_us(out, v);
+  tl_buf_puts(out, "</td>");
+}
+
+/* One row per view with a profile: its compile, its graph calls, the
+ * region's split and its three hottest kernels (of the kernels the trace
+ * gave time). */
+static void compile_rows(tl_buf *html, const cJSON *const *views,
+                         const char *const *hrefs, size_t count) {
+  tl_buf_puts(html, "<table class=\"profile-top\" id=\"time-per-compile\"><tr>"
+                    "<th>Compile</th><th>Graph calls</th><th>Profiled µs</th>"
+                    "<th>Inductor µs</th><th>Extern µs</th><th>Other µs</th>"
+                    "<th>Top three kernels (µs)</th></tr>\n");
+  for (size_t v = 0; v < count; v++) {
+    const cJSON *prof = get(views[v], "profile");
+    if (!prof)
+      continue;
+    const char *href = hrefs ? hrefs[v] : NULL;
+    const char *cid = get_str(views[v], "compile_id");
+    tl_buf_puts(html, "<tr><td>");
+    if (href && tl_url_is_safe(tl_str_from(href))) {
+      tl_buf_puts(html, "<a href=\"");
+      tl_html_escape_cstr(html, href);
+      tl_buf_puts(html, "\">");
+      tl_html_escape_cstr(html, cid ? cid : "(no compile id)");
+      tl_buf_puts(html, "</a>");
+    } else {
+      tl_html_escape_cstr(html, cid ? cid : "(no compile id)");
+    }
+    const cJSON *match = get(prof, "match");
+    const char *status = get_str(match, "status");
+    const char *phase = get_str(match, "phase");
+    if (phase) {
+      tl_buf_puts(html, " <span class=\"note\">");
+      tl_html_escape_cstr(html, phase);
+      tl_buf_puts(html, "</span>");
+    }
+    tl_buf_puts(html, "</td>");
+    if (!status || strcmp(status, "matched") != 0) {
+      const char *reason = get_str(match, "reason");
+      tl_buf_puts(html, "<td colspan=\"6\">");
+      tl_html_escape_cstr(html, status_text(status));
+      if (reason) {
+        tl_buf_puts(html, ": ");
+        tl_html_escape_cstr(html, reason);
+      }
+      tl_buf_puts(html, "</td></tr>\n");
+      continue;
+    }
+    const cJSON *region = get(prof, "region");
+    const cJSON *gc = get(prof, "graph_calls");
+    double n_calls = number_of(gc, "count");
+    tl_buf_printf(html, "<td class=\"num\">%.0f", n_calls);
+    if (n_calls >= 1) {
+      tl_buf_puts(html, " (first ");
+      fmt_us(html, number_of(gc, "first_us"));
+      if (n_calls > 1) {
+        tl_buf_puts(html, ", median ");
+        fmt_us(html, number_of(gc, "median_us"));
+      }
+      tl_buf_puts(html, " µs");
+      if (number_of(gc, "far_count") > 0)
+        tl_buf_printf(html, "; %.0f far from the median",
+                      number_of(gc, "far_count"));
+      tl_buf_puts(html, ")");
+    }
+    tl_buf_puts(html, "</td>");
+    td_us(html, number_of(region, "total_us"));
+    td_us(html, number_of(region, "inductor_us"));
+    td_us(html, number_of(region, "extern_us"));
+    td_us(html, number_of(region, "unknown_us"));
+    tl_buf_puts(html, "<td style=\"overflow-wrap:anywhere\">");
+    TL_VEC(hot) top = {0};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, get(prof, "kernels")) {
+      hot h = {it->string, NULL, number_of(it, "total_us"), 0, 0, NULL,
+               NULL,       0};
+      TL_VEC_PUSH(top, h);
+    }
+    tl_sort(top.items, top.count, sizeof(hot), hot_desc);
+    for (size_t i = 0; i < top.count && i < 3; i++) {
+      if (i)
+        tl_buf_puts(html, "<br>");
+      kernel_link(html, href, top.items[i].label);
+      tl_buf_putc(html, ' ');
+      fmt_us(html, top.items[i].total);
+    }
+    if (!top.count)
+      tl_buf_puts(html, "no kernel events");
+    TL_VEC_FREE(top);
+    int gaps = cJSON_GetArraySize(get(prof, "kernels_without_events"));
+    const char *hint = get_str(prof, "record_hint");
+    if (gaps && hint) {
+      tl_buf_printf(html,
+                    "<br><span class=\"note\">%d kernel(s) without "
+                    "events: ",
+                    gaps);
+      tl_html_escape_cstr(html, hint);
+      tl_buf_puts(html, "</span>");
+    }
+    tl_buf_puts(html, "</td></tr>\n");
+  }
+  tl_buf_puts(html, "</table>\n");
+}
+
+/* The page's Viridis scale (profile.js), by the square root of the share of
+ * the largest value, as the time columns are coloured. */
+static const char *const VIRIDIS[10] = {
+    "#440154", "#482878", "#3e4989", "#31688e", "#26828e",
+    "#1f9e89", "#35b779", "#6ece58", "#b5de2b", "#fde725"};
+
+static const char *heat(double v, double max) {
+  double f = max > 0 && v > 0 ? sqrt(v / max) : 0;
+  int step = (int)(f * 10);
+  return VIRIDIS[step < 0 ? 0 : step > 9 ? 9 : step];
+}
+
+/* An href: the page, and "#kernel=<key>" (encoded as selection.js reads it)
+ * when a kernel is given; false (nothing written) for an unsafe page. */
+static bool bar_href(tl_buf *html, const char *href, const char *kernel) {
+  if (!href || !tl_url_is_safe(tl_str_from(href)))
+    return false;
+  tl_html_escape_cstr(html, href);
+  if (kernel) {
+    tl_buf_puts(html, "#kernel=");
+    for (const unsigned char *c = (const unsigned char *)kernel; *c; c++) {
+      if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+          (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
+        tl_buf_putc(html, (char)*c);
+      else
+        tl_buf_printf(html, "%%%02X", *c);
+    }
+  }
+  return true;
+}
+
+/* A horizontal bar chart (inline SVG) of the first `n` items, sorted by
+ * total: a label, a bar coloured and sized by the total, the µs; each bar
+ * a link to its page (with its kernel selected) where it has one. */
+static void bar_chart(tl_buf *html, const char *id, const char *title,
+                      const hot *items, size_t n) {
+  enum { W = 760, LABEL = 330, BAR = 330, ROW = 20 };
+  if (!n)
+    return;
+  double max = items[0].total;
+  tl_buf_printf(html,
+                "<figure class=\"profile-bars\" id=\"%s\"><figcaption>%s"
+                "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                "viewBox=\"0 0 %d %zu\" width=\"100%%\" "
+                "style=\"max-width:%dpx\" role=\"img\" aria-label=\"%s\" "
+                "font-family=\"sans-serif\" font-size=\"12\">\n",
+                id, title, W, n * ROW + 4, W, title);
+  for (size_t i = 0; i < n; i++) {
+    const hot *h = &items[i];
+    double y = (double)i * ROW + 2;
+    double w = max > 0 ? h->total / max * BAR : 0;
+    bool linked = h->href && tl_url_is_safe(tl_str_from(h->href));
+    if (linked) {
+      tl_buf_puts(html, "<a href=\"");
+      bar_href(html, h->href, h->kernel);
+      tl_buf_puts(html, "\">");
+    }
+    tl_buf_printf(html,
+                  "<g class=\"bar\"><rect class=\"row\" x=\"0\" y=\"%.0f\" "
+                  "width=\"%d\" height=\"%d\" fill=\"transparent\"/><title>",
+                  y, W, ROW);
+    tl_html_escape_cstr(html, h->label);
+    tl_buf_puts(html, ": ");
+    fmt_us(html, h->total);
+    tl_buf_puts(html, " µs</title>");
+    /* the label's end (a path's file and line) when it is long */
+    const char *label = h->label;
+    size_t len = strlen(label);
+    tl_buf_printf(html,
+                  "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\" "
+                  "dominant-baseline=\"middle\">",
+                  LABEL - 6, y + ROW / 2.0);
+    if (len > 48) {
+      const char *tail = label + len - 47;
+      while (((unsigned char)*tail & 0xC0) == 0x80) /* a whole character */
+        tail++;
+      tl_buf_puts(html, "…");
+      tl_html_escape_cstr(html, tail);
+    } else {
+      tl_html_escape_cstr(html, label);
+    }
+    tl_buf_printf(html,
+                  "</text><rect class=\"fill\" x=\"%d\" y=\"%.0f\" "
+                  "width=\"%.1f\" "
+                  "height=\"%d\" fill=\"%s\"/>",
+                  LABEL, y + 2, w < 1 && h->total > 0 ? 1.0 : w, ROW - 4,
+                  heat(h->total, max));
+    tl_buf_printf(html,
+                  "<text x=\"%.1f\" y=\"%.0f\" dominant-baseline=\"middle\">",
+                  LABEL + w + 4, y + ROW / 2.0);
+    fmt_us(html, h->total);
+    tl_buf_puts(html, " µs</text></g>");
+    if (linked)
+      tl_buf_puts(html, "</a>");
+    tl_buf_putc(html, '\n');
+  }
+  tl_buf_puts(html, "</svg></figure>\n");
+}
+
+/* The hottest kernels over all views, each with its page. */
+static void kernel_bars(tl_buf *html, const cJSON *const *views,
+                        const char *const *hrefs, size_t count) {
+  TL_VEC(hot) top = {0};
+  for (size_t v = 0; v < count; v++) {
+    const cJSON *prof = get(views[v], "profile"), *it;
+    const char *status = get_str(get(prof, "match"), "status");
+    if (!status || strcmp(status, "matched") != 0)
+      continue;
+    cJSON_ArrayForEach(it, get(prof, "kernels")) {
+      hot h = {it->string, NULL, number_of(it, "total_us"),
+               0,          0,    hrefs ? hrefs[v] : NULL,
+               it->string, 0};
+      TL_VEC_PUSH(top, h);
+    }
+  }
+  tl_sort(top.items, top.count, sizeof(hot), hot_desc);
+  bar_chart(html, "kernel-bars", "Time per kernel (the 10 hottest)", top.items,
+            top.count < 10 ? top.count : 10);
+  TL_VEC_FREE(top);
+}
+
+void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
+                                const char *const *hrefs, size_t count) {
+  size_t profiled = 0;
+  TL_VEC(hot) lines = {0};
+  tl_strtab line_ids = {0}; /* "file:line" -> index in lines */
+  for (size_t v = 0; v < count; v++) {
+    const cJSON *prof = get(views[v], "profile"), *it;
+    if (!prof)
+      continue;
+    profiled++;
+    cJSON_ArrayForEach(it, get(prof, "source_lines")) {
+      char key[1024];
+      snprintf(key, sizeof key, "%s:%d",
+               get_str(it, "file") ? get_str(it, "file") : "",
+               cJSON_IsNumber(get(it, "line")) ? get(it, "line")->valueint : 0);
+      int32_t id = tl_strtab_intern(&line_ids, key, strlen(key));
+      hot *h = (size_t)id < lines.count ? &lines.items[id] : NULL;
+      if (!h) {
+        hot n = {tl_xstrdup(key), get_str(it, "code"), 0, 0, 0, NULL, NULL, -1};
+        TL_VEC_PUSH(lines, n);
+        h = &lines.items[lines.count - 1];
+      }
+      if (number_of(it, "total_us") > h->best) {
+        h->best = number_of(it, "total_us");
+        h->href = hrefs ? hrefs[v] : NULL;
+      }
+      h->total += number_of(it, "total_us");
+      h->fwd += number_of(it, "fwd_us");
+      h->bwd += number_of(it, "bwd_us");
+    }
+  }
+  tl_strtab_free(&line_ids);
+  if (!profiled)
+    return;
+  tl_buf_puts(html,
+              "<section id=\"where-time-goes\">\n<h2>Where the time goes</h2>\n"
+              "<p>From <code>--profile</code>: per compilation, the profiled "
+              "time of its graph calls, split into Inductor kernels, extern "
+              "kernels and the rest, and its three hottest kernels (each "
+              "opens its page with the kernel selected).</p>\n");
+  compile_rows(html, views, hrefs, count);
+  kernel_bars(html, views, hrefs, count);
+  if (lines.count) {
+    tl_sort(lines.items, lines.count, sizeof(hot), hot_desc);
+    bar_chart(html, "line-bars", "Time per model line (the 10 hottest)",
+              lines.items, lines.count < 10 ? lines.count : 10);
+    tl_buf_puts(html, "<table class=\"profile-top\" id=\"time-per-line\"><tr>"
+                      "<th>Model line</th><th>Code</th><th>Total µs</th>"
+                      "<th>Forward µs</th><th>Backward µs</th></tr>\n");
+    for (size_t i = 0; i < lines.count && i < 20; i++) {
+      hot *h = &lines.items[i];
+      tl_buf_puts(html, "<tr><td>");
+      tl_html_escape_cstr(html, h->label);
+      tl_buf_puts(html, "</td><td style=\"overflow-wrap:anywhere\"><code>");
+      tl_html_escape_cstr(html, h->detail ? h->detail : "");
+      tl_buf_puts(html, "</code></td>");
+      td_us(html, h->total);
+      td_us(html, h->fwd);
+      td_us(html, h->bwd);
+      tl_buf_puts(html, "</tr>\n");
+    }
+    tl_buf_puts(html, "</table>\n");
+  }
+  tl_buf_puts(html, "</section>\n");
+  for (size_t i = 0; i < lines.count; i++)
+    free((char *)lines.items[i].label);
+  TL_VEC_FREE(lines);
+}

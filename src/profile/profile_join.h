@@ -1,0 +1,68 @@
+/* profile_join.h: joins a profile summary (profile_reader.h) with one
+ * provenance view (the JSON of provenance.h) into the view's "profile"
+ * object: which compiled graph of the trace the view is, the time of each
+ * kernel, post-grad and pre-grad node, code line and user source line, and
+ * how the graph's profiled total splits into Inductor kernels, extern
+ * kernels and unknown (docs/provenance-json.md, "profile").
+ *
+ * Reads only the view JSON and the summary; both stay owned by the caller.
+ */
+#ifndef TL_PROFILE_JOIN_H
+#define TL_PROFILE_JOIN_H
+
+#include <cjson/cJSON.h>
+
+#include "profile/profile_reader.h"
+#include "util/buf.h"
+
+/* A model line: "file:line" and its code. */
+typedef struct tl_prof_source {
+  char *key, *code;
+} tl_prof_source;
+
+/* What the join knows of a view beyond its JSON (profile_view.h). */
+typedef struct tl_profile_view_facts {
+  int phase;     /* tl_prof_phase, or -1: unknown */
+  char key[128]; /* FX graph cache key, or "": unknown */
+  /* The model line of each pre-grad graph line (index: line; value:
+   * index into `sources` + 1, 0: none), from the graph's `# File:`
+   * comments. Owned; tl_profile_view_facts_free frees them. */
+  TL_VEC(int) pre_source;
+  TL_VEC(tl_prof_source) sources;
+} tl_profile_view_facts;
+
+void tl_profile_view_facts_free(tl_profile_view_facts *facts);
+
+/* Returns the "profile" object for `view` (caller frees). Never NULL: a view
+ * that matches no graph, or several, says so in "match", with the evidence.
+ * `facts` may be NULL (phase and key unknown). */
+cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
+                       const tl_profile_view_facts *facts);
+
+/* One line for a view summary ({"compile_id", "view", "profile"}) that the
+ * profile does not match: the view, the profile's files and the evidence.
+ * Returns false (nothing appended) when it matched. */
+bool tl_profile_view_verdict(const cJSON *summary, tl_buf *line);
+
+/* One line for a matched view with kernels that no event gave time: which,
+ * and how to record them (its "record_hint"). False when there are none. */
+bool tl_profile_view_gaps(const cJSON *summary, tl_buf *line);
+
+/* One line for file `f` of the profile when it is unreadable, truncated,
+ * empty, or matches none of the given view summaries (what --strict fails
+ * on); false for a file read and matched, or repeating an earlier one. */
+bool tl_profile_file_verdict(const tl_profile *p, size_t f,
+                             const cJSON *const *summaries, size_t count,
+                             tl_buf *line);
+
+/* "Where the time goes" for the index page: appends a section built from
+ * the "profile" objects of the given view JSONs (views without one are
+ * skipped; nothing is appended when none has one): a row per view with its
+ * compile id, the profiled time split into Inductor, extern and other, and
+ * its three hottest kernels, each linked to `hrefs[i]#kernel=<key>`
+ * (`hrefs` or an entry may be NULL: no links); then the hottest user source
+ * lines over all views, forward and backward apart. */
+void tl_profile_where_time_goes(tl_buf *html, const cJSON *const *views,
+                                const char *const *hrefs, size_t count);
+
+#endif

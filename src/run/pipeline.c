@@ -1,0 +1,96 @@
+/* pipeline.c: read -> store -> report for one trace log, or the export
+ * report (see pipeline.h). */
+#include "run/pipeline.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emit/report.h"
+#include "export/export_report.h"
+#include "read/reader.h"
+#include "store/store.h"
+
+typedef struct progress {
+  bool shown;
+} progress;
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total) {
+  progress *p = ctx;
+  if (!total)
+    return;
+  int width = 40;
+  int filled = (int)((double)done / (double)total * width);
+  if (filled > width)
+    filled = width;
+  fprintf(stderr, "\r[%.*s%*s] %.1f/%.1f MB", filled,
+          "########################################", width - filled, "",
+          (double)done / 1e6, (double)total / 1e6);
+  if (done >= total)
+    fputc('\n', stderr);
+  p->shown = true;
+}
+
+static bool is_big(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_size > 16 * 1024 * 1024;
+}
+
+static bool run_export(const tl_pipeline_options *options, tl_diag *diag,
+                       char *error, size_t error_size) {
+  progress prog = {false};
+  tl_export_options export_options = {0};
+  export_options.input = options->input;
+  export_options.out_dir = options->out_dir;
+  export_options.custom_header_html = options->custom_header_html;
+  if (options->show_progress && is_big(options->input)) {
+    export_options.progress = show_progress;
+    export_options.progress_ctx = &prog;
+  }
+  return tl_export_report_run(&export_options, diag, error, error_size);
+}
+
+bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
+                     char *error, size_t error_size) {
+  if (options->export_report)
+    return run_export(options, diag, error, error_size);
+  tl_store store;
+  tl_store_options store_options = {
+      options->plain_text,         options->provenance,
+      options->strict_compile_id,  options->workers > 1,
+      options->chromium_part_path, options->chromium_pid};
+  bool ok = tl_store_open(&store, options->out_dir, &store_options, diag);
+  store.collectives_parity_link = options->collectives_parity_link;
+  if (ok) {
+    progress prog = {false};
+    bool big = is_big(options->input);
+    tl_reader_options reader_options = {0};
+    reader_options.raw_copy = tl_store_raw_log;
+    reader_options.raw_copy_ctx = &store;
+    reader_options.defer_md5 = true;
+    reader_options.keep_strings = &store.strings;
+    if (big && options->show_progress) {
+      reader_options.progress = show_progress;
+      reader_options.progress_ctx = &prog;
+    }
+    ok = tl_reader_run(options->input, &reader_options, diag, tl_store_record,
+                       &store, error, error_size);
+  } else {
+    snprintf(error, error_size, "%s", store.error);
+  }
+  if (!tl_store_close(&store) && ok) {
+    snprintf(error, error_size, "%s", store.error);
+    ok = false;
+  }
+  tl_report_options report_options = {
+      options->input,      options->custom_header_html,
+      options->provenance, options->workers > 0 ? options->workers : 1,
+      options->profiles,   options->profile_count};
+  if (ok && !tl_report_write(&store, &report_options, diag)) {
+    snprintf(error, error_size, "%s", store.error);
+    ok = false;
+  }
+  tl_store_free(&store);
+  return ok;
+}

@@ -1,0 +1,84 @@
+/* store_stacks.c: the stacks the store keeps (store_stacks.h). */
+#include "store/store_stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/metrics_pages.h"
+
+static char *dup_or_null(const char *s) { return s ? tl_xstrdup(s) : NULL; }
+
+/* The Rust tool drops the convert_frame.py frames that end some stacks:
+ * catch_errors, _convert_frame, _convert_frame_assert, or three __call__. */
+static size_t without_convert_frame(const tl_frame *f, size_t n) {
+  static const char *const SUFFIXES[][3] = {
+      {"catch_errors", "_convert_frame", "_convert_frame_assert"},
+      {"__call__", "__call__", "__call__"}};
+  for (size_t s = 0; s < 2; s++) {
+    bool match = n >= 3;
+    for (size_t k = 0; match && k < 3; k++) {
+      const tl_frame *x = &f[n - 3 + k];
+      match = x->file && x->name &&
+              strcmp(x->file, "torch/_dynamo/convert_frame.py") == 0 &&
+              strcmp(x->name, SUFFIXES[s][k]) == 0;
+    }
+    if (match)
+      n -= 3;
+  }
+  return n;
+}
+
+/* A trace stack's frames as the store keeps them (file names interned),
+ * without the trailing convert_frame.py frames when `trim`. */
+static tl_stack read_stack(tl_store *store, const cJSON *stack,
+                           const tl_string_table *strings, bool trim) {
+  int n = cJSON_GetArraySize(stack);
+  tl_frame *read = tl_xcalloc(n > 0 ? (size_t)n : 1, sizeof *read);
+  size_t count = 0;
+  const cJSON *frame;
+  cJSON_ArrayForEach(frame, stack) {
+    tl_frame_read(frame, strings, &read[count++]);
+  }
+  if (trim)
+    count = without_convert_frame(read, count);
+  tl_stack s = {tl_xcalloc(count ? count : 1, sizeof(tl_frame)), count};
+  for (size_t i = 0; i < count; i++) {
+    s.frames[i].file = tl_intern_get(&store->frame_files, read[i].file);
+    s.frames[i].name = dup_or_null(read[i].name);
+    s.frames[i].loc = dup_or_null(read[i].loc);
+    s.frames[i].line = read[i].line;
+  }
+  free(read);
+  return s;
+}
+
+void tl_store_stacks_free(tl_stack *stacks, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    for (size_t f = 0; f < stacks[k].count; f++) {
+      free((char *)stacks[k].frames[f].name);
+      free((char *)stacks[k].frames[f].loc);
+    }
+    free(stacks[k].frames);
+  }
+}
+
+/* dynamo_start: the user stack that led to this compilation (outermost
+ * first), for the stack tries, and its innermost frame. */
+void tl_store_stacks_start(tl_store *store, tl_compile_dir *dir,
+                           const tl_record *rec) {
+  const cJSON *stack =
+      cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
+  if (!cJSON_IsArray(stack) || !stack->child)
+    return;
+  tl_stack s = read_stack(store, stack, rec->strings, true);
+  TL_VEC_PUSH(dir->stacks, s);
+  tl_start start = {dir, dir->stacks.count - 1};
+  TL_VEC_PUSH(store->starts, start);
+}
+
+void tl_store_stacks_beside(tl_store *store, const tl_record *rec) {
+  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(rec->envelope, "stack");
+  if (cJSON_IsArray(stack) && stack->child)
+    TL_VEC_PUSH(store->unknown_stacks,
+                read_stack(store, stack, rec->strings, false));
+}

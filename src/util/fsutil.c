@@ -1,0 +1,292 @@
+/* fsutil.c: folders, atomic file writes, safe removal and safe names. */
+#define _XOPEN_SOURCE 700
+#include "util/fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
+  size_t top_len;
+  return tl_fs_mkdirs_noting(path, &top_len, error, error_size);
+}
+
+bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
+                         size_t error_size) {
+  char *copy = tl_xstrdup(path);
+  size_t n = strlen(copy);
+  *top_len = 0;
+  for (size_t i = 1; i <= n; i++) {
+    if (copy[i] != '/' && copy[i] != '\0')
+      continue;
+    char saved = copy[i];
+    copy[i] = '\0';
+    if (mkdir(copy, 0777) == 0) {
+      if (!*top_len)
+        *top_len = i;
+    } else if (errno != EEXIST) {
+      snprintf(error, error_size, "cannot create folder %s: %s", copy,
+               strerror(errno));
+      free(copy);
+      return false;
+    }
+    copy[i] = saved;
+  }
+  free(copy);
+  if (!tl_fs_is_dir(path)) {
+    snprintf(error, error_size, "cannot create folder %s: not a folder", path);
+    return false;
+  }
+  return true;
+}
+
+bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,
+                     size_t error_size) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/", root);
+  size_t start = path.len;
+  tl_buf_puts(&path, rel);
+  bool ok = true;
+  for (size_t i = start; ok && i <= path.len; i++) {
+    if (path.data[i] != '/' && path.data[i] != '\0')
+      continue;
+    if (i == start || path.data[i - 1] == '/')
+      continue; /* an empty component */
+    char saved = path.data[i];
+    path.data[i] = '\0';
+    if (mkdir(path.data, 0777) != 0 && errno != EEXIST) {
+      snprintf(error, error_size, "cannot create folder %s: %s", path.data,
+               strerror(errno));
+      ok = false;
+    }
+    path.data[i] = saved;
+  }
+  if (ok && !tl_fs_is_dir(path.data)) {
+    snprintf(error, error_size, "cannot create folder %s: not a folder",
+             path.data);
+    ok = false;
+  }
+  tl_buf_free(&path);
+  return ok;
+}
+
+bool tl_fs_writer_open(tl_fs_writer *w, const char *path, char *error,
+                       size_t error_size) {
+  /* O_NOFOLLOW: a symlink planted at an output name is never written
+   * through. Atomicity comes from the staging folder (see main.c). */
+  w->path = path;
+  w->error[0] = '\0';
+  w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+  if (w->fd < 0) {
+    snprintf(error, error_size, "cannot write %s: %s", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+void tl_fs_writer_write(void *writer, const char *data, size_t len) {
+  tl_fs_writer *w = writer;
+  while (len && !w->error[0]) {
+    ssize_t n = write(w->fd, data, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      snprintf(w->error, sizeof w->error, "cannot write %s: %s", w->path,
+               strerror(errno));
+      return;
+    }
+    data += n;
+    len -= (size_t)n;
+  }
+}
+
+bool tl_fs_writer_close(tl_fs_writer *w, char *error, size_t error_size) {
+  if (close(w->fd) != 0 && !w->error[0])
+    snprintf(w->error, sizeof w->error, "cannot write %s: %s", w->path,
+             strerror(errno));
+  w->fd = -1;
+  if (!w->error[0])
+    return true;
+  snprintf(error, error_size, "%s", w->error);
+  return false;
+}
+
+bool tl_fs_write_file(const char *path, const void *data, size_t len,
+                      char *error, size_t error_size) {
+  tl_fs_writer w;
+  if (!tl_fs_writer_open(&w, path, error, error_size))
+    return false;
+  tl_fs_writer_write(&w, data, len);
+  return tl_fs_writer_close(&w, error, error_size);
+}
+
+bool tl_fs_reader_open(tl_fs_reader *r, const char *path, char *error,
+                       size_t error_size) {
+  struct stat st;
+  memset(r, 0, sizeof *r);
+  r->file = fopen(path, "rb");
+  const char *problem = NULL;
+  if (!r->file || fstat(fileno(r->file), &st) != 0)
+    problem = strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    problem = "not a regular file";
+  if (!problem) {
+    r->size = (size_t)st.st_size;
+    return true;
+  }
+  snprintf(error, error_size, "cannot read %s: %s", path, problem);
+  tl_fs_reader_close(r);
+  return false;
+}
+
+size_t tl_fs_reader_read(tl_fs_reader *r, char *buf, size_t cap) {
+  if (!r->file || r->failed)
+    return 0;
+  size_t n = fread(buf, 1, cap, r->file);
+  r->read += n;
+  if ((n < cap && ferror(r->file)) || r->read > r->size ||
+      (n == 0 && r->read < r->size))
+    r->failed = true;
+  return r->failed ? 0 : n;
+}
+
+void tl_fs_reader_close(tl_fs_reader *r) {
+  if (r->file)
+    fclose(r->file);
+  r->file = NULL;
+  r->size = r->read = 0;
+  r->failed = false;
+}
+
+bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
+                     size_t error_size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+    return false;
+  }
+  /* A buffer of the file's size, not grown by doubling: the texts a view
+   * reads back can be tens of megabytes. */
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    tl_buf_reserve_exact(out, (size_t)st.st_size);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tl_buf_append(out, chunk, n);
+  bool ok = !ferror(f);
+  if (!ok)
+    snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+  fclose(f);
+  return ok;
+}
+
+char *tl_fs_read_all(const char *path, size_t *len) {
+  tl_buf b;
+  tl_buf_init(&b);
+  char error[512];
+  if (!tl_fs_read_file(path, &b, error, sizeof error)) {
+    tl_buf_free(&b);
+    return NULL;
+  }
+  if (len)
+    *len = b.len;
+  return tl_buf_detach(&b);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+                        struct FTW *ftw) {
+  (void)sb;
+  (void)ftw;
+  int rc = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+  return rc == 0 || errno == ENOENT ? 0 : -1;
+}
+
+bool tl_fs_remove_tree(const char *path, char *error, size_t error_size) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT || errno == ENOTDIR
+               ? true
+               : (snprintf(error, error_size, "cannot remove %s: %s", path,
+                           strerror(errno)),
+                  false);
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlink(path) == 0)
+      return true;
+    snprintf(error, error_size, "cannot remove %s: %s", path, strerror(errno));
+    return false;
+  }
+  /* FTW_PHYS: symlinks are reported as links and unlinked, never followed;
+   * FTW_MOUNT: stay on the output folder's file system. */
+  if (nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
+    snprintf(error, error_size, "cannot remove %s: %s", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+bool tl_fs_exists(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+bool tl_fs_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *tl_fs_latest_file(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return NULL;
+  char *best = NULL;
+  struct timespec best_time = {0, 0};
+  struct dirent *e;
+  tl_buf path;
+  tl_buf_init(&path);
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    tl_buf_clear(&path);
+    tl_buf_printf(&path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(path.data, &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (!best || st.st_mtim.tv_sec > best_time.tv_sec ||
+        (st.st_mtim.tv_sec == best_time.tv_sec &&
+         st.st_mtim.tv_nsec > best_time.tv_nsec)) {
+      free(best);
+      best = tl_xstrdup(path.data);
+      best_time = st.st_mtim;
+    }
+  }
+  tl_buf_free(&path);
+  closedir(d);
+  return best;
+}
+
+/* Names are also cut to 200 bytes: with the `_<N>.<ext>` suffix they stay
+ * under NAME_MAX (255), so a long name from a trace cannot make its write
+ * fail (the running number keeps cut names distinct). */
+enum { SAFE_NAME_MAX = 200 };
+
+void tl_fs_safe_name(tl_buf *out, tl_str name) {
+  if (name.len > SAFE_NAME_MAX)
+    name.len = SAFE_NAME_MAX;
+  for (size_t i = 0; i < name.len; i++) {
+    unsigned char c = (unsigned char)name.ptr[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              (c == '.' && i > 0);
+    tl_buf_putc(out, ok ? (char)c : '_');
+  }
+  if (name.len == 0)
+    tl_buf_putc(out, '_');
+}

@@ -1,0 +1,77 @@
+/* fsutil.h: the file-system side of the emit stage.
+ *
+ * A run writes into a staging folder beside the output folder and renames it
+ * into place at the end (main.c), so an interrupted run never leaves a report
+ * that looks complete, and an old report stays whole until the new one is.
+ * Removing an old output folder never follows a symbolic link out of it.
+ * Every function returns false on failure with a message in `error`, but
+ * tl_fs_writer_write, which keeps its error for tl_fs_writer_close.
+ */
+#ifndef TL_FSUTIL_H
+#define TL_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/buf.h"
+
+/* mkdir -p: every missing folder of `path`. */
+bool tl_fs_mkdirs(const char *path, char *error, size_t error_size);
+/* The same; *top_len is the length of the topmost folder this call made
+ * (0 when every one existed), so that a caller can remove what it made. */
+bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
+                         size_t error_size);
+/* The folders of `rel` under `root`, which must exist: `root` itself is
+ * never made, so a folder a signal handler moved away (the staging folder,
+ * outdir.h) is not made again by a thread still writing into it. */
+bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,
+                     size_t error_size);
+bool tl_fs_write_file(const char *path, const void *data, size_t len,
+                      char *error, size_t error_size);
+/* A file written in pieces, for output too large to hold whole (a page
+ * streamed through a draining tl_buf: tl_fs_writer_write is a
+ * tl_buf_drain_fn). Opened like tl_fs_write_file, never through a symbolic
+ * link; the first error is kept and the writes after it are skipped. `path`
+ * must live until tl_fs_writer_close. */
+typedef struct tl_fs_writer {
+  int fd;
+  const char *path;
+  char error[512]; /* "" until something failed */
+} tl_fs_writer;
+bool tl_fs_writer_open(tl_fs_writer *w, const char *path, char *error,
+                       size_t error_size);
+void tl_fs_writer_write(void *writer, const char *data, size_t len);
+/* Closes the file; false (with the first error) when any step failed. */
+bool tl_fs_writer_close(tl_fs_writer *w, char *error, size_t error_size);
+/* A regular file read a piece at a time, its size known from the start (a
+ * page reads a huge compile's texts back from their files this way). */
+typedef struct tl_fs_reader {
+  FILE *file;
+  size_t size, read;
+  bool failed; /* a read error, or the file ended before `size` bytes */
+} tl_fs_reader;
+bool tl_fs_reader_open(tl_fs_reader *r, const char *path, char *error,
+                       size_t error_size);
+/* The next at most `cap` bytes; 0 at the end, on an error (failed) or when
+ * closed. */
+size_t tl_fs_reader_read(tl_fs_reader *r, char *buf, size_t cap);
+void tl_fs_reader_close(tl_fs_reader *r);
+bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
+                     size_t error_size);
+/* The whole file, NUL-terminated and malloc'd, its length in *len; NULL when
+ * it cannot be read. */
+char *tl_fs_read_all(const char *path, size_t *len);
+/* Removes `path` and everything under it; symlinks are removed, never
+ * followed. A missing path is not an error. */
+bool tl_fs_remove_tree(const char *path, char *error, size_t error_size);
+bool tl_fs_exists(const char *path);
+bool tl_fs_is_dir(const char *path);
+/* The most recently modified regular file directly in `dir`, malloc'd; NULL
+ * when there is none. */
+char *tl_fs_latest_file(const char *dir);
+/* Reduces `name` to the safe file-name alphabet [A-Za-z0-9._-] (other bytes
+ * become '_'; a leading '.' too), so it can never leave its folder. */
+void tl_fs_safe_name(tl_buf *out, tl_str name);
+
+#endif
