@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/ts_chunk_scan.h"
+#include "analyze/ts_chunk_internal.h"
 #include "analyze/ts_query.h"
 #include "util/mapped_text.h"
 

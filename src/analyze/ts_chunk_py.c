@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyze/ts_chunk.h"
-#include "analyze/ts_chunk_scan.h"
+#include "analyze/ts_chunk_internal.h"
 #include "util/mapped_text.h"
 
 /* Python string literal from its quote at *pos, triple-quoted or not;

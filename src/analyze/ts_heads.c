@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analyze/ts_chunk.h"
-#include "analyze/ts_chunk_scan.h"
+#include "analyze/ts_chunk_internal.h"
 #include "analyze/ts_query.h"
 
 typedef TL_VEC(TSRange) range_vec;

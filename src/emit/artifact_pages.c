@@ -268,3 +268,8 @@ bool tl_artifact_pages_write_static(tl_store *store) {
   tl_buf_free(&hljs_css);
   return ok;
 }
+
+const tl_store_pages tl_artifact_page_writers = {
+    tl_artifact_pages_output_code, tl_artifact_pages_readable,
+    tl_artifact_pages_guards,      tl_artifact_pages_metrics,
+    tl_artifact_pages_dump_file,   tl_artifact_pages_write_static};

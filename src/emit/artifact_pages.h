@@ -1,9 +1,11 @@
-/* artifact_pages.h: the HTML pages the store writes for single entries: the
- * highlighted output code page (highlight.js copied under static/) beside its
- * exact .py text, the kernel stack traces' readable page, dynamo_guards_N.html
- * and the three metrics pages (laid out by metrics_pages.c). Store stage:
- * store.c calls these as each entry is read; they number and file each page
- * through store.h (counter, artifact list) and the sink takes its bytes.
+/* artifact_pages.h: the HTML pages of single entries: the highlighted
+ * output code page (highlight.js copied under static/) beside its exact .py
+ * text, the kernel stack traces' readable page, dynamo_guards_N.html and the
+ * three metrics pages (laid out by metrics_pages.c). Emit stage, called
+ * while the trace is stored: the driver hands tl_artifact_page_writers to
+ * tl_store_open, the store calls them as each entry is read, and they number
+ * and file each page through store.h (counter, artifact list); the sink
+ * takes its bytes.
  */
 #ifndef TL_ARTIFACT_PAGES_H
 #define TL_ARTIFACT_PAGES_H
@@ -49,5 +51,8 @@ void tl_artifact_pages_dump_file(tl_store *store, tl_compile_dir *dir,
  * prefers-color-scheme), which the output code pages link. False when a file
  * could not be written (store->error says which). */
 bool tl_artifact_pages_write_static(tl_store *store);
+
+/* The functions above as the store's page writers (tl_store_options.pages). */
+extern const tl_store_pages tl_artifact_page_writers;
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store_stacks.h"
 #include "util/html.h"
 #include "json/json_number.h"
 
@@ -70,25 +71,6 @@ static bool nonempty_string(const cJSON *obj, const char *key) {
 static bool nonempty_list(const cJSON *obj, const char *key) {
   const cJSON *item = get(obj, key);
   return cJSON_IsArray(item) && item->child;
-}
-
-void tl_frame_read(const cJSON *frame, const tl_string_table *strings,
-                   tl_frame *out) {
-  memset(out, 0, sizeof *out);
-  const char *file = get_string(frame, "uninterned_filename");
-  const cJSON *index = get(frame, "filename");
-  if (!file && cJSON_IsString(index))
-    file = index->valuestring;
-  if (!file && cJSON_IsNumber(index) && index->valuedouble >= 0 &&
-      index->valuedouble < 4294967296.0 &&
-      index->valuedouble == floor(index->valuedouble))
-    file = tl_string_table_get(strings, (long long)index->valuedouble);
-  out->file = file;
-  out->name = get_string(frame, "name");
-  out->loc = get_string(frame, "loc");
-  const cJSON *line = get(frame, "line");
-  if (cJSON_IsNumber(line) && fabs(line->valuedouble) < 9e15)
-    out->line = (long long)line->valuedouble;
 }
 
 /* The Rust tool's simplify_filename: what follows "#link-tree/", or what

@@ -51,11 +51,6 @@ size_t tl_failure_rows(tl_buf *rows, const char *page, const char *display,
 /* The whole failures_and_restarts.html around `rows`. */
 void tl_failures_page_render(tl_buf *html, const tl_buf *rows, size_t count);
 
-/* Reads one frame of a trace stack ({filename: index | uninterned_filename,
- * line, name, loc}); the strings stay borrowed from `frame` and `strings`. */
-void tl_frame_read(const cJSON *frame, const tl_string_table *strings,
-                   tl_frame *out);
-
 /* One stack, collapsed under `caption`, as the Rust tool's format_stack. */
 void tl_stack_html(tl_buf *html, const tl_frame *frames, size_t count,
                    const char *caption);

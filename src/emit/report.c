@@ -30,6 +30,7 @@
 #endif
 #ifdef HAVE_tl_profile
 #include "profile/profile_join.h"
+#include "profile/profile_reader.h"
 #include "profile/profile_view.h"
 #endif
 

@@ -1,6 +1,6 @@
 /* profile_events.h: what one Chrome trace event means (--profile), between
  * the streaming reader (profile_reader.c: yajl + zlib assemble an event's few
- * fields) and the summary (profile_reader.h). Internal to src/profile_*.c.
+ * fields) and the summary (profile_summary.h). Internal to src/profile_*.c.
  *
  * profile_events.c keeps each thread's stack of open CPU events (which
  * compiled graph call and kernel call an event is inside) and the launch
@@ -16,7 +16,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "profile/profile_map.h"
-#include "profile/profile_reader.h"
+#include "profile/profile_summary.h"
 #include "util/buf.h"
 
 enum {

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "profile/profile_reader.h"
+#include "profile/profile_summary.h"
 #include "util/buf.h"
 
 /* A model line: "file:line" and its code. */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "emit/artifact_pages.h"
 #include "emit/report.h"
 #include "export/export_report.h"
 #include "read/reader.h"
@@ -59,7 +60,8 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
   tl_store_options store_options = {
       options->plain_text,         options->provenance,
       options->strict_compile_id,  options->workers > 1,
-      options->chromium_part_path, options->chromium_pid};
+      options->chromium_part_path, options->chromium_pid,
+      &tl_artifact_page_writers};
   bool ok = tl_store_open(&store, options->out_dir, &store_options, diag);
   store.collectives_parity_link = options->collectives_parity_link;
   if (ok) {

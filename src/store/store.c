@@ -2,7 +2,8 @@
  * is handed to the sink as soon as the record is read (formats doc 1.7).
  * Here: the compile folders and their artifacts, the running counter, the
  * payloads/ files and raw.jsonl's lines; the pages of single entries are
- * artifact_pages.c's, which files them through tl_store_add_page. */
+ * the page writers' (options.pages, from the driver), which file them
+ * through tl_store_add_page. */
 #include "store/store.h"
 
 #include <errno.h>
@@ -10,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/artifact_pages.h"
-#include "emit/metrics_pages.h"
 #include "store/store_stacks.h"
 #include "util/fsutil.h"
 #include "util/html.h"
@@ -441,7 +440,8 @@ static void store_artifact(tl_store *store, tl_compile_dir *dir,
                 "artifact \"%s\" has unknown encoding %s (kept as text)", name,
                 encoding ? encoding : "(none)");
   tl_artifact *a = write_counted(store, dir, name, ext, rec, role);
-  tl_artifact_pages_readable(store, dir, a, name, rec);
+  if (store->options.pages)
+    store->options.pages->readable(store, dir, a, name, rec);
 }
 
 static void store_output_code(tl_store *store, tl_compile_dir *dir,
@@ -465,7 +465,8 @@ static void store_output_code(tl_store *store, tl_compile_dir *dir,
     tl_buf_free(&stem);
     return;
   }
-  tl_artifact_pages_output_code(store, dir, rec, stem.data);
+  if (store->options.pages)
+    store->options.pages->output_code(store, dir, rec, stem.data);
   tl_buf_free(&stem);
 }
 
@@ -479,7 +480,7 @@ static void free_shape_entries(tl_compile_dir *dir) {
 }
 
 /* A metrics entry: its part in the index's status of the id (filed under
- * attempt 0), then its page and failure rows (artifact_pages.c), which take
+ * attempt 0), then its page and failure rows (the page writers), which take
  * the id's specializations and fast guards. */
 static void store_metrics(tl_store *store, tl_compile_dir *dir,
                           const tl_record *rec) {
@@ -503,7 +504,8 @@ static void store_metrics(tl_store *store, tl_compile_dir *dir,
     home->any_empty |= !cJSON_IsNumber(ops) || ops->valuedouble == 0;
     home->any_restart |= cJSON_IsArray(restarts) && restarts->child;
   }
-  tl_artifact_pages_metrics(store, dir, home, known_id, rec);
+  if (store->options.pages)
+    store->options.pages->metrics(store, dir, home, known_id, rec);
   if (compilation && home)
     free_shape_entries(home);
 }
@@ -570,7 +572,8 @@ static void store_entry(tl_store *store, const tl_record *rec) {
     store_output_code(store, dir, rec);
     return;
   case OUT_GUARDS:
-    tl_artifact_pages_guards(store, dir, rec);
+    if (store->options.pages)
+      store->options.pages->guards(store, dir, rec);
     return;
   case OUT_METRICS:
     store_metrics(store, dir, rec);
@@ -596,7 +599,8 @@ static void store_entry(tl_store *store, const tl_record *rec) {
       tl_sink_chromium_event(store->sink, &store->chromium);
     return;
   case OUT_DUMP_FILE:
-    tl_artifact_pages_dump_file(store, dir, rec);
+    if (store->options.pages)
+      store->options.pages->dump_file(store, dir, rec);
     return; /* its payload goes to payloads/, as in the Rust tool */
   case OUT_START:
     tl_store_stacks_start(store, dir, rec);
@@ -677,7 +681,7 @@ bool tl_store_open(tl_store *store, const char *out_dir,
   }
   tl_buf_free(&path);
   tl_str css = TL_RES(report_css);
-  if (!tl_artifact_pages_write_static(store) ||
+  if ((options->pages && !options->pages->write_static(store)) ||
       !tl_store_write(store, "static/report.css", css.ptr, css.len))
     return false;
   store->raw_log = open_stream(store, "raw.log");

@@ -2,7 +2,8 @@
  * one table of envelope kinds which file it becomes, and hands that file to
  * the sink (sink.h) to be written under `<out>/<compile dir>/<stem>_<N>.<ext>`
  * with the Rust tlparse's folder names, stems and single running counter N;
- * the kinds that become HTML pages are laid out by artifact_pages.h.
+ * the kinds that become HTML pages are handed, as each is read, to the page
+ * writers the driver passes in (tl_store_pages: emit/artifact_pages.h).
  * What it keeps in memory is the list of compile folders and their artifacts
  * (names and paths, never payloads), which the report stage reads after the
  * whole trace is stored and tl_store_close has waited for the sink.
@@ -86,6 +87,30 @@ typedef struct tl_compile_dir {
   bool unknown_id; /* unknown_<line>/: the compile id could not be read */
 } tl_compile_dir;
 
+typedef struct tl_store tl_store;
+
+/* The page writers of single entries, which emit/ lays out
+ * (tl_artifact_page_writers, emit/artifact_pages.h) and the driver hands to
+ * tl_store_open: the store calls them as each entry is read, and they file
+ * each page through the bookkeeping calls below. The store never includes
+ * emit/. */
+typedef struct tl_store_pages {
+  /* inductor_output_code as a highlighted page beside its `<stem>_N.py` */
+  void (*output_code)(tl_store *store, tl_compile_dir *dir,
+                      const tl_record *rec, const char *stem);
+  /* the readable page of artifact `a` just stored (only some kinds) */
+  void (*readable)(tl_store *store, tl_compile_dir *dir, tl_artifact *a,
+                   const char *name, const tl_record *rec);
+  void (*guards)(tl_store *store, tl_compile_dir *dir, const tl_record *rec);
+  /* `home`: the id's attempt-0 folder or NULL; `known_id`: show the id */
+  void (*metrics)(tl_store *store, tl_compile_dir *dir,
+                  const tl_compile_dir *home, bool known_id,
+                  const tl_record *rec);
+  void (*dump_file)(tl_store *store, tl_compile_dir *dir, const tl_record *rec);
+  /* the static files the pages link; false (store->error set) on failure */
+  bool (*write_static)(tl_store *store);
+} tl_store_pages;
+
 typedef struct tl_store_options {
   bool plain_text; /* -p: output code as .txt, no highlighted HTML */
   bool provenance; /* -i */
@@ -95,6 +120,8 @@ typedef struct tl_store_options {
    * (chromium_events.h), for --all-ranks-html; NULL: not. */
   const char *chromium_part_path;
   unsigned chromium_pid;
+  /* The page writers of single entries; NULL: no such pages are written. */
+  const tl_store_pages *pages;
 } tl_store_options;
 
 /* An artifact whose md5 the sink computes: filled in by tl_store_close. */
@@ -179,7 +206,7 @@ void tl_store_free(tl_store *store);
 bool tl_store_write(tl_store *store, const char *relative_path,
                     const void *data, size_t len);
 
-/* The store's bookkeeping as its page writers (artifact_pages.c) use it. */
+/* The store's bookkeeping as its page writers (tl_store_pages) use it. */
 
 /* The running counter's next number (the N in `<stem>_N.<ext>`). */
 int tl_store_take_number(tl_store *store);

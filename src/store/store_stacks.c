@@ -1,12 +1,35 @@
 /* store_stacks.c: the stacks the store keeps (store_stacks.h). */
 #include "store/store_stacks.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/metrics_pages.h"
-
 static char *dup_or_null(const char *s) { return s ? tl_xstrdup(s) : NULL; }
+
+static const char *frame_string(const cJSON *frame, const char *key) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(frame, key);
+  return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+void tl_frame_read(const cJSON *frame, const tl_string_table *strings,
+                   tl_frame *out) {
+  memset(out, 0, sizeof *out);
+  const char *file = frame_string(frame, "uninterned_filename");
+  const cJSON *index = cJSON_GetObjectItemCaseSensitive(frame, "filename");
+  if (!file && cJSON_IsString(index))
+    file = index->valuestring;
+  if (!file && cJSON_IsNumber(index) && index->valuedouble >= 0 &&
+      index->valuedouble < 4294967296.0 &&
+      index->valuedouble == floor(index->valuedouble))
+    file = tl_string_table_get(strings, (long long)index->valuedouble);
+  out->file = file;
+  out->name = frame_string(frame, "name");
+  out->loc = frame_string(frame, "loc");
+  const cJSON *line = cJSON_GetObjectItemCaseSensitive(frame, "line");
+  if (cJSON_IsNumber(line) && fabs(line->valuedouble) < 9e15)
+    out->line = (long long)line->valuedouble;
+}
 
 /* The Rust tool drops the convert_frame.py frames that end some stacks:
  * catch_errors, _convert_frame, _convert_frame_assert, or three __call__. */

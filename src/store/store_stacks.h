@@ -15,6 +15,10 @@ void tl_store_stacks_start(tl_store *store, tl_compile_dir *dir,
                            const tl_record *rec);
 /* An entry with a top-level "stack": adds it to store->unknown_stacks. */
 void tl_store_stacks_beside(tl_store *store, const tl_record *rec);
+/* Reads one frame of a trace stack ({filename: index | uninterned_filename,
+ * line, name, loc}); the strings stay borrowed from `frame` and `strings`. */
+void tl_frame_read(const cJSON *frame, const tl_string_table *strings,
+                   tl_frame *out);
 /* Frees the frames of `count` stacks (not the array). */
 void tl_store_stacks_free(tl_stack *stacks, size_t count);
 

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "emit/artifact_pages.h"
 #include "emit/report.h"
 #include "page_check.h"
 #include "read/reader.h"
@@ -135,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tl_diag diag;
   tl_diag_init(&diag, "trace.log");
   tl_store store;
-  tl_store_options store_options = {false, true, true, false, NULL, 0};
+  tl_store_options store_options = {
+      false, true, true, false, NULL, 0, &tl_artifact_page_writers};
   FUZZ_CHECK(tl_store_open(&store, out_dir, &store_options, &diag));
   bool ok = tl_reader_run(trace_path, NULL, &diag, tl_store_record, &store,
                           error, sizeof error);

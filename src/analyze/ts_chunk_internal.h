@@ -1,8 +1,8 @@
-/* ts_chunk_scan.h: the small lexical helpers shared by the chunk scanners
+/* ts_chunk_internal.h: the small lexical helpers shared by the chunk scanners
  * of ts_chunk.c (C++) and ts_chunk_py.c (Python), and the heads-only parse
  * of ts_heads.c. Private to those three. */
-#ifndef TL_TS_CHUNK_SCAN_H
-#define TL_TS_CHUNK_SCAN_H
+#ifndef TL_TS_CHUNK_INTERNAL_H
+#define TL_TS_CHUNK_INTERNAL_H
 
 #include <string.h>
 
