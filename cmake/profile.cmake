@@ -3,11 +3,14 @@
 #   tl_profile  src/profile/profile_reader.c: torch.profiler Chrome traces (yajl,
 #               zlib) -> per-graph kernel time; src/profile/profile_join.c: that
 #               summary + one provenance view JSON -> the view's "profile";
-#               src/profile/profile_view.c: a view's phase and graph key
+#               src/profile/profile_verdicts.c: its verdict lines and the
+#               index's section; src/profile/profile_view.c: a view's phase
+#               and graph key
 # yajl and zlib are found by CMakeLists.txt (the core uses yajl too).
 
 add_library(tl_profile STATIC src/profile/profile_reader.c src/profile/profile_events.c
-  src/profile/profile_map.c src/profile/profile_join.c src/profile/profile_view.c)
+  src/profile/profile_map.c src/profile/profile_join.c
+  src/profile/profile_verdicts.c src/profile/profile_view.c)
 target_link_libraries(tl_profile PUBLIC tl_base PkgConfig::CJSON
   PRIVATE PkgConfig::YAJL PkgConfig::ZLIB m)
 tl_warnings(tl_profile)

@@ -31,6 +31,7 @@
 #ifdef HAVE_tl_profile
 #include "profile/profile_join.h"
 #include "profile/profile_reader.h"
+#include "profile/profile_verdicts.h"
 #include "profile/profile_view.h"
 #endif
 

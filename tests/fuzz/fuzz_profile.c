@@ -20,6 +20,7 @@
 #include "page_check.h"
 #include "profile/profile_join.h"
 #include "profile/profile_reader.h"
+#include "profile/profile_verdicts.h"
 #include "profile/profile_view.h"
 #include "util/fsutil.h"
 #include "work_dir.h"
