@@ -344,6 +344,50 @@ void tl_outdir_child_ended(pid_t pid) {
       signal_children[i] = 0;
 }
 
+/* The process group of `tlparse run`'s child, while it runs (0: none). */
+static volatile sig_atomic_t forward_group;
+
+static void on_forward(int signo) {
+  pid_t group = (pid_t)forward_group;
+  if (group > 0)
+    kill(-group, signo);
+}
+
+static void set_forwarding(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_forward;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS; i++)
+    sigaction(CLEANUP_SIGNALS[i], &sa, NULL);
+}
+
+pid_t tl_outdir_fork_group(void) {
+  sigset_t saved;
+  block_signals(true, &saved);
+  pid_t pid = fork();
+  if (pid == 0) {
+    set_handlers(false);
+    setpgid(0, 0);
+  } else if (pid > 0) {
+    /* Set on both sides, so the group exists before either goes on. */
+    setpgid(pid, pid);
+    forward_group = pid;
+    set_forwarding();
+  }
+  block_signals(false, &saved);
+  return pid;
+}
+
+void tl_outdir_group_ended(void) {
+  sigset_t saved;
+  block_signals(true, &saved);
+  forward_group = 0;
+  set_handlers(false);
+  block_signals(false, &saved);
+}
+
 /* The marker a staging folder holds while its run lives: "pid N\nboot
  * ID\n" (the kernel's boot id), so that a later run can prove the run
  * that made it is gone. Removed before the folder is published. */

@@ -7,7 +7,8 @@
  * kept and the run fails; with --overwrite only a folder that looks like a
  * tlparse report is replaced, and it is checked again after it was moved
  * aside. SIGINT, SIGTERM and SIGHUP remove the staging folder and exit with
- * 128+N. Every function returns false with a one-line message in `error`.
+ * 128+N (while `tlparse run`'s child runs, they are forwarded to it). Every
+ * function returns false with a one-line message in `error`.
  */
 #ifndef TL_OUTDIR_H
 #define TL_OUTDIR_H
@@ -57,6 +58,15 @@ void tl_outdir_free(tl_outdir *dir);
  * child is reaped. In the child, the handlers are the defaults again. */
 pid_t tl_outdir_fork(void);
 void tl_outdir_child_ended(pid_t pid);
+
+/* The command `tlparse run` starts (command/run_command.c): forked with
+ * the signals held, in a process group of its own (its pid). Until
+ * tl_outdir_group_ended, SIGINT, SIGTERM and SIGHUP sent to tlparse are not
+ * fatal to it but sent on to that group, so the child decides how it ends
+ * and the report of what it logged is still written. In the child the
+ * handlers are the defaults. */
+pid_t tl_outdir_fork_group(void);
+void tl_outdir_group_ended(void);
 
 /* Exposed for tests: whether every entry of folder `path` is one a tlparse
  * report holds (an empty folder is one too); otherwise `foreign` names the

@@ -28,7 +28,7 @@ DOC = os.path.join(ROOT, "docs", "architecture.md")
 
 # Bottom to top. "." is src/ itself: main.c.
 RANKS = ["util", "json", "read", "store", "analyze", "join", "profile",
-         "emit", "export", "run", "multirank", "."]
+         "emit", "export", "run", "multirank", "command", "."]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 BEGIN = "<!-- layers: %s (written by tests/layers/check_layers.py) -->"
 END = "<!-- layers: end -->"
@@ -123,7 +123,7 @@ def diagrams(files, folder_deps):
         deps = sorted(folder_deps.get(folder, ()), key=RANKS.index,
                       reverse=True)
         text = summary(folder) if folder != "." else (
-            "argv, exit codes, browser")
+            "argv -> the request of one command")
         lines.append("%-*s%s" % (width, name, text))
         if deps:
             lines.append("%-*s  -> %s" % (width, "", " ".join(
