@@ -923,6 +923,41 @@ static void time_section(tl_buf *html, const time_summaries *time) {
 #endif
 }
 
+/* The torch version the trace logs (artifact torch_version, payload
+ * {"pytorch_version": "2.13.0+cpu", ...}), read back from its file, as
+ * " Recorded with torch <code>V</code>." on the index; nothing when the
+ * trace has none (torch before 2.6) or it holds no such string. */
+static void torch_version_sentence(tl_buf *html, const tl_store *store) {
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    const tl_compile_dir *d = store->dirs.items[i];
+    for (size_t j = 0; j < d->artifacts.count; j++) {
+      const tl_artifact *a = &d->artifacts.items[j];
+      if (strncmp(a->name, "torch_version_", 14) != 0 || !a->path)
+        continue;
+      tl_buf path, text;
+      tl_buf_init(&path);
+      tl_buf_init(&text);
+      tl_buf_printf(&path, "%s/%s", store->out_dir,
+                    a->text_path ? a->text_path : a->path);
+      char error[256];
+      cJSON *json = tl_fs_read_file(path.data, &text, error, sizeof error)
+                        ? cJSON_ParseWithLength(text.data, text.len)
+                        : NULL;
+      const cJSON *v =
+          cJSON_GetObjectItemCaseSensitive(json, "pytorch_version");
+      if (cJSON_IsString(v)) {
+        tl_buf_puts(html, " Recorded with torch <code>");
+        tl_html_escape_cstr(html, v->valuestring);
+        tl_buf_puts(html, "</code>.");
+      }
+      cJSON_Delete(json);
+      tl_buf_free(&path);
+      tl_buf_free(&text);
+      return;
+    }
+  }
+}
+
 static void write_index(tl_store *store, const tl_report_options *options,
                         const tl_diag *diag, tl_view **dir_views,
                         size_t *dir_view_counts, const time_summaries *time) {
@@ -935,13 +970,14 @@ static void write_index(tl_store *store, const tl_report_options *options,
   tl_buf_puts(&html,
               "<h1>tlparse report</h1>\n<p class=\"input\">Trace: <code>");
   tl_html_escape_cstr(&html, options->input_name);
-  tl_buf_printf(&html, "</code>, %zu %s, %zu compile %s. ", store->record_count,
+  tl_buf_printf(&html, "</code>, %zu %s, %zu compile %s.", store->record_count,
                 store->record_count == 1 ? "entry" : "entries",
                 store->dirs.count,
                 store->dirs.count == 1 ? "folder" : "folders");
+  torch_version_sentence(&html, store);
   tl_buf_puts(
       &html,
-      "<a href=\"help.html\">Help</a> · <a href=\"failures_and_restarts."
+      " <a href=\"help.html\">Help</a> · <a href=\"failures_and_restarts."
       "html\">Failures and restarts</a> · <a href=\"chromium_events."
       "json\">chromium_events.json</a> (load in Perfetto) · <a "
       "href=\"raw.jsonl\">raw.jsonl</a> · <a "
