@@ -9,7 +9,8 @@ every other file both write that is not HTML (payloads/, the compile
 folders' .txt and .json, raw.log, compile_directory.json,
 chromium_events.json) byte for byte, and whether the exit code is 0.
 
-Inputs: every shared single-log fixture with each flag set of FLAG_SETS, and
+Inputs: every shared single-log fixture and the torch 2.14.1 and 2.15.0
+recordings of examples/ with each flag set of FLAG_SETS, and
 logs written here: the generator's shapes (tests/tracegen), random logs
 (payloads with empty lines, trailing spaces, CRLF line ends and, in some,
 blank lines whose tab was stripped) and small logs with the cases the Rust
@@ -29,10 +30,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
+import test_recordings  # noqa: E402
 import tracelog  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = os.path.join(HERE, "..", "tracegen", "gen_trace.py")
+EXAMPLES = os.path.normpath(os.path.join(HERE, "..", "..", "examples"))
 
 FLAG_SETS = [[], ["-i"], ["-p"], ["--strict"], ["--strict-compile-id"]]
 
@@ -257,6 +260,28 @@ class Oracle(unittest.TestCase):
                                   flags=" ".join(flags)):
                     self.check(log, flags)
         self.assert_every_allowance_still_needed("fixtures")
+
+    def test_recordings_of_each_torch_version(self):
+        """The JIT, AOTInductor and training programs of examples/record/
+        as recorded with torch 2.14.1 and 2.15.0 (the 2.13.0 ones are
+        compared by test_recordings.py), with every flag set."""
+        for program in ("jit-cpu", "aot-cpu", "train-cpu"):
+            for version in ("2.14", "2.15"):
+                log = os.path.join(EXAMPLES, "rec-%s-%s" % (program, version),
+                                   "trace.log")
+                name = "rec-%s-%s" % (program, version)
+                # Our earlier provenance page of a folder with two Inductor
+                # compilations (the forward), which the Rust tool does not
+                # write (test_recordings.SINGLE names them).
+                extra = ["extra file %s" % f
+                         for f in test_recordings.SINGLE[name][0]]
+                for flags in FLAG_SETS:
+                    with self.subTest(log=name, flags=" ".join(flags)):
+                        diffs, ours, theirs = oracle.compare(
+                            log, flags, used=self.used)
+                        self.assertEqual(
+                            diffs, extra if "-i" in flags else [],
+                            ours.stderr[-2000:])
 
     def test_generated_logs_of_every_shape(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,4 +1,6 @@
-"""The traces recorded with torch 2.13.0 on the CPU (examples/rec-*/).
+"""The traces recorded on the CPU (examples/rec-*/): torch 2.13.0, and the
+JIT, AOTInductor and training programs again with torch 2.14.1 and 2.15.0
+(rec-*-2.14, rec-*-2.15).
 
 For each single-rank trace: `tlparse --strict -i` exits 0 and prints exactly
 the diagnostics that are true of it; the files written are those of the
@@ -148,6 +150,44 @@ SINGLE = {
          "cpp_fused__to_copy_flex_attention_ones_slice_sum_transpose_zeros_1:2"),
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_ones_zeros_0:1"),
+    ]),
+    # The same three programs recorded with torch 2.14.1 and 2.15.0 (the
+    # table of what each version logs differently: docs/formats.md).
+    "rec-jit-cpu-2.14": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_1:6"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "extern_kernels.addmm:3"),
+    ]),
+    "rec-jit-cpu-2.15": ([], [
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_1:6"),
+        ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
+         "extern_kernels.addmm:3"),
+    ]),
+    "rec-aot-cpu-2.14": ([], [
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_add_gelu_native_layer_norm_1:6"),
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "aoti_torch_cpu_addmm_out:3"),
+    ]),
+    "rec-aot-cpu-2.15": ([], [
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "cpp_fused_add_gelu_native_layer_norm_1:6"),
+        ("-_-_-_-", -1, "provenance_tracking_-_-_-_-.json",
+         "aoti_torch_cpu_addmm_out:3"),
+    ]),
+    "rec-train-cpu-2.14": (["provenance_tracking_-_0_0_0_0.html"], [
+        ("-_0_0_0", 0, "provenance_tracking_-_0_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_native_layer_norm_backward_1:4"),
+        ("-_3_0_0", -1, "provenance_tracking_-_3_0_0.json",
+         "cpp_fused_add_copy__0:1"),
+    ]),
+    "rec-train-cpu-2.15": (["provenance_tracking_-_0_0_0_0.html"], [
+        ("-_0_0_0", 0, "provenance_tracking_-_0_0_0_0.json",
+         "cpp_fused_add_gelu_native_layer_norm_native_layer_norm_backward_1:4"),
+        ("-_3_0_0", -1, "provenance_tracking_-_3_0_0.json",
+         "cpp_fused_add_copy__0:1"),
     ]),
     "rec-draft-export": ([], []),
     # The cpp_wrapper output code is Python holding the C++ wrapper in one
@@ -536,8 +576,34 @@ class Recordings(unittest.TestCase):
                 if name == "rec-flex":  # the block mask's in-place node
                     self.assertIn("setitem", view["nodes"]["pre"])
 
-    def test_backward_mapping_is_empty_in_torch_2_13(self):
-        log = os.path.join(EXAMPLES, "rec-train-cpu", "trace.log")
+    def test_backward_mapping_is_empty_in_torch_2_13_to_2_15(self):
+        for name in ("rec-train-cpu", "rec-train-cpu-2.14",
+                     "rec-train-cpu-2.15"):
+            with self.subTest(trace=name):
+                self.check_empty_backward(name)
+
+    def test_index_names_the_torch_that_recorded_the_trace(self):
+        for name, want in (("rec-jit-cpu", "2.13.0+cpu"),
+                           ("rec-jit-cpu-2.14", "2.14.1+cu130"),
+                           ("rec-jit-cpu-2.15", "2.15.0+cu132")):
+            log = os.path.join(EXAMPLES, name, "trace.log")
+            logged = [json.loads(p)["pytorch_version"]
+                      for _, e, p in read_log(log)
+                      if kind(e) == "artifact:torch_version"]
+            self.assertEqual(logged, [want])
+            with self.subTest(trace=name), \
+                    tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "out")
+                self.assertEqual(run(log, out).returncode, 0)
+                with open(os.path.join(out, "index.html"),
+                          encoding="utf-8") as f:
+                    index = f.read()
+                self.assertEqual(re.findall(
+                    r"Recorded with torch <code>([^<]*)</code>\.", index),
+                    [want])
+
+    def check_empty_backward(self, name):
+        log = os.path.join(EXAMPLES, name, "trace.log")
         entries = read_log(log)
         backward = view_inputs(entries, "-_0_0_0", 1)
         self.assertEqual(backward["mapping"], {"version": 2.0})
