@@ -1,0 +1,348 @@
+"""`tlparse run -- CMD` with the real torch of the project's venv.
+
+Each test runs the built binary on a small program it writes itself and
+checks what the command promises (docs/cli.md): the child gets TORCH_TRACE
+(the folder printed), INDUCTOR_PROVENANCE=1 with -i, the rest of the
+environment, stdin and stdout; the report is written from what it logged
+with links equal to those test_recordings.py computes from the log by
+itself; a failing or interrupted child still gets its report and its
+status is returned; several rank logs give the multi-rank report; a CMD
+that does not exist, or a TORCH_TRACE of the user's own, runs and writes
+nothing. Skipped (77) without torch in TLPARSE_VENV.
+
+    TLPARSE=build/tlparse TLPARSE_VENV=build/venv python3 tests/e2e/test_run.py
+"""
+
+import glob
+import html
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import test_recordings as rec  # noqa: E402
+
+TLPARSE = os.path.abspath(os.environ.get("TLPARSE", "tlparse"))
+VENV = os.path.abspath(os.environ["TLPARSE_VENV"]) if os.environ.get(
+    "TLPARSE_VENV") else ""
+PYTHON = os.path.join(VENV, "bin", "python") if VENV else ""
+TORCHRUN = os.path.join(VENV, "bin", "torchrun") if VENV else ""
+
+
+def have_torch():
+    if not (PYTHON and os.access(PYTHON, os.X_OK)):
+        return False
+    return subprocess.run([PYTHON, "-c", "import torch"], cwd="/",
+                          capture_output=True).returncode == 0
+
+
+# A model no one tuned the tool to: a small convolutional classifier, its
+# inputs read from stdin, with what the child was given printed as JSON.
+MODEL = r'''
+import json, os, sys
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.head = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = torch.nn.functional.silu(self.bn(self.conv(x)))
+        y = y.mean(dim=(2, 3))
+        return torch.softmax(self.head(y) * 0.5, dim=-1)
+
+torch.manual_seed(0)
+batch = int(sys.stdin.read().strip())
+net = Net().eval()
+x = torch.randn(batch, 3, 8, 8)
+with torch.no_grad():
+    got = torch.compile(net)(x)
+    torch.testing.assert_close(got, net(x))
+print(json.dumps({k: os.environ.get(k) for k in
+                  ("TORCH_TRACE", "INDUCTOR_PROVENANCE", "RUN_TEST_MARK")}))
+print("shape", list(got.shape), flush=True)
+if len(sys.argv) > 1 and sys.argv[1] == "raise":
+    raise RuntimeError("after compiling")
+if len(sys.argv) > 1 and sys.argv[1] == "wait":
+    import time
+    print("compiled", flush=True)
+    while True:
+        time.sleep(0.05)
+'''
+
+# Two gloo ranks under torchrun, each compiling a region with a collective.
+RANKS = r'''
+import os
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+
+def step(x, w):
+    y = torch.tanh(x @ w)
+    y = torch.ops._c10d_functional.all_reduce(y, "sum", "0")
+    y = torch.ops._c10d_functional.wait_tensor(y)
+    return y * 2 + 1
+
+torch.manual_seed(rank)
+x, w = torch.randn(4, 6), torch.randn(6, 6)
+out = torch.compile(step)(x, w)
+dist.destroy_process_group()
+print("rank", rank, "done", list(out.shape), flush=True)
+'''
+
+
+def run(args, cwd, stdin=None, env=None):
+    return subprocess.run([TLPARSE, "run"] + args, cwd=cwd, input=stdin,
+                          capture_output=True, text=True,
+                          env=env or dict(os.environ, CI="1"))
+
+
+def torch_version(entries):
+    """pytorch_version of the log's torch_version artifact."""
+    for _, env, payload in entries:
+        if rec.kind(env) == "artifact:torch_version":
+            return json.loads(payload)["pytorch_version"]
+    return None
+
+
+def linked_kernels(entries, cdir):
+    """The keys of the last mapping of a folder whose kernel the code
+    marks with a provenance comment (what a click can reach)."""
+    inputs = rec.view_inputs(entries, cdir, -1)
+    code = inputs["code"]
+    return [k for k in inputs["mapping"].get("cppCodeToPost", {})
+            if re.search(r"(#|//) \[Provenance debug handles\] %s$"
+                         % re.escape(k), code, re.M)]
+
+
+def mapped_folders(entries):
+    return sorted({rec.folder(e) for _, e, _ in entries if rec.kind(e) ==
+                   "artifact:inductor_provenance_tracking_node_mappings"})
+
+
+@unittest.skipUnless(have_torch(), "no torch in TLPARSE_VENV: skipped")
+class Run(unittest.TestCase):
+    maxDiff = None
+    check_kernel = rec.Recordings.check_kernel
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        with open(os.path.join(self.dir, "model.py"), "w") as f:
+            f.write(MODEL)
+        self.env = dict(os.environ, CI="1", RUN_TEST_MARK="kept",
+                        TORCHINDUCTOR_CACHE_DIR=os.path.join(self.dir, "c"))
+        self.env.pop("TORCH_TRACE", None)
+        self.env.pop("INDUCTOR_PROVENANCE", None)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def only_log(self, trace):
+        logs = glob.glob(os.path.join(trace, "*"))
+        self.assertEqual(len(logs), 1, logs)
+        return logs[0]
+
+    def check_report(self, out, log):
+        """The index names the log and the torch that wrote it; every
+        kernel the code marks links as the log says."""
+        entries = rec.read_log(log)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            index = f.read()
+        self.assertIn("Trace: <code>%s</code>" % html.escape(log), index)
+        version = torch_version(entries)
+        self.assertIsNotNone(version)
+        self.assertIn("Recorded with torch <code>%s</code>."
+                      % html.escape(version), index)
+        folders = mapped_folders(entries)
+        self.assertTrue(folders)
+        checked = 0
+        for cdir in folders:
+            self.assertTrue(os.path.isfile(os.path.join(
+                out, "provenance_tracking_%s.html" % cdir)))
+            for key in linked_kernels(entries, cdir):
+                with self.subTest(folder=cdir, kernel=key):
+                    self.check_kernel(out, entries, cdir, -1,
+                                      "provenance_tracking_%s.json" % cdir,
+                                      key)
+                    checked += 1
+        self.assertGreater(checked, 0)
+
+    def test_model_report_with_provenance(self):
+        trace = os.path.join(self.dir, "trace")
+        out = os.path.join(self.dir, "out")
+        r = run(["-i", "--no-browser", "--strict", "-o", out, "--trace-dir",
+                 trace, "--", PYTHON, "model.py"], self.dir, stdin="3\n",
+                env=self.env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        # The child's stdout and environment, then tlparse's two lines.
+        self.assertEqual(json.loads(lines[0]), {
+            "TORCH_TRACE": os.path.realpath(trace),
+            "INDUCTOR_PROVENANCE": "1", "RUN_TEST_MARK": "kept"})
+        self.assertEqual(lines[1], "shape [3, 5]")
+        self.assertEqual(lines[2:], [
+            "tlparse: wrote %s/index.html" % out,
+            "tlparse: trace logs in %s" % os.path.realpath(trace)])
+        self.check_report(out, self.only_log(trace))
+
+    def test_a_temporary_folder_without_i(self):
+        """No --trace-dir: a new folder under TMPDIR, kept and named; no
+        INDUCTOR_PROVENANCE without -i. The child (no torch needed) copies
+        a recorded log where TORCH_TRACE points."""
+        out = os.path.join(self.dir, "out")
+        log = os.path.join(rec.EXAMPLES, "rec-jit-cpu", "trace.log")
+        env = dict(self.env, TMPDIR=self.dir)
+        r = run(["--no-browser", "-o", out, "--", "sh", "-c",
+                 'echo "${INDUCTOR_PROVENANCE-unset} $TORCH_TRACE"; '
+                 'cp "$0" "$TORCH_TRACE/"', log], self.dir, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        provenance, trace = r.stdout.splitlines()[0].split(" ")
+        self.assertEqual(provenance, "unset")
+        self.assertRegex(trace, r"^%s/tlparse-run-\w{6}$"
+                         % re.escape(os.path.realpath(self.dir)))
+        self.assertEqual(r.stderr, "tlparse: run: TORCH_TRACE=%s sh\n"
+                         % trace)
+        self.assertEqual(r.stdout.splitlines()[1:], [
+            "tlparse: wrote %s/index.html" % out,
+            "tlparse: trace logs in %s" % trace])
+        self.assertEqual(os.listdir(trace), ["trace.log"])
+        self.assertEqual(glob.glob(os.path.join(out, "provenance_*")), [])
+        self.assertTrue(os.path.isdir(os.path.join(out, "-_0_0_0")))
+
+    def test_child_that_raises_after_compiling(self):
+        trace = os.path.join(self.dir, "trace")
+        out = os.path.join(self.dir, "out")
+        r = run(["-i", "--no-browser", "-o", out, "--trace-dir", trace, "--",
+                 PYTHON, "model.py", "raise"], self.dir, stdin="1\n",
+                env=self.env)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("RuntimeError: after compiling", r.stderr)
+        self.assertIn("tlparse: run: %s exited with status 1\n" % PYTHON,
+                      r.stderr)
+        self.assertIn("tlparse: wrote %s/index.html\n" % out, r.stdout)
+        self.check_report(out, self.only_log(trace))
+
+    def test_sigint_while_the_child_runs(self):
+        trace = os.path.join(self.dir, "trace")
+        out = os.path.join(self.dir, "out")
+        p = subprocess.Popen(
+            [TLPARSE, "run", "-i", "--no-browser", "-o", out, "--trace-dir",
+             trace, "--", PYTHON, "model.py", "wait"], cwd=self.dir,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=self.env)
+        p.stdin.write("2\n")
+        p.stdin.close()
+        seen = []
+        for line in p.stdout:  # the child says when it has compiled
+            seen.append(line)
+            if line == "compiled\n":
+                break
+        self.assertEqual(seen[-1], "compiled\n")
+        p.send_signal(signal.SIGINT)  # to tlparse alone: it forwards it
+        rest = p.stdout.read()
+        err = p.stderr.read()
+        code = p.wait()
+        p.stdout.close()
+        p.stderr.close()
+        # Python dies of an uncaught KeyboardInterrupt by SIGINT: 128 + 2.
+        self.assertEqual(code, 128 + signal.SIGINT, err)
+        self.assertIn("KeyboardInterrupt", err)
+        self.assertIn("tlparse: run: %s was ended by signal %d (%s)\n"
+                      % (PYTHON, signal.SIGINT,
+                         signal.strsignal(signal.SIGINT)), err)
+        self.assertIn("tlparse: wrote %s/index.html\n" % out, rest)
+        self.check_report(out, self.only_log(trace))
+
+    def test_two_gloo_ranks_under_torchrun(self):
+        with open(os.path.join(self.dir, "ranks.py"), "w") as f:
+            f.write(RANKS)
+        trace = os.path.join(self.dir, "trace")
+        out = os.path.join(self.dir, "out")
+        r = run(["-i", "--no-browser", "-j", "1", "-o", out, "--trace-dir",
+                 trace, "--", TORCHRUN, "--standalone", "--nproc-per-node",
+                 "2", "ranks.py"], self.dir, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("rank 0 done [4, 6]", r.stdout)
+        self.assertIn("rank 1 done [4, 6]", r.stdout)
+        logs = sorted(glob.glob(os.path.join(trace, "*rank_*.log")))
+        self.assertEqual(len(logs), 2)
+        self.assertIn("Multi-rank report generated under %s" % out, r.stdout)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            landing = f.read()
+        for rank, log in enumerate(logs):
+            self.assertIn("_rank_%d_" % rank, os.path.basename(log))
+            self.assertIn('href="rank_%d/index.html"' % rank, landing)
+            rank_out = os.path.join(out, "rank_%d" % rank)
+            entries = rec.read_log(log)
+            with self.subTest(rank=rank):
+                for cdir in mapped_folders(entries):
+                    keys = linked_kernels(entries, cdir)
+                    self.assertTrue(any("all_reduce" in k for k in keys),
+                                    keys)
+                    for key in keys:
+                        self.check_kernel(
+                            rank_out, entries, cdir, -1,
+                            "provenance_tracking_%s.json" % cdir, key)
+
+    def test_a_command_that_does_not_exist_writes_nothing(self):
+        trace = os.path.join(self.dir, "trace")
+        out = os.path.join(self.dir, "out")
+        r = run(["--no-browser", "-o", out, "--trace-dir", trace, "--",
+                 "no-such-command-31"], self.dir, env=self.env)
+        self.assertEqual(r.returncode, 127)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(r.stderr, "tlparse: run: no-such-command-31: "
+                         "command not found (nothing was run or written)\n")
+        self.assertEqual(os.listdir(self.dir), ["model.py"])
+
+    def test_refusals_run_nothing(self):
+        marker = os.path.join(self.dir, "ran")
+        cmd = ["--", "sh", "-c", "touch %s" % marker]
+        # The user's own TORCH_TRACE is refused, not overridden.
+        r = run(["--no-browser", "-o", "out"] + cmd, self.dir,
+                env=dict(self.env, TORCH_TRACE="/elsewhere"))
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (1, "", (
+            "tlparse: run: TORCH_TRACE is already set (to '/elsewhere'); "
+            "unset it, and give --trace-dir DIR to choose where the logs "
+            "go\n")))
+        # An output folder that exists stops the run before the child.
+        os.mkdir(os.path.join(self.dir, "out"))
+        r = run(["--no-browser", "-o", "out"] + cmd, self.dir, env=self.env)
+        self.assertEqual((r.returncode, r.stderr), (1, (
+            "tlparse: run: not started: output folder out already exists; "
+            "pass --overwrite to replace it (nothing was deleted)\n")))
+        # A trace folder with files in it would mix another run's logs in.
+        with open(os.path.join(self.dir, "out", "old.log"), "w") as f:
+            f.write("x\n")
+        r = run(["--no-browser", "-o", "o2", "--trace-dir", "out"] + cmd,
+                self.dir, env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, (
+            "tlparse: run: --trace-dir out is not an empty folder; give a "
+            "new or empty one, so the report reads this run's logs only\n"))
+        self.assertFalse(os.path.exists(marker))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "o2")))
+        # A child that logs nothing: its status, and no report.
+        r = run(["--no-browser", "-o", "o3", "--trace-dir", "t3", "--", "sh",
+                 "-c", "exit 4"], self.dir, env=self.env)
+        self.assertEqual(r.returncode, 4)
+        self.assertTrue(r.stderr.endswith(
+            "tlparse: run: sh wrote no trace log to %s (did it run "
+            "torch.compile or torch.export?); no report written\n"
+            % os.path.realpath(os.path.join(self.dir, "t3"))), r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "o3")))
+
+
+if __name__ == "__main__":
+    unittest.main()
