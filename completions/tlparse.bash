@@ -2,7 +2,9 @@
 # Installed as share/bash-completion/completions/tlparse, where bash-completion
 # loads it the first time `tlparse <TAB>` is pressed; it also works alone:
 # `source tlparse.bash` in ~/.bashrc. Completes every flag of `tlparse --help`,
-# folders after -o, Chrome traces after --profile, a trace or folder as PATH.
+# folders after -o, Chrome traces after --profile, a trace or folder as PATH
+# (or the subcommand run); after `tlparse run [OPTIONS] [--]`, a command and
+# then its arguments.
 
 _tlparse()
 {
@@ -20,7 +22,36 @@ _tlparse()
     fi
 
     COMPREPLY=()
+    # `tlparse run [OPTIONS] [--] CMD [ARGS...]`: where CMD starts (the word
+    # after `--`, or the first word that is neither an option nor a value).
+    local run=0 i cmd=0
+    if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == run ]]; then
+        run=1
+        for ((i = 2; i < COMP_CWORD; i++)); do
+            case ${COMP_WORDS[i]} in
+                --) cmd=$((i + 1)); break ;;
+                -o | --out | --trace-dir | --profile | -j | --jobs | --custom-header-html)
+                    [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+                    ((i++)) ;;
+                -*) ;;
+                *) cmd=$i; break ;;
+            esac
+        done
+        if ((cmd && COMP_CWORD == cmd)); then
+            mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+            return
+        elif ((cmd)); then
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            return
+        fi
+    fi
     case $prev in
+        --trace-dir)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+            return
+            ;;
         -o | --out)
             compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -d -- "$cur")
@@ -49,16 +80,28 @@ _tlparse()
     esac
 
     if [[ $cur == -* ]]; then
-        local flags="-o --out --latest --overwrite --no-browser
+        local flags="-o --out --overwrite --no-browser
             -i --inductor-provenance --strict --strict-compile-id
             -p --plain-text -e --export -v --verbose --custom-header-html
-            --profile --all-ranks-html -j --jobs --version -h --help"
+            --profile -j --jobs --version -h --help"
+        if ((run)); then
+            flags+=" --trace-dir --"
+        else
+            flags+=" --latest --all-ranks-html"
+        fi
         mapfile -t COMPREPLY < <(compgen -W "$flags" -- "$cur")
         return
     fi
 
-    # PATH: a trace log, or a folder (--latest, --all-ranks-html).
+    if ((run)); then # CMD, given without `--`
+        mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+        return
+    fi
+    # PATH: a trace log, or a folder (--latest, --all-ranks-html); first, run.
     compopt -o filenames 2>/dev/null
-    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    mapfile -t COMPREPLY < <(
+        ((COMP_CWORD == 1)) && compgen -W run -- "$cur"
+        compgen -f -- "$cur"
+    )
 } &&
     complete -F _tlparse tlparse

@@ -8,7 +8,8 @@ Fenced code blocks whose info string starts with `sh` are commands:
   ```sh ci     the README's set-up and test commands, which CI runs: they
                must be exactly the commands .ci/run runs
   ```sh torch  recording a trace, which needs PyTorch (not on this machine):
-               each line must run python with TORCH_TRACE set
+               each line must run python with TORCH_TRACE set, or be
+               `tlparse run ... -- python` (or torchrun)
 Any other fenced block is not a command (output, formats, source code)."""
 
 import glob
@@ -76,7 +77,9 @@ class DocCommands(unittest.TestCase):
                 continue
             if tag == "torch":
                 for c in cmds:
-                    self.assertRegex(c, r"TORCH_TRACE=\S+ .*python", where)
+                    self.assertRegex(c, r"TORCH_TRACE=\S+ .*python|"
+                                     r"^tlparse run .*-- (python|torchrun) ",
+                                     where)
                 continue
             self.assertEqual(tag, "", where)
             with self.subTest(where=where):

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # tests/package/check_completions.sh: the shell completions (completions/).
-# Every flag that `tlparse --help` prints must be offered by both: bash's
+# Every flag that `tlparse --help` prints must be offered by both (at
+# `tlparse -`, all but run's --trace-dir; at `tlparse run -`, all but
+# --latest and --all-ranks-html), with run and, after its options, a
+# command and its files: bash's
 # function is called as bash-completion calls it (and loaded the way
 # bash-completion loads it, where that is installed); zsh's is driven in a
 # real interactive zsh through a pseudo-terminal (zsh/zpty), pressing TAB.
@@ -64,12 +67,43 @@ bash_complete() {
     _tlparse tlparse "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
     printf "%s\n" "${COMPREPLY[@]}"' sh "$src/completions/tlparse.bash" "$@")
 }
-mapfile -t got < <(bash_complete tlparse -)
-missing=""
+# offers WHAT FLAG... -- GOT...: every FLAG is among GOT.
+offers() {
+  local what=$1 f missing=""
+  shift
+  local -a want=() got=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do want+=("$1"); shift; done
+  shift
+  got=("$@")
+  for f in "${want[@]}"; do
+    printf '%s\n' "${got[@]}" | grep -qxF -- "$f" || missing+=" $f"
+  done
+  if [ -z "$missing" ]; then ok "$what"; else bad "$what: not offered:$missing"; fi
+}
+# --trace-dir is `tlparse run`'s; --latest and --all-ranks-html are not.
+top_flags=() run_flags=()
 for f in "${flags[@]}"; do
-  printf '%s\n' "${got[@]}" | grep -qxF -- "$f" || missing+=" $f"
+  [ "$f" = --trace-dir ] || top_flags+=("$f")
+  [ "$f" = --latest ] || [ "$f" = --all-ranks-html ] || run_flags+=("$f")
 done
-if [ -z "$missing" ]; then ok "bash: 'tlparse -<TAB>' offers every flag of --help"; else bad "bash: not offered:$missing"; fi
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\n' >"$tmp/bin/tlparse-test-cmd"
+chmod +x "$tmp/bin/tlparse-test-cmd"
+export PATH="$tmp/bin:$PATH"
+offers "bash: 'tlparse -<TAB>' offers every flag of --help but --trace-dir" \
+  "${top_flags[@]}" -- $(bash_complete tlparse -)
+offers "bash: 'tlparse run -<TAB>' offers every flag of --help but --latest and --all-ranks-html" \
+  "${run_flags[@]}" -- $(bash_complete tlparse run -)
+expect "bash: 'tlparse run --l<TAB>' offers nothing" -- $(bash_complete tlparse run --l)
+expect "bash: 'tlparse r<TAB>' offers run and the folder" run reports -- $(bash_complete tlparse r)
+expect "bash: 'tlparse run --trace-dir <TAB>' offers folders" reports traces -- \
+  $(bash_complete tlparse run --trace-dir '')
+expect "bash: 'tlparse run -i -- tlparse-test-c<TAB>' offers the command" tlparse-test-cmd -- \
+  $(bash_complete tlparse run -i -- tlparse-test-c)
+expect "bash: 'tlparse run -o out tlparse-test-c<TAB>' offers the command" tlparse-test-cmd -- \
+  $(bash_complete tlparse run -o out tlparse-test-c)
+expect "bash: 'tlparse run -- tlparse-test-cmd -o tr<TAB>' offers the command's files" \
+  trace.log traces -- $(bash_complete tlparse run -- tlparse-test-cmd -o tr)
 expect "bash: 'tlparse --pro<TAB>'" --profile -- $(bash_complete tlparse --pro)
 expect "bash: 'tlparse --strict<TAB>'" --strict --strict-compile-id -- $(bash_complete tlparse --strict)
 expect "bash: 'tlparse -o <TAB>' offers folders" reports traces -- $(bash_complete tlparse -o '')
@@ -134,12 +168,13 @@ EOF
   if ! zsh -n completions/_tlparse; then
     bad "zsh: completions/_tlparse does not parse"
   fi
-  mapfile -t got < <(zsh_complete 'tlparse -')
-  missing=""
-  for f in "${flags[@]}"; do
-    printf '%s\n' "${got[@]}" | grep -qxF -- "$f" || missing+=" $f"
-  done
-  if [ -z "$missing" ]; then ok "zsh: 'tlparse -<TAB>' offers every flag of --help"; else bad "zsh: not offered:$missing"; fi
+  offers "zsh: 'tlparse -<TAB>' offers every flag of --help but --trace-dir" \
+    "${top_flags[@]}" -- $(zsh_complete 'tlparse -')
+  offers "zsh: 'tlparse run -<TAB>' offers every flag of --help but --latest and --all-ranks-html" \
+    "${run_flags[@]}" -- $(zsh_complete 'tlparse run -')
+  expect "zsh: 'tlparse ru<TAB>' offers run" run -- $(zsh_complete 'tlparse ru')
+  expect "zsh: 'tlparse run -i -- tlparse-test-c<TAB>' offers the command" tlparse-test-cmd -- \
+    $(zsh_complete 'tlparse run -i -- tlparse-test-c')
   expect "zsh: 'tlparse --pro<TAB>'" --profile -- $(zsh_complete 'tlparse --pro')
   expect "zsh: 'tlparse -o <TAB>' offers folders" reports traces -- $(zsh_complete 'tlparse -o ')
   expect "zsh: 'tlparse --profile <TAB>' offers traces and folders" \
