@@ -296,15 +296,22 @@ static void on_signal(int signo) {
   _exit(128 + signo);
 }
 
-static void set_handlers(bool on) {
+/* Installs `handler` for the three signals, each blocking all three while
+ * it runs. */
+static void install_handler(void (*handler)(int), int flags) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on ? on_signal : SIG_DFL;
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
   sigemptyset(&sa.sa_mask);
   for (size_t i = 0; i < sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS; i++)
     sigaddset(&sa.sa_mask, CLEANUP_SIGNALS[i]);
   for (size_t i = 0; i < sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS; i++)
     sigaction(CLEANUP_SIGNALS[i], &sa, NULL);
+}
+
+static void set_handlers(bool on) {
+  install_handler(on ? on_signal : SIG_DFL, 0);
 }
 
 static void block_signals(bool block, sigset_t *saved) {
@@ -353,16 +360,6 @@ static void on_forward(int signo) {
     kill(-group, signo);
 }
 
-static void set_forwarding(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_forward;
-  sa.sa_flags = SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  for (size_t i = 0; i < sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS; i++)
-    sigaction(CLEANUP_SIGNALS[i], &sa, NULL);
-}
-
 pid_t tl_outdir_fork_group(void) {
   sigset_t saved;
   block_signals(true, &saved);
@@ -374,7 +371,7 @@ pid_t tl_outdir_fork_group(void) {
     /* Set on both sides, so the group exists before either goes on. */
     setpgid(pid, pid);
     forward_group = pid;
-    set_forwarding();
+    install_handler(on_forward, SA_RESTART);
   }
   block_signals(false, &saved);
   return pid;
