@@ -64,6 +64,16 @@ enum {
   OPT_TRACE_DIR
 };
 
+/* -e writes no provenance page for --profile to join; says so. */
+static bool export_with_profile(const cli *c) {
+  if (!c->report.export_report || !c->report.profile_count)
+    return false;
+  fputs("tlparse: --profile joins the provenance pages, which -e does not "
+        "write\n",
+        stderr);
+  return true;
+}
+
 /* `tlparse run`: what follows the options is CMD; the options that name
  * the input are the run's own. -1 to go on, else the exit code. */
 static int check_run_args(int argc, char **argv, cli *c) {
@@ -81,6 +91,8 @@ static int check_run_args(int argc, char **argv, cli *c) {
             c->report.latest ? "--latest" : "--all-ranks-html");
     return 1;
   }
+  if (export_with_profile(c))
+    return 1;
   c->command = argv + optind;
   return -1;
 }
@@ -216,12 +228,8 @@ static int parse_args(int argc, char **argv, bool run, cli *c) {
     fprintf(stderr, "tlparse: unexpected argument %s\n", argv[optind + 1]);
     return 1;
   }
-  if (c->report.export_report && c->report.profile_count) {
-    fputs("tlparse: --profile joins the provenance pages, which -e does not "
-          "write\n",
-          stderr);
+  if (export_with_profile(c))
     return 1;
-  }
   c->report.path = argv[optind];
   return -1;
 }
