@@ -29,6 +29,7 @@ add_library(tl_engine STATIC
   src/analyze/fx_graph.c
   src/analyze/pycode.c
   src/join/provenance.c
+  src/join/provenance_join.c
   ${TL_ENGINE_QUERY_SOURCES})
 target_link_libraries(tl_engine PUBLIC tl_ts_query tl_base tl_grammars
   PkgConfig::TREE_SITTER PkgConfig::CJSON Threads::Threads)
