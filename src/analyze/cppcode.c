@@ -14,13 +14,16 @@
  * Both texts are parsed a chunk of whole top-level definitions at a time
  * (tl_ts_chunker, ts_query.h): matches keep bytes and lines, never nodes.
  * The wrapper's function bodies that can hold nothing read here are left
- * out of its parse ("functions left unparsed" below).
+ * out of its parse (cppcode_skips.c); the Triton source of its launcher
+ * comments is read by cppcode_launchers.c, the kernel code's bodies by
+ * cppcode_kernels.c. This file is the wrapper's walk: what it collects and
+ * how its calls and handle comments are classified and bound.
  * Results are allocated in the caller's arena and point into the text.
  */
 #include "analyze/analysis.h"
+#include "analyze/cppcode_internal.h"
 #include "analyze/queries_cpp.h"
 #include "analyze/ts_chunk.h"
-#include "analyze/ts_heads.h"
 #include "analyze/ts_query.h"
 #include "util/mapped_text.h"
 
@@ -38,7 +41,7 @@ static const struct {
     {"triton_", TL_KERNEL_TRITON},
 };
 
-static tl_kernel_kind kind_of_name(tl_str name) {
+tl_kernel_kind tl_cpp_kind_of_name(tl_str name) {
   for (size_t i = 0; i + 1 < name.len; i++)
     if (name.ptr[i] == ':' && name.ptr[i + 1] == ':')
       return TL_KERNEL_EXTERN; /* at::_ops::mm::call and the like */
@@ -48,88 +51,6 @@ static tl_kernel_kind kind_of_name(tl_str name) {
       return name_kinds[i].kind;
   return TL_KERNEL_UNKNOWN;
 }
-
-static bool is_triton_family(tl_kernel_kind kind) {
-  return kind == TL_KERNEL_TRITON || kind == TL_KERNEL_TEMPLATE ||
-         kind == TL_KERNEL_COMBO;
-}
-
-/* How a call expression was written. */
-enum call_form {
-  FORM_PLAIN,  /* name(...) */
-  FORM_LAUNCH, /* launchKernel(kernels.name, ...): callee is `name` */
-  FORM_SHIM    /* AOTI_TORCH_ERROR_CODE_CHECK(name(...)): the inner call */
-};
-
-/* A call with a plain identifier callee, kernel or not: the candidates for
- * call sites and for the debug-handle comments. */
-typedef struct raw_call {
-  tl_str callee;
-  uint32_t byte;
-  int line;
-  enum call_form form;
-} raw_call;
-
-/* `// [Provenance debug handles] <key>`; `end` is the comment's last byte,
- * `limit` the end of the function holding it. */
-typedef struct handle_comment {
-  tl_str key, pure;
-  uint32_t end, limit;
-} handle_comment;
-
-typedef struct byte_range {
-  uint32_t start, end;
-} byte_range;
-
-typedef struct site {
-  tl_call_site call;
-  uint32_t byte;
-} site;
-
-typedef struct def {
-  tl_kernel_def def;
-  uint32_t byte;
-} def;
-
-typedef struct embedded {
-  tl_embedded emb;
-  uint32_t byte;
-} embedded;
-
-/* A `// subgraph: NAME` comment among a block's statements. The C++
- * wrappers inline a subgraph's code in the caller's after such a comment
- * (cpp_wrapper_cpu.py codegen_subgraph), NAME the subgraph's own name; its
- * code runs to the next such comment among the same block's statements, or
- * to the block's end: `if (pred) { // subgraph: true_graph_0 ... }`, and a
- * while_loop's `while (1) { // subgraph: cond_fn_0 ... // subgraph:
- * body_fn_0 ... }`. */
-typedef struct subgraph_mark {
-  uint32_t block, block_end; /* the block's first byte and its end */
-  uint32_t at;               /* the comment's first byte */
-  tl_str name;
-} subgraph_mark;
-
-/* The code of one subgraph: bytes [start, end) (from its mark). */
-typedef struct subgraph_region {
-  uint32_t start, end;
-  tl_str name;
-} subgraph_region;
-
-/* Launcher comments, kept as ranges: their chunk's tree is gone by the time
- * they are scanned. */
-typedef TL_VEC(TSRange) range_vec;
-
-typedef struct state {
-  tl_str text;
-  TL_VEC(raw_call) raws;
-  TL_VEC(handle_comment) handles;
-  TL_VEC(byte_range) entries;
-  TL_VEC(site) sites;
-  TL_VEC(def) defs;
-  TL_VEC(embedded) embedded;
-  TL_VEC(tl_str) decls; /* extern "C" declared names */
-  TL_VEC(subgraph_mark) marks;
-} state;
 
 static void state_free(state *s) {
   TL_VEC_FREE(s->raws);
@@ -147,13 +68,6 @@ static void state_clear(state *s) {
   s->raws.count = s->handles.count = s->entries.count = 0;
   s->sites.count = s->defs.count = s->embedded.count = s->decls.count = 0;
   s->marks.count = 0;
-}
-
-static def *find_def(state *s, tl_str name) {
-  for (size_t i = 0; i < s->defs.count; i++)
-    if (tl_str_eq(s->defs.items[i].def.name, name))
-      return &s->defs.items[i];
-  return NULL;
 }
 
 static bool is_decl(const state *s, tl_str name) {
@@ -220,97 +134,6 @@ static uint32_t enclosing_function_end(TSNode node, uint32_t text_end) {
   return text_end;
 }
 
-/* ---- Triton source in a launcher comment -------------------------------- */
-
-static bool node_is(TSNode n, const char *type) {
-  return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
-/* True when the range of the text holds a combo kernel's Triton source. */
-static bool triton_is_combo(const tl_ts_query *q, tl_str text, TSRange range) {
-  if (!tl_triton_may_be_combo(text, range.start_byte, range.end_byte))
-    return false;
-  TSTree *tree = tl_ts_parse(tree_sitter_python(), text, &range, 1);
-  if (!tree)
-    return false;
-  bool combo = false;
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), text);
-  while (!combo && tl_ts_iter_next(&it))
-    combo = tl_ts_iter_pattern(&it) > 0;
-  tl_ts_iter_end(&it);
-  ts_tree_delete(tree);
-  return combo;
-}
-
-/* Is the text between the start of `byte`'s line and `byte` blank? */
-static bool blank_before(tl_str text, uint32_t byte) {
-  while (byte > 0 && text.ptr[byte - 1] != '\n') {
-    if (text.ptr[byte - 1] != ' ' && text.ptr[byte - 1] != '\t')
-      return false;
-    byte--;
-  }
-  return true;
-}
-
-/* Re-parses the interior of a launcher's block comment as Python and
- * records the '''...''' source of `async_compile.triton('k', '''...''')` as
- * an embedded range (its lines without the quote lines); marks `k` combo
- * when the source dispatches sub-kernels. */
-static void scan_launcher_comment(state *s, const tl_ts_query *q,
-                                  TSRange comment) {
-  if (comment.start_byte > comment.end_byte || comment.end_byte > s->text.len)
-    return;
-  tl_str c = {s->text.ptr + comment.start_byte,
-              comment.end_byte - comment.start_byte};
-  if (c.len < 4 || memcmp(c.ptr, "/*", 2) != 0 ||
-      memcmp(c.ptr + c.len - 2, "*/", 2) != 0)
-    return;
-  TSPoint from = comment.start_point, to = comment.end_point;
-  if (to.column < 2)
-    return;
-  TSRange inner = {{from.row, from.column + 2},
-                   {to.row, to.column - 2},
-                   comment.start_byte + 2,
-                   comment.end_byte - 2};
-  TSTree *tree = tl_ts_parse(tree_sitter_python(), s->text, &inner, 1);
-  if (!tree)
-    return;
-  uint32_t name_id = tl_ts_query_capture(q, "triton.name");
-  uint32_t source_id = tl_ts_query_capture(q, "triton.source");
-  tl_ts_iter it;
-  tl_ts_iter_begin(&it, q, ts_tree_root_node(tree), s->text);
-  while (tl_ts_iter_next(&it)) {
-    TSNode name, source;
-    if (tl_ts_iter_pattern(&it) != 0 || !tl_ts_iter_get(&it, name_id, &name) ||
-        !tl_ts_iter_get(&it, source_id, &source))
-      continue;
-    uint32_t count = ts_node_child_count(source);
-    TSNode open = ts_node_child(source, 0);
-    TSNode close = ts_node_child(source, count ? count - 1 : 0);
-    if (count < 2 || !node_is(open, "string_start") ||
-        !node_is(close, "string_end"))
-      continue;
-    TSPoint a = ts_node_end_point(open), b = ts_node_start_point(close);
-    uint32_t a_byte = ts_node_end_byte(open),
-             b_byte = ts_node_start_byte(close);
-    /* Lines of the source itself: skip the rest of the opening line when it
-     * is empty, and the closing line when only indentation precedes '''. */
-    int first = (int)a.row + 1 + (s->text.ptr[a_byte] == '\n' ? 1 : 0);
-    int last = (int)b.row + (blank_before(s->text, b_byte) ? 0 : 1);
-    if (first <= last) {
-      embedded e = {{TL_CODE_MAIN, first, last, "python"}, a_byte};
-      TL_VEC_PUSH(s->embedded, e);
-    }
-    TSRange body = {a, b, a_byte, b_byte};
-    def *d = find_def(s, tl_ts_text(name, s->text));
-    if (d && is_triton_family(d->def.kind) && triton_is_combo(q, s->text, body))
-      d->def.kind = TL_KERNEL_COMBO;
-  }
-  tl_ts_iter_end(&it);
-  ts_tree_delete(tree);
-}
-
 /* ---- collecting --------------------------------------------------------- */
 
 /* Is function definition `fn` declared `static`? */
@@ -331,16 +154,7 @@ static bool is_entry_name(tl_str name) {
          tl_str_eq_cstr(name, "inductor_entry_impl");
 }
 
-/* The cpp grammar's ids that the reads by field compare with. */
-typedef struct cpp_syms {
-  TSSymbol identifier, qualified_identifier, function_declarator,
-      compound_statement, declaration, comment, call_expression,
-      field_expression, field_identifier, function_definition,
-      linkage_specification, argument_list;
-  TSFieldId declarator, body, name, function, argument, field, arguments;
-} cpp_syms;
-
-static cpp_syms cpp_syms_get(void) {
+cpp_syms tl_cpp_syms_get(void) {
   const TSLanguage *cpp = tree_sitter_cpp();
   return (cpp_syms){tl_ts_symbol(cpp, "identifier"),
                     tl_ts_symbol(cpp, "qualified_identifier"),
@@ -399,7 +213,7 @@ static void add_entries(state *s, const cpp_syms *y, TSNode fn, TSNode name,
 static void add_launcher(state *s, TSNode launcher, TSNode fn) {
   tl_str name = tl_ts_text(launcher, s->text);
   name.ptr += 5, name.len -= 5; /* after `call_` */
-  tl_kernel_kind kind = kind_of_name(name);
+  tl_kernel_kind kind = tl_cpp_kind_of_name(name);
   if (name.len == 0 || find_def(s, name) ||
       !(is_triton_family(kind) || is_static(fn, s->text)))
     return;
@@ -483,7 +297,7 @@ static void collect_linkage(state *s, const cpp_syms *y, TSNode link) {
       for (TSNode a; tl_ts_children_next(&n, y->identifier, &a);) {
         tl_str name = tl_ts_text(a, s->text);
         TL_VEC_PUSH(s->decls, name);
-        if (kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
+        if (tl_cpp_kind_of_name(name) == TL_KERNEL_CPP && !find_def(s, name)) {
           def d = {{name, TL_KERNEL_CPP, TL_CODE_MAIN, tl_ts_first_line(link),
                     tl_ts_last_line(link)},
                    ts_node_start_byte(link)};
@@ -699,7 +513,7 @@ static bool is_launched(state *s, tl_str name, tl_kernel_kind *kind) {
     *kind = d->def.kind;
     return true;
   }
-  *kind = kind_of_name(name);
+  *kind = tl_cpp_kind_of_name(name);
   return is_triton_family(*kind);
 }
 
@@ -715,7 +529,7 @@ static bool classify(state *s, const raw_call *r, tl_str *name,
     return in_entry(s, r->byte);
   case FORM_LAUNCH: {
     def *d = find_def(s, r->callee);
-    tl_kernel_kind k = kind_of_name(r->callee);
+    tl_kernel_kind k = tl_cpp_kind_of_name(r->callee);
     *kind = d ? d->def.kind : is_triton_family(k) ? k : TL_KERNEL_TRITON;
     return in_entry(s, r->byte);
   }
@@ -730,7 +544,8 @@ static bool classify(state *s, const raw_call *r, tl_str *name,
     }
   }
   *kind = TL_KERNEL_CPP;
-  return kind_of_name(r->callee) == TL_KERNEL_CPP || is_decl(s, r->callee);
+  return tl_cpp_kind_of_name(r->callee) == TL_KERNEL_CPP ||
+         is_decl(s, r->callee);
 }
 
 static site *find_site(state *s, uint32_t byte) {
@@ -782,7 +597,7 @@ static void bind_handle(state *s, size_t index) {
       return;
     }
     def *d = find_def(s, h->pure);
-    tl_kernel_kind kind = d ? d->def.kind : kind_of_name(h->pure);
+    tl_kernel_kind kind = d ? d->def.kind : tl_cpp_kind_of_name(h->pure);
     if (kind == TL_KERNEL_UNKNOWN && r->form != FORM_PLAIN)
       kind = r->form == FORM_SHIM ? TL_KERNEL_SHIM : TL_KERNEL_TRITON;
     site add = {{h->pure, kind, r->line, h->key, {NULL, 0}}, r->byte};
@@ -891,210 +706,9 @@ static void write_out(state *s, tl_arena *arena, tl_code_analysis *out,
     out->embedded[i] = s->embedded.items[i].emb;
 }
 
-/* ---- functions left unparsed -------------------------------------------- */
-
-/* The C++ grammar costs tree-sitter about 1,400 instructions a byte of an
- * AOT wrapper, and most of a wrapper is functions the analysis reads
- * nothing from (the model container's C API, the constructor, input
- * checks). What it reads needs these words: a function is left out of the
- * parse (tl_ts_chunker_skip) when its head names no launcher or entry and
- * its body holds none of them; only its body when a comment before its head
- * may be a handle comment. Words are read over all bytes, comments and
- * literals too, so a function that might hold one is parsed. */
-static const char *const entry_words[] = {"run_impl", "_const_run_impl",
-                                          "inductor_entry_impl", NULL};
-static const char *const body_words[] = {
-    "run_impl",   "_const_run_impl", "inductor_entry_impl",
-    "extern",     /* linkage: declared CPU kernels */
-    "Provenance", /* `// [Provenance debug handles]` */
-    "subgraph",   /* `// subgraph: NAME`: the scopes of calls */
-    NULL};
-/* Words that keep a function in the parse: before its first `(`, a
- * launcher's or an entry's name (a handle comment there keeps its head
- * only); from there on, a call of a launcher or CPU kernel, a nested entry,
- * a linkage declaration, a handle comment. A CPU kernel's own name before
- * its `(` is no call. */
-static const struct needed {
-  const char *const *prefixes, *const *words;
-} head_needs = {(const char *const[]){"call_", NULL}, entry_words},
-  body_needs = {(const char *const[]){"call_", "cpp_", NULL}, body_words},
-  comment_needs = {(const char *const[]){NULL},
-                   (const char *const[]){"Provenance", NULL}};
-
-/* Bytes of 0x80 and up end a word: tree-sitter may read `\xc2\xa0call_x(a)`
- * as an error and then the call, so `call_x` must be a word of its own. */
-static bool is_word_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Calls `fn` on each word (a run of identifier bytes not starting with a
- * digit) of text[start, end) until it returns true; returns whether it
- * did. */
-static bool any_word(tl_str text, uint32_t start, uint32_t end,
-                     bool (*fn)(tl_str word, const void *ctx),
-                     const void *ctx) {
-  size_t next_passed = start;
-  for (uint32_t i = start; i < end;) {
-    tl_text_passing(text.ptr, i, &next_passed);
-    if (!is_word_byte((unsigned char)text.ptr[i])) {
-      i++;
-      continue;
-    }
-    uint32_t w = i;
-    while (i < end && is_word_byte((unsigned char)text.ptr[i]))
-      i++;
-    bool digit = text.ptr[w] >= '0' && text.ptr[w] <= '9';
-    if (!digit && fn((tl_str){text.ptr + w, i - w}, ctx))
-      return true;
-  }
-  return false;
-}
-
-static bool starts_with_any(tl_str word, const char *const *prefixes) {
-  for (; *prefixes; prefixes++)
-    if (tl_str_starts_with(word, *prefixes))
-      return true;
-  return false;
-}
-
-static bool is_needed_word(tl_str word, const void *needs) {
-  const struct needed *n = needs;
-  if (starts_with_any(word, n->prefixes))
-    return true;
-  for (const char *const *w = n->words; *w; w++)
-    if (tl_str_eq_cstr(word, *w))
-      return true;
-  return false;
-}
-
-typedef TL_VEC(uint32_t) skip_vec; /* [start, end) pairs */
-
-/* What the wrapper's parse leaves out, and where in it a call could be
- * (a function's own name, before its first `(`, is none). */
-typedef struct skip_plan {
-  skip_vec parse, calls;
-} skip_plan;
-
-static void push_pair(skip_vec *v, uint32_t start, uint32_t end) {
-  TL_VEC_PUSH(*v, start);
-  TL_VEC_PUSH(*v, end);
-}
-
-/* The functions (or their bodies) among the items text[start, end) holds
- * (cut by `cuts`, offsets of the text) that the analysis needs nothing
- * from, gone into namespaces and `extern "C"` blocks as the chunker does.
- * The words before a function's first `(` (its comments, return type and
- * name) are read for a launcher's or entry's name and a handle comment,
- * from there on (parameters, initializers, body) for all needed words. */
-static void find_skips(tl_str text, const tl_ts_cuts *cuts, uint32_t start,
-                       uint32_t end, int depth, skip_plan *out) {
-  for (size_t i = 0; i <= cuts->count; i++) {
-    uint32_t s = i ? cuts->items[i - 1] : start;
-    uint32_t e = i < cuts->count ? cuts->items[i] : end;
-    tl_text_passed(text.ptr + s);
-    tl_ts_body body;
-    tl_ts_cuts members = {0};
-    char kind = tl_ts_cpp_item_body(text, s, e, &body, &members);
-    uint32_t head_end = body.open + 1, paren = s;
-    while (kind == 'f' && paren < body.open && text.ptr[paren] != '(')
-      paren++;
-    if (kind == 'n' && depth < TL_TS_MAX_NEST) {
-      find_skips(text, &members, body.open + 1, body.close, depth + 1, out);
-    } else if (kind == 'f' &&
-               !any_word(text, s, head_end, is_needed_word, &head_needs) &&
-               !any_word(text, paren, body.close, is_needed_word,
-                         &body_needs)) {
-      /* A comment before the head may be a handle comment: keep the head
-       * then (its comments are parsed), else leave out the whole item. */
-      if (!any_word(text, s, paren, is_needed_word, &comment_needs)) {
-        push_pair(&out->parse, s, e);
-        push_pair(&out->calls, paren, e);
-      } else if (head_end < body.close) {
-        push_pair(&out->parse, head_end, body.close);
-        push_pair(&out->calls, head_end, body.close);
-      }
-    }
-    TL_VEC_FREE(members);
-  }
-}
-
-static bool is_listed(tl_str word, const void *sorted) {
-  const tl_str *const *list = sorted; /* {items, end} */
-  size_t count = (size_t)(list[1] - list[0]);
-  return count && bsearch(&word, list[0], count, sizeof word, tl_str_cmp_p);
-}
-
-/* Does a range of `v` overlap text[start, end)? */
-static bool overlaps(const skip_vec *v, uint32_t start, uint32_t end) {
-  for (size_t i = 0; i + 1 < v->count; i += 2)
-    if (v->items[i] < end && v->items[i + 1] > start)
-      return true;
-  return false;
-}
-
-/* Did a function left out hold something the analysis turned out to need?
- * Tree-sitter may see a function where the scanner saw two (a `#define`
- * that does not start its line hides a `}` from tree-sitter only; a
- * function-try-block's handler is an item of its own to the scanner): an
- * entry that holds a range left out needs it. A call there by a name an
- * `extern "C"` block declares, or by the pure name of a handle comment
- * whose reach (the rest of its function, or of the text outside any)
- * holds a range left out, would have been a call site. Compares the last
- * `::` part of each name with the words where a call could be; a name
- * whose last part is no word counts as found. */
-static bool skipped_names_needed(const state *s, const skip_vec *calls) {
-  TL_VEC(tl_str) names = {0};
-  bool found = false;
-  for (size_t i = 0; i < s->entries.count && !found; i++)
-    found = overlaps(calls, s->entries.items[i].start, s->entries.items[i].end);
-  for (size_t i = 0; i < s->decls.count + s->handles.count && !found; i++) {
-    const handle_comment *h =
-        i < s->decls.count ? NULL : &s->handles.items[i - s->decls.count];
-    if (h && !overlaps(calls, h->end, h->limit))
-      continue; /* binds only to calls that were parsed */
-    tl_str name = h ? h->pure : s->decls.items[i];
-    size_t last = name.len;
-    while (last > 0 && name.ptr[last - 1] != ':')
-      last--;
-    tl_str part = {name.ptr + last, name.len - last};
-    found = part.len == 0 || (part.ptr[0] >= '0' && part.ptr[0] <= '9');
-    for (size_t j = 0; j < part.len; j++)
-      found |= !is_word_byte((unsigned char)part.ptr[j]);
-    TL_VEC_PUSH(names, part);
-  }
-  if (!found && names.count) {
-    tl_sort(names.items, names.count, sizeof(tl_str), tl_str_cmp_p);
-    const tl_str *list[2] = {names.items, names.items + names.count};
-    for (size_t i = 0; i + 1 < calls->count && !found; i += 2)
-      found = any_word(s->text, calls->items[i], calls->items[i + 1], is_listed,
-                       list);
-  }
-  TL_VEC_FREE(names);
-  return found;
-}
-
 /* Whether the wrapper analysis leaves out bodies it reads nothing from
  * (tests turn it off to compare). */
 bool tl_cppcode_skip_bodies = true;
-
-/* What of the chunker's region the analysis may leave out, cut into items
- * as the chunker cuts them. */
-static void skips_of(const tl_ts_chunker *ch, skip_plan *skips) {
-  uint32_t start = ch->region.start_byte, end = ch->region.end_byte;
-  if (ch->scanned && ch->cuts.count) { /* a region larger than a chunk */
-    find_skips(ch->text, &ch->cuts, start, end, 0, skips);
-    return;
-  }
-  tl_ts_cuts cuts = {0};
-  if (start < end &&
-      tl_ts_cpp_cuts((tl_str){ch->text.ptr + start, end - start}, &cuts)) {
-    for (size_t i = 0; i < cuts.count; i++)
-      cuts.items[i] += start;
-    find_skips(ch->text, &cuts, start, end, 0, skips);
-  }
-  TL_VEC_FREE(cuts);
-}
 
 /* tl_cppcode_analyze over the bytes [start, end) of the text, leaving out
  * what find_skips gives when `skip`. False when a function left out turned
@@ -1105,7 +719,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   if (!text.ptr || text.len >= UINT32_MAX)
     text = (tl_str){"", 0};
   state s = {.text = text};
-  cpp_syms y = cpp_syms_get();
+  cpp_syms y = tl_cpp_syms_get();
   /* One chunk of whole top-level definitions at a time; what follows runs
    * once over what all chunks gave. */
   range_vec comments = {0};
@@ -1118,7 +732,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_cpp_body);
   skip_plan skips = {{0}, {0}};
   if (skip)
-    skips_of(&ch, &skips);
+    tl_cpp_skips_of(&ch, &skips);
   tl_ts_chunker_skip(&ch, skips.parse.items, skips.parse.count / 2);
   size_t ch_region_bytes = ch.region.end_byte - ch.region.start_byte;
   bool restart;
@@ -1136,7 +750,8 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   size_t left_out = 0;
   for (size_t i = 0; skipped && i + 1 < skips.parse.count; i += 2)
     left_out += skips.parse.items[i + 1] - skips.parse.items[i];
-  bool again = parsed && skipped && skipped_names_needed(&s, &skips.calls);
+  bool again =
+      parsed && skipped && tl_cpp_skipped_names_needed(&s, &skips.calls);
   TL_VEC_FREE(skips.parse);
   TL_VEC_FREE(skips.calls);
   tl_ts_stats_parsed(ch_region_bytes - left_out);
@@ -1160,7 +775,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
      * text), as in the two loops below. */
     size_t next_passed = 0;
     for (size_t i = 0; i < comments.count; i++) {
-      scan_launcher_comment(&s, &tq, comments.items[i]);
+      tl_cpp_scan_launcher_comment(&s, &tq, comments.items[i]);
       tl_text_passing(s.text.ptr, comments.items[i].end_byte, &next_passed);
     }
     tl_ts_query_free(&tq);
@@ -1207,129 +822,14 @@ void tl_cppcode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   analyze_range(arena, text, 0, UINT32_MAX, out);
 }
 
-typedef TL_VEC(tl_kernel_def) kernel_def_vec;
-
 static int cmp_def_line(const void *pa, const void *pb) {
   const tl_kernel_def *a = pa, *b = pb;
   return a->first < b->first ? -1 : a->first > b->first;
 }
 
-/* One kernel definition `fn` named `name`: kept when the name is a `cpp_*`
- * one or a declared CPU kernel's. */
-static void add_kernel_body(TSNode name, TSNode fn, tl_str text,
-                            tl_code_file file, const tl_code_analysis *inout,
-                            kernel_def_vec *found) {
-  tl_str n = tl_ts_text(name, text);
-  bool declared = false;
-  for (size_t i = 0; i < inout->def_count; i++)
-    declared |= inout->defs[i].kind == TL_KERNEL_CPP &&
-                tl_str_eq(inout->defs[i].name, n);
-  if (kind_of_name(n) != TL_KERNEL_CPP && !declared)
-    return;
-  TSNode outer = ts_node_parent(fn);
-  if (!node_is(outer, "linkage_specification") &&
-      !node_is(outer, "template_declaration"))
-    outer = fn;
-  tl_kernel_def d = {n, TL_KERNEL_CPP, file, tl_ts_first_line(outer),
-                     tl_ts_last_line(fn)};
-  TL_VEC_PUSH(*found, d);
-}
-
-/* The `cpp_*` bodies (and those of declared names) in one chunk's tree:
- * the function definitions whose declarator is
- * (function_declarator declarator: (identifier)), found by a walk of the
- * tree (no query to compile, see tl_ts_walk). */
-typedef struct kernel_walk {
-  cpp_syms y;
-  tl_str text;
-  tl_code_file file;
-  const tl_code_analysis *inout;
-  kernel_def_vec *found;
-} kernel_walk;
-
-static bool visit_kernel_node(TSNode fn, void *ctx) {
-  kernel_walk *w = ctx;
-  if (ts_node_symbol(fn) != w->y.function_definition)
-    return true;
-  tl_ts_children d;
-  tl_ts_children_begin(&d, fn, w->y.declarator);
-  for (TSNode fd; tl_ts_children_next(&d, w->y.function_declarator, &fd);) {
-    tl_ts_children f;
-    tl_ts_children_begin(&f, fd, w->y.declarator);
-    for (TSNode name; tl_ts_children_next(&f, w->y.identifier, &name);)
-      add_kernel_body(name, fn, w->text, w->file, w->inout, w->found);
-    tl_ts_children_end(&f);
-  }
-  tl_ts_children_end(&d);
-  return true;
-}
-
-static void walk_kernels(TSTree *tree, void *walk) {
-  tl_ts_walk(ts_tree_root_node(tree), visit_kernel_node, walk);
-}
-
-/* The kernel bodies in bytes [start, end) of `text`, as definitions in
- * `file`: each replaces the declaration of its name in the main code. */
-static void add_bodies(tl_arena *arena, tl_str text, uint32_t start,
-                       uint32_t end, tl_code_file file,
-                       tl_code_analysis *inout) {
-  if (!text.ptr || text.len >= UINT32_MAX)
-    return;
-  kernel_def_vec found = {0};
-  kernel_walk walk = {cpp_syms_get(), text, file, inout, &found};
-  /* A definition's name and lines are all that is read: the bodies are
-   * left out unless their heads do not parse (then the text is parsed
-   * whole, in chunks, as the wrapper is). */
-  bool parsed = tl_ts_cpp_heads(text, start, end, walk_kernels, &walk);
-  if (!parsed) {
-    found.count = 0;
-    tl_ts_stats_parsed(
-        start < text.len ? (end < text.len ? end : text.len) - start : 0);
-    tl_ts_chunker ch;
-    tl_ts_chunker_begin_range(&ch, tree_sitter_cpp(), text, start, end,
-                              tl_ts_cpp_cuts);
-    bool restart;
-    for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
-      if (restart)
-        found.count = 0;
-      walk_kernels(tree, &walk);
-      ts_tree_delete(tree);
-    }
-    parsed = ch.chunks > 0;
-    tl_ts_chunker_end(&ch);
-  }
-  if (!parsed) {
-    TL_VEC_FREE(found);
-    return;
-  }
-
-  /* A body replaces the wrapper's `extern "C"` declaration of its name. */
-  tl_kernel_def *defs = tl_arena_alloc(
-      arena, sizeof(tl_kernel_def) * (inout->def_count + found.count + 1));
-  size_t count = inout->def_count;
-  if (count)
-    memcpy(defs, inout->defs, sizeof(tl_kernel_def) * count);
-  for (size_t i = 0; i < found.count; i++) {
-    size_t j = 0;
-    while (j < count &&
-           !(defs[j].file == TL_CODE_MAIN && defs[j].kind == TL_KERNEL_CPP &&
-             tl_str_eq(defs[j].name, found.items[i].name)))
-      j++;
-    defs[j == count ? count++ : j] = found.items[i];
-  }
-  inout->defs = defs;
-  inout->def_count = count;
-  TL_VEC_FREE(found);
-}
-
-void tl_cppkernels_analyze(tl_arena *arena, tl_str text,
-                           tl_code_analysis *inout) {
-  add_bodies(arena, text, 0, UINT32_MAX, TL_CODE_KERNELS, inout);
-}
-
 void tl_cppwrapper_analyze(tl_arena *arena, tl_str text, uint32_t start,
                            uint32_t end, tl_code_analysis *out) {
   analyze_range(arena, text, start, end, out);
-  add_bodies(arena, text, start, end, TL_CODE_MAIN, out);
+  tl_cpp_kernel_bodies(arena, text, start, end, TL_CODE_MAIN, out);
   tl_sort(out->defs, out->def_count, sizeof *out->defs, cmp_def_line);
 }
