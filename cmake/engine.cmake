@@ -1,14 +1,15 @@
 # cmake/engine.cmake: the analyze and join stages (included by CMakeLists.txt).
 #   tl_ts_query  src/analyze/ts_query.c: compile embedded .scm queries, run them, read
 #                captures by name; src/analyze/ts_chunk.c: parse long texts in chunks
-#                (its Python scanners in src/analyze/ts_chunk_py.c), src/analyze/ts_heads.c:
+#                (its scanners in src/analyze/ts_chunk_cpp.c and ts_chunk_py.c), src/analyze/ts_heads.c:
 #                C++ without its function bodies; all also used by
 #                tl_engine_cpp
 #   tl_engine    FX graph and Python output code analyzers, provenance join
 # The C++ analyzer lives in cmake/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
 
-add_library(tl_ts_query STATIC src/analyze/ts_query.c src/analyze/ts_chunk.c src/analyze/ts_chunk_py.c
+add_library(tl_ts_query STATIC src/analyze/ts_query.c src/analyze/ts_chunk.c src/analyze/ts_chunk_cpp.c
+  src/analyze/ts_chunk_py.c
   src/analyze/ts_heads.c
   src/analyze/analysis.c)
 target_link_libraries(tl_ts_query PUBLIC tl_base tl_grammars

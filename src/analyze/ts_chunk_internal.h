@@ -1,6 +1,6 @@
-/* ts_chunk_internal.h: the small lexical helpers shared by the chunk scanners
- * of ts_chunk.c (C++) and ts_chunk_py.c (Python), and the heads-only parse
- * of ts_heads.c. Private to those three. */
+/* ts_chunk_internal.h: the small lexical helpers shared by the chunker and
+ * its scanners (ts_chunk.c, ts_chunk_cpp.c, ts_chunk_py.c), and the heads-only
+ * parse of ts_heads.c. Private to those four. */
 #ifndef TL_TS_CHUNK_INTERNAL_H
 #define TL_TS_CHUNK_INTERNAL_H
 
