@@ -9,7 +9,7 @@
 # yajl and zlib are found by CMakeLists.txt (the core uses yajl too).
 
 add_library(tl_profile STATIC src/profile/profile_reader.c src/profile/profile_events.c
-  src/profile/profile_map.c src/profile/profile_join.c
+  src/profile/profile_map.c src/profile/profile_join.c src/profile/profile_match.c
   src/profile/profile_verdicts.c src/profile/profile_view.c)
 target_link_libraries(tl_profile PUBLIC tl_base PkgConfig::CJSON
   PRIVATE PkgConfig::YAJL PkgConfig::ZLIB m)

@@ -6,11 +6,13 @@
  *    the view says "ambiguous" / "unmatched" and gets no times.
  * 2. Which call: the k-th event named N in a graph call is the k-th call
  *    line (in code order) of the view's kernels that the trace names N.
+ *    (Steps 1 and 2 are profile_match.c's.)
  * 3. Then times flow from calls to kernels, nodes, lines and source lines,
  *    each split evenly where one thing feeds several.
  */
 #include "profile/profile_join.h"
 
+#include "profile/profile_join_internal.h"
 #include "profile/profile_map.h"
 #include "util/html.h"
 #include "util/utf8.h"
@@ -19,20 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct vkernel {
-  const char *key;
-  char *pname; /* the name the trace gives its events */
-  bool is_extern;
-  TL_VEC(int) calls;
-  TL_VEC(const char *) post;
-  int kernel_def; /* first line of a definition in kernel_code, or 0 */
-  double ns;      /* attributed */
-  uint64_t count;
-  int shared_by;
-  TL_VEC(double) per_call; /* ns of each call (graph call, or activity) */
-  size_t base;             /* per_call index of the graph being read */
-} vkernel;
 
 static const cJSON *get(const cJSON *obj, const char *key) {
   return cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -56,10 +44,6 @@ cJSON *tl_prof_valid_string(const char *s) {
   cJSON *j = cJSON_CreateString(valid.data);
   tl_buf_free(&valid);
   return j;
-}
-
-static bool starts(const char *s, const char *prefix) {
-  return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 /* The trace's name for a view kernel: Inductor kernels keep their name;
@@ -106,18 +90,6 @@ static void bare_compile_id(const char *display, char *out, size_t size) {
   char *us = strrchr(out, '_');
   if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1))
     *us = '\0';
-}
-
-static const char *phase_name(tl_prof_phase p) {
-  switch (p) {
-  case TL_PROF_INFERENCE:
-    return "inference";
-  case TL_PROF_FORWARD:
-    return "forward";
-  case TL_PROF_BACKWARD:
-    return "backward";
-  }
-  return "?";
 }
 
 static double us(double ns) { return round(ns) / 1000.0; }
@@ -218,325 +190,6 @@ static bool innermost_frame(const char *trace, tl_buf *key, tl_buf *code) {
     tl_buf_append(code, c, end ? (size_t)(end - c) : strlen(c));
   }
   return true;
-}
-
-typedef TL_VEC(const tl_prof_graph *) graph_list;
-
-/* The view's kernels by the name the trace gives them: a hash table of the
- * names (profile_map.h), and per name its kernels and their call lines. */
-typedef struct line_kernel {
-  int line;
-  size_t kernel;
-} line_kernel;
-
-typedef struct name_info {
-  bool is_extern;
-  TL_VEC(size_t) kernels;
-  TL_VEC(line_kernel) at; /* (call line, kernel), ascending, distinct */
-  TL_VEC(size_t) lines;   /* where each distinct line starts in `at` */
-  size_t seen;            /* stamp of the last graph that ran it */
-} name_info;
-
-typedef struct name_index {
-  tl_strtab tab;
-  TL_VEC(name_info) info;
-  size_t inductor, externs; /* distinct names of each kind */
-} name_index;
-
-static int cmp_line_kernel(const void *a, const void *b) {
-  const line_kernel *x = a, *y = b;
-  if (x->line != y->line)
-    return (x->line > y->line) - (x->line < y->line);
-  return (x->kernel > y->kernel) - (x->kernel < y->kernel);
-}
-
-static void index_names(name_index *ix, const vkernel *ks, size_t nk) {
-  for (size_t k = 0; k < nk; k++) {
-    int32_t id = tl_strtab_intern(&ix->tab, ks[k].pname, strlen(ks[k].pname));
-    if ((size_t)id == ix->info.count) {
-      name_info ni = {0};
-      ni.is_extern = true;
-      TL_VEC_PUSH(ix->info, ni);
-    }
-    name_info *ni = &ix->info.items[id];
-    ni->is_extern = ni->is_extern && ks[k].is_extern;
-    TL_VEC_PUSH(ni->kernels, k);
-    for (size_t c = 0; c < ks[k].calls.count; c++) {
-      line_kernel lk = {ks[k].calls.items[c], k};
-      TL_VEC_PUSH(ni->at, lk);
-    }
-  }
-  for (size_t i = 0; i < ix->info.count; i++) {
-    name_info *ni = &ix->info.items[i];
-    tl_sort(ni->at.items, ni->at.count, sizeof(line_kernel), cmp_line_kernel);
-    size_t distinct = 0;
-    for (size_t j = 0; j < ni->at.count; j++) {
-      const line_kernel *x = &ni->at.items[j];
-      if (distinct && ni->at.items[distinct - 1].line == x->line &&
-          ni->at.items[distinct - 1].kernel == x->kernel)
-        continue;
-      if (!distinct || ni->at.items[distinct - 1].line != x->line)
-        TL_VEC_PUSH(ni->lines, distinct);
-      ni->at.items[distinct++] = *x;
-    }
-    ni->at.count = distinct;
-    if (ni->is_extern)
-      ix->externs++;
-    else
-      ix->inductor++;
-  }
-}
-
-static void free_names(name_index *ix) {
-  for (size_t i = 0; i < ix->info.count; i++) {
-    TL_VEC_FREE(ix->info.items[i].kernels);
-    TL_VEC_FREE(ix->info.items[i].at);
-    TL_VEC_FREE(ix->info.items[i].lines);
-  }
-  TL_VEC_FREE(ix->info);
-  tl_strtab_free(&ix->tab);
-}
-
-/* Does the trace's graph hold any event of an Inductor kernel of `kind`
- * ("cpp": cpp_*, "triton": triton_*)? */
-static bool graph_has(const tl_prof_graph *g, const char *prefix) {
-  for (size_t i = 0; i < g->slots.count; i++)
-    if (!g->slots.items[i].is_extern && starts(g->slots.items[i].name, prefix))
-      return true;
-  return false;
-}
-
-/* How one graph of the trace compares with the view. */
-typedef struct verdict {
-  size_t found_i, found_e; /* distinct Inductor / extern names it ran */
-  bool cid_ok, phase_ok, key_ok, key_same, names_ok, ok;
-} verdict;
-
-static verdict judge(const tl_prof_graph *g, size_t gi, name_index *ix,
-                     const char *cid, const tl_profile_view_facts *facts) {
-  verdict v = {0};
-  for (size_t s = 0; s < g->slots.count; s++) {
-    const char *name = g->slots.items[s].name;
-    int32_t id = tl_strtab_find(&ix->tab, name, strlen(name));
-    if (id < 0 || ix->info.items[id].seen == gi + 1)
-      continue;
-    ix->info.items[id].seen = gi + 1;
-    if (ix->info.items[id].is_extern)
-      v.found_e++;
-    else
-      v.found_i++;
-  }
-  v.cid_ok = !g->compile_id || strcmp(g->compile_id, cid) == 0;
-  v.phase_ok = !facts || facts->phase < 0 || (int)g->phase == facts->phase;
-  v.key_same = facts && facts->key[0] && strcmp(g->key, facts->key) == 0;
-  v.key_ok = !facts || !facts->key[0] || v.key_same;
-  /* The rule: more than half of the view's distinct Inductor kernel names
-   * (extern names when it has none). */
-  v.names_ok = ix->inductor ? 2 * v.found_i > ix->inductor
-                            : ix->externs && 2 * v.found_e > ix->externs;
-  v.ok = v.cid_ok && v.phase_ok && v.key_ok && (v.names_ok || v.key_same);
-  return v;
-}
-
-static const char *phase_name_i(int phase) {
-  return phase < 0 ? "unknown" : phase_name((tl_prof_phase)phase);
-}
-
-/* The evidence of one graph: names found and expected, the checks. */
-static cJSON *evidence(const tl_profile *p, const tl_prof_graph *g,
-                       const verdict *v, const name_index *ix) {
-  cJSON *c = cJSON_CreateObject();
-  cJSON_AddStringToObject(c, "graph_key", g->key);
-  cJSON_AddStringToObject(c, "phase", phase_name(g->phase));
-  if (g->compile_id)
-    cJSON_AddStringToObject(c, "compile_id", g->compile_id);
-  else
-    cJSON_AddNullToObject(c, "compile_id");
-  cJSON_AddItemToObject(c, "file",
-                        tl_prof_valid_string(p->files.items[g->file].path));
-  cJSON_AddNumberToObject(c, "kernel_names_found", (double)v->found_i);
-  cJSON_AddNumberToObject(c, "kernel_names_expected", (double)ix->inductor);
-  cJSON_AddNumberToObject(c, "extern_names_found", (double)v->found_e);
-  cJSON_AddNumberToObject(c, "extern_names_expected", (double)ix->externs);
-  cJSON_AddBoolToObject(c, "phase_agrees", v->phase_ok);
-  cJSON_AddBoolToObject(c, "graph_key_agrees", v->key_ok);
-  return c;
-}
-
-/* The names of the view that graph `gi` (judged last) did not run, the
- * first `max` of them, Inductor kernels first. */
-static cJSON *missing_names(const name_index *ix, size_t gi, size_t max) {
-  cJSON *list = cJSON_CreateArray();
-  size_t n = 0;
-  for (int ext = 0; ext < 2; ext++)
-    for (size_t i = 0; i < ix->info.count && n < max; i++)
-      if (ix->info.items[i].is_extern == (bool)ext &&
-          ix->info.items[i].seen != gi + 1) {
-        cJSON_AddItemToArray(list, cJSON_CreateString(ix->tab.items.items[i]));
-        n++;
-      }
-  return list;
-}
-
-/* Step 1: the graphs of the view (all files), or why there are none. The
- * rule (docs/provenance-json.md, "Which graph is this view"): a graph of
- * the trace is this view's when its compile id agrees (where the trace
- * names one), its phase agrees (where the view's is known), its graph key
- * agrees (where the view's is known), and it ran more than half of the
- * view's distinct Inductor kernel names, or has the view's graph key. */
-static const char *choose_graphs(const tl_profile *p, name_index *ix,
-                                 const char *cid,
-                                 const tl_profile_view_facts *facts,
-                                 graph_list *out, cJSON *match, bool *ambiguous,
-                                 char *buf, size_t size) {
-  enum { MAX_CANDIDATES = 16, MAX_MISSING = 10 };
-  *ambiguous = false;
-  cJSON *cands = cJSON_AddArrayToObject(match, "candidates");
-  verdict *vs = tl_xcalloc(p->graphs.count + 1, sizeof *vs);
-  size_t best = SIZE_MAX, closest = SIZE_MAX;
-  double best_score = -1, closest_score = -1;
-  for (size_t i = 0; i < p->graphs.count; i++) {
-    const tl_prof_graph *g = p->graphs.items[i];
-    vs[i] = judge(g, i, ix, cid, facts);
-    const verdict *v = &vs[i];
-    double score = (v->key_same ? 1e12 : 0) + (double)v->found_i * 1e6 +
-                   (double)v->found_e;
-    if (v->ok && score > best_score) {
-      best = i;
-      best_score = score;
-    }
-    double near = score + (v->cid_ok ? 4e12 : 0) + (v->phase_ok ? 2e12 : 0);
-    if (near > closest_score) {
-      closest = i;
-      closest_score = near;
-    }
-    if ((v->found_i || v->found_e || v->key_same) &&
-        cJSON_GetArraySize(cands) < MAX_CANDIDATES)
-      cJSON_AddItemToArray(cands, evidence(p, g, v, ix));
-  }
-  cJSON_AddNumberToObject(match, "kernel_names_expected", (double)ix->inductor);
-  cJSON_AddNumberToObject(match, "extern_names_expected", (double)ix->externs);
-  cJSON_AddStringToObject(match, "view_phase",
-                          phase_name_i(facts ? facts->phase : -1));
-  if (facts && facts->key[0])
-    cJSON_AddStringToObject(match, "view_graph_key", facts->key);
-  else
-    cJSON_AddNullToObject(match, "view_graph_key");
-  if (best == SIZE_MAX) {
-    if (!ix->inductor && !ix->externs) {
-      free(vs);
-      cJSON_AddNumberToObject(match, "kernel_names_found", 0);
-      cJSON_AddNumberToObject(match, "extern_names_found", 0);
-      return "this view has no kernels to time";
-    }
-    if (!p->graphs.count) {
-      free(vs);
-      cJSON_AddNumberToObject(match, "kernel_names_found", 0);
-      cJSON_AddNumberToObject(match, "extern_names_found", 0);
-      return "the profile has no compiled graph call (no \"## Call "
-             "CompiledFxGraph\" event) and no AOTInductor kernel event";
-    }
-    const tl_prof_graph *g = p->graphs.items[closest];
-    const verdict *v = &vs[closest];
-    judge(g, closest, ix, cid, facts); /* stamps for missing */
-    cJSON_AddNumberToObject(match, "kernel_names_found", (double)v->found_i);
-    cJSON_AddNumberToObject(match, "extern_names_found", (double)v->found_e);
-    cJSON_AddItemToObject(match, "missing",
-                          missing_names(ix, closest, MAX_MISSING));
-    if (!v->cid_ok)
-      snprintf(buf, size,
-               "no graph call of compile id %s in the profile (the closest, "
-               "%.60s, ran %zu of %zu kernel names)",
-               cid, g->key, v->found_i, ix->inductor);
-    else if (!v->phase_ok)
-      snprintf(buf, size,
-               "this view is the %s graph, and the profile's graph that ran "
-               "most of its kernel names (%zu of %zu, %.60s) is the %s graph",
-               phase_name_i(facts->phase), v->found_i, ix->inductor, g->key,
-               phase_name(g->phase));
-    else if (!v->key_ok)
-      snprintf(buf, size,
-               "this view's graph key is %.60s, the profile's closest graph "
-               "is %.60s (%zu of %zu kernel names)",
-               facts->key, g->key, v->found_i, ix->inductor);
-    else
-      snprintf(buf, size,
-               "%zu of %zu Inductor kernel names (%zu of %zu extern) of this "
-               "view occur in the profile's closest graph (%.60s, %s); more "
-               "than half must%s",
-               v->found_i, ix->inductor, v->found_e, ix->externs, g->key,
-               phase_name(g->phase),
-               graph_has(g, "cpp_") || graph_has(g, "triton_")
-                   ? ""
-                   : " (that graph has no Inductor kernel event: on CPU "
-                     "record with torch._inductor.config.cpp."
-                     "enable_kernel_profile = True; on GPU with "
-                     "ProfilerActivity.CUDA)");
-    free(vs);
-    return buf;
-  }
-  const tl_prof_graph *first = p->graphs.items[best];
-  const char *reason = NULL;
-  for (size_t i = 0; i < p->graphs.count; i++) {
-    const verdict *v = &vs[i];
-    const tl_prof_graph *g = p->graphs.items[i];
-    double score = (v->key_same ? 1e12 : 0) + (double)v->found_i * 1e6 +
-                   (double)v->found_e;
-    if (!v->ok || score != best_score)
-      continue;
-    if (strcmp(first->key, g->key) != 0 || first->phase != g->phase)
-      reason = "several graphs of the profile ran the same number of this "
-               "view's kernel names";
-    TL_VEC_PUSH(*out, g);
-  }
-  judge(first, best, ix, cid, facts); /* stamps for missing */
-  cJSON_AddNumberToObject(match, "kernel_names_found",
-                          (double)vs[best].found_i);
-  cJSON_AddNumberToObject(match, "extern_names_found",
-                          (double)vs[best].found_e);
-  cJSON_AddItemToObject(match, "missing", missing_names(ix, best, MAX_MISSING));
-  free(vs);
-  if (reason) {
-    out->count = 0;
-    *ambiguous = true;
-    return reason;
-  }
-  cJSON_AddStringToObject(match, "graph_key", first->key);
-  cJSON_AddStringToObject(match, "phase", phase_name(first->phase));
-  if (first->compile_id)
-    cJSON_AddStringToObject(match, "compile_id", first->compile_id);
-  else
-    cJSON_AddNullToObject(match, "compile_id");
-  cJSON *files = cJSON_AddArrayToObject(match, "files");
-  for (size_t i = 0; i < out->count; i++)
-    cJSON_AddItemToArray(
-        files, tl_prof_valid_string(p->files.items[out->items[i]->file].path));
-  return NULL;
-}
-
-/* Step 2: the kernels at the call line of the `occ`-th event named `name`
- * (*n_out of them, indices in *out). Returns the line, 0 for kernels
- * without call lines, -1 when nothing matches. */
-static int call_of(const name_index *ix, const char *name, uint32_t occ,
-                   size_t *out, size_t *n_out) {
-  *n_out = 0;
-  int32_t id = tl_strtab_find(&ix->tab, name, strlen(name));
-  if (id < 0)
-    return -1;
-  const name_info *ni = &ix->info.items[id];
-  if (!ni->lines.count) { /* no call lines: all kernels of the name */
-    for (size_t j = 0; j < ni->kernels.count; j++)
-      out[(*n_out)++] = ni->kernels.items[j];
-    return *n_out ? 0 : -1;
-  }
-  if (occ >= ni->lines.count)
-    return -1;
-  size_t from = ni->lines.items[occ];
-  size_t to =
-      occ + 1 < ni->lines.count ? ni->lines.items[occ + 1] : ni->at.count;
-  for (size_t j = from; j < to; j++)
-    out[(*n_out)++] = ni->at.items[j].kernel;
-  return ni->at.items[from].line;
 }
 
 /* "kernels_without_events": the view's kernels that no event of the
@@ -831,11 +484,11 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   cJSON *match = cJSON_AddObjectToObject(out, "match");
   graph_list graphs = {0};
   name_index ix = {0};
-  index_names(&ix, ks, nk);
+  tl_prof_index_names(&ix, ks, nk);
   bool ambiguous;
   char why_buf[600];
-  const char *why = choose_graphs(p, &ix, cid, facts, &graphs, match,
-                                  &ambiguous, why_buf, sizeof why_buf);
+  const char *why = tl_prof_choose_graphs(p, &ix, cid, facts, &graphs, match,
+                                          &ambiguous, why_buf, sizeof why_buf);
   cJSON_AddStringToObject(match, "status",
                           why ? (ambiguous ? "ambiguous" : "unmatched")
                               : "matched");
@@ -918,7 +571,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
       (sl->is_extern ? &ext : &inductor)[0] += ns;
       (sl->is_extern ? &cpu_ext : &cpu_inductor)[0] += (double)sl->cpu_ns;
       size_t n_at;
-      int line = call_of(&ix, sl->name, sl->occurrence, at, &n_at);
+      int line = tl_prof_call_of(&ix, sl->name, sl->occurrence, at, &n_at);
       if (line < 0) {
         cJSON *u = cJSON_CreateObject();
         cJSON_AddStringToObject(u, "name", sl->name);
@@ -1034,7 +687,7 @@ cJSON *tl_profile_join(const tl_profile *p, const cJSON *view,
   free(ks);
   free(vkjson);
   free(s.pre_at);
-  free_names(&ix);
+  tl_prof_free_names(&ix);
   TL_VEC_FREE(graphs);
   return out;
 }
