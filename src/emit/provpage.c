@@ -337,7 +337,16 @@ static void render(tl_buf *out, const tl_provpage_view *view,
                    "provenance.css\">\n</head>\n");
   put_header(out, compile_id, compile_dir, SEARCH_BOX, index_href, help_href);
   tl_buf_puts(out, "<div id=\"tlprov\" class=\"tp-app\">");
-  if (!tl_provpage_paint(out, view->json, texts, reader))
+  tl_str given[4];
+  tl_paint_texts from = {NULL, NULL, NULL, NULL};
+  if (reader) {
+    from = (tl_paint_texts){NULL, reader->open, reader->read, reader->ctx};
+  } else if (texts) {
+    given[0] = texts->pre, given[1] = texts->post, given[2] = texts->code;
+    given[3] = texts->kernel_code;
+    from.texts = given;
+  }
+  if (!tl_provpage_paint(out, view->json, &from))
     tl_buf_puts(out, "<noscript>This page needs JavaScript to show the "
                      "panels.</noscript>");
   tl_buf_puts(out, "</div>\n");

@@ -97,23 +97,21 @@ static void finish(panel *p) {
   p->mapped = tl_xcalloc(p->rows + 1, 1);
 }
 
-static void read_panel(panel *p, int which, const tl_provpage_texts *texts,
-                       const tl_provpage_text_reader *reader) {
+static void read_panel(panel *p, int which, const tl_paint_texts *from) {
   tl_buf_init(&p->head);
-  if (reader) {
+  if (from->open) {
     size_t size = 0;
-    p->present = reader->open(reader->ctx, PANEL[which], &size);
+    p->present = from->open(from->ctx, PANEL[which], &size);
     if (p->present) {
       char piece[1 << 16];
-      for (size_t n; (n = reader->read(reader->ctx, piece, sizeof piece));)
+      for (size_t n; (n = from->read(from->ctx, piece, sizeof piece));)
         feed(p, piece, n);
     }
-  } else if (texts) {
-    const tl_str *t[NPANELS] = {&texts->pre, &texts->post, &texts->code,
-                                &texts->kernel_code};
-    p->present = t[which]->ptr != NULL;
+  } else if (from->texts) {
+    const tl_str *t = &from->texts[which];
+    p->present = t->ptr != NULL;
     if (p->present)
-      feed(p, t[which]->ptr, t[which]->len);
+      feed(p, t->ptr, t->len);
   }
   finish(p);
 }
@@ -495,8 +493,7 @@ static void put_app(tl_buf *out, const cJSON *view, const panel *P) {
 }
 
 bool tl_provpage_paint(tl_buf *out, tl_str view_json,
-                       const tl_provpage_texts *texts,
-                       const tl_provpage_text_reader *reader) {
+                       const tl_paint_texts *from) {
   if (view_json.len > TL_PAINT_VIEW_MAX)
     return false;
   cJSON *view = NULL;
@@ -508,7 +505,7 @@ bool tl_provpage_paint(tl_buf *out, tl_str view_json,
   panel P[NPANELS];
   memset(P, 0, sizeof P);
   for (int w = 0; w < NPANELS; w++)
-    read_panel(&P[w], w, texts, reader);
+    read_panel(&P[w], w, from);
   mark_mapped(P, view);
   put_app(out, view, P);
   for (int w = 0; w < NPANELS; w++) {

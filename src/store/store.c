@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store_stacks.h"
 #include "util/fsutil.h"
 #include "util/html.h"
 #include "util/resources.h"
@@ -521,6 +520,20 @@ static tl_compile_dir *unknown_dir(tl_store *store, size_t line) {
   return dir;
 }
 
+/* dynamo_start: the user stack that led to this compilation (outermost
+ * first), filed under `dir` and in the log's order of starts, for the
+ * stack tries. */
+static void file_start_stack(tl_store *store, tl_compile_dir *dir,
+                             const tl_record *rec) {
+  tl_stack s;
+  if (!tl_stack_of(rec->kind_value, rec->strings, &store->frame_files, true,
+                   &s))
+    return;
+  TL_VEC_PUSH(dir->stacks, s);
+  tl_start start = {dir, dir->stacks.count - 1};
+  TL_VEC_PUSH(store->starts, start);
+}
+
 /* What the entry becomes: its files, and what the report needs of it. */
 static void store_entry(tl_store *store, const tl_record *rec) {
   const kind_row *row = find_kind(rec->kind);
@@ -603,7 +616,7 @@ static void store_entry(tl_store *store, const tl_record *rec) {
       store->options.pages->dump_file(store, dir, rec);
     return; /* its payload goes to payloads/, as in the Rust tool */
   case OUT_START:
-    tl_store_stacks_start(store, dir, rec);
+    file_start_stack(store, dir, rec);
     return;
   case OUT_SHAPE_SPEC:
     TL_VEC_PUSH(dir->specializations, cJSON_Duplicate(rec->kind_value, true));
@@ -633,7 +646,10 @@ void tl_store_record(void *ctx, const tl_record *rec) {
   store->payload_file = NULL;
   bool chromium = strcmp(rec->kind, "chromium_event") == 0;
   if (!rec->other_rank) {
-    tl_store_stacks_beside(store, rec);
+    tl_stack beside; /* the index's "Unknown stacks" */
+    if (tl_stack_of(rec->envelope, rec->strings, &store->frame_files, false,
+                    &beside))
+      TL_VEC_PUSH(store->unknown_stacks, beside);
     store_entry(store, rec);
     if (!store->payload_file && !chromium)
       write_unconsumed_payload(store, rec);

@@ -18,6 +18,7 @@
 #include "read/reader.h"
 #include "store/raw_jsonl.h"
 #include "store/sink.h"
+#include "store/store_stacks.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/intern.h"
@@ -51,21 +52,6 @@ typedef struct tl_artifact {
   size_t line;  /* trace line of the entry */
   char md5[33]; /* md5 of the payload (hex), "" when none */
 } tl_artifact;
-
-/* One stack frame: "file:line in name" plus its source line `loc`. In a
- * tl_stack of the store the strings are owned (malloc'd); read straight from
- * a trace (tl_frame_read) they are borrowed. NULL: absent. */
-typedef struct tl_frame {
-  const char *file; /* resolved through the string table */
-  const char *name;
-  const char *loc;
-  long long line;
-} tl_frame;
-
-typedef struct tl_stack {
-  tl_frame *frames;
-  size_t count;
-} tl_stack;
 
 typedef struct tl_compile_dir {
   char dir_name[96]; /* "-_0_0_0" */

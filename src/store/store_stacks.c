@@ -1,4 +1,5 @@
-/* store_stacks.c: the stacks the store keeps (store_stacks.h). */
+/* store_stacks.c: the stacks the store keeps, read from a trace
+ * (store_stacks.h). */
 #include "store/store_stacks.h"
 
 #include <math.h>
@@ -53,7 +54,7 @@ static size_t without_convert_frame(const tl_frame *f, size_t n) {
 
 /* A trace stack's frames as the store keeps them (file names interned),
  * without the trailing convert_frame.py frames when `trim`. */
-static tl_stack read_stack(tl_store *store, const cJSON *stack,
+static tl_stack read_stack(tl_intern *files, const cJSON *stack,
                            const tl_string_table *strings, bool trim) {
   int n = cJSON_GetArraySize(stack);
   tl_frame *read = tl_xcalloc(n > 0 ? (size_t)n : 1, sizeof *read);
@@ -66,7 +67,7 @@ static tl_stack read_stack(tl_store *store, const cJSON *stack,
     count = without_convert_frame(read, count);
   tl_stack s = {tl_xcalloc(count ? count : 1, sizeof(tl_frame)), count};
   for (size_t i = 0; i < count; i++) {
-    s.frames[i].file = tl_intern_get(&store->frame_files, read[i].file);
+    s.frames[i].file = tl_intern_get(files, read[i].file);
     s.frames[i].name = dup_or_null(read[i].name);
     s.frames[i].loc = dup_or_null(read[i].loc);
     s.frames[i].line = read[i].line;
@@ -85,23 +86,11 @@ void tl_store_stacks_free(tl_stack *stacks, size_t count) {
   }
 }
 
-/* dynamo_start: the user stack that led to this compilation (outermost
- * first), for the stack tries, and its innermost frame. */
-void tl_store_stacks_start(tl_store *store, tl_compile_dir *dir,
-                           const tl_record *rec) {
-  const cJSON *stack =
-      cJSON_GetObjectItemCaseSensitive(rec->kind_value, "stack");
+bool tl_stack_of(const cJSON *obj, const tl_string_table *strings,
+                 tl_intern *files, bool trim, tl_stack *out) {
+  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(obj, "stack");
   if (!cJSON_IsArray(stack) || !stack->child)
-    return;
-  tl_stack s = read_stack(store, stack, rec->strings, true);
-  TL_VEC_PUSH(dir->stacks, s);
-  tl_start start = {dir, dir->stacks.count - 1};
-  TL_VEC_PUSH(store->starts, start);
-}
-
-void tl_store_stacks_beside(tl_store *store, const tl_record *rec) {
-  const cJSON *stack = cJSON_GetObjectItemCaseSensitive(rec->envelope, "stack");
-  if (cJSON_IsArray(stack) && stack->child)
-    TL_VEC_PUSH(store->unknown_stacks,
-                read_stack(store, stack, rec->strings, false));
+    return false;
+  *out = read_stack(files, stack, strings, trim);
+  return true;
 }

@@ -8,13 +8,13 @@ the bottom (util/) to the top (main.c, alone in src/). A file may include
 headers of its own folder and of folders ranked below it; every include of a
 project header names its folder ("store/store.h"). Fails (exit 1) on an
 unqualified or unknown project include, on an include that runs upward, on
-an include cycle between headers, between folders or between modules of two
-folders (a module: a .c, its .h and its folder-private `<stem>_internal.h`),
-on an `_internal.h` included from another folder, on a folder missing from
-the ranking or its README.md, and when docs/architecture.md's two diagrams
-(between the `layers:` markers) differ from what this script makes; `--write`
-writes them there instead. Prints the folder graph, and the modules of one
-folder that include each other (allowed: the folder is their unit).
+an include cycle between headers, between folders or between modules, of
+one folder or of two (a module: a .c, its .h and its folder-private
+`<stem>_internal.h`), on an `_internal.h` included from another folder, on
+a folder missing from the ranking or its README.md, and when
+docs/architecture.md's two diagrams (between the `layers:` markers) differ
+from what this script makes; `--write` writes them there instead. Prints
+the folder graph.
 """
 
 import os
@@ -205,12 +205,11 @@ def main():
                               "above %s/)" % (rel, name, there, here))
     for comp in cycles(headers):
         errors.append("include cycle between headers: " + " ".join(comp))
-    notes = []
     for comp in cycles(graph):
-        if len({folder_of(m) for m in comp}) > 1:
-            errors.append("include cycle between modules: " + " ".join(comp))
-        else:
-            notes.append(" ".join(comp))
+        where = "" if len({folder_of(m) for m in comp}) > 1 else (
+            " of one folder")
+        errors.append("include cycle between modules%s: %s"
+                      % (where, " ".join(comp)))
     for comp in cycles(folder_deps):
         errors.append("include cycle between folders: " + " ".join(comp))
     for folder in RANKS:
@@ -223,9 +222,6 @@ def main():
                       reverse=True)
         print("  %-11s -> %s" % ("main.c" if folder == "." else folder + "/",
                                  " ".join(d + "/" for d in deps) or "-"))
-    for n in notes:
-        print("rooms of one folder that include each other (the folder is "
-              "their unit): " + n)
     print("%d files, %d includes between modules" % (
         len(files), sum(len(v) for v in graph.values())))
 
