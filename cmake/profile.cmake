@@ -2,7 +2,8 @@
 # CMakeLists.txt like the other areas.
 #   tl_profile  src/profile/profile_reader.c: torch.profiler Chrome traces (yajl,
 #               zlib) -> per-graph kernel time; src/profile/profile_join.c: that
-#               summary + one provenance view JSON -> the view's "profile";
+#               summary + one provenance view JSON -> the view's "profile"
+#               (src/profile/profile_match.c: which graph, which call);
 #               src/profile/profile_verdicts.c: its verdict lines and the
 #               index's section; src/profile/profile_view.c: a view's phase
 #               and graph key
