@@ -4,7 +4,8 @@
 #                (its scanners in src/analyze/ts_chunk_cpp.c and ts_chunk_py.c), src/analyze/ts_heads.c:
 #                C++ without its function bodies; all also used by
 #                tl_engine_cpp
-#   tl_engine    FX graph and Python output code analyzers, provenance join
+#   tl_engine    FX graph and Python output code analyzers, provenance join,
+#                the recompile diffs (src/diff/)
 # The C++ analyzer lives in cmake/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
 
@@ -31,6 +32,10 @@ add_library(tl_engine STATIC
   src/analyze/pycode.c
   src/join/provenance.c
   src/join/provenance_join.c
+  src/diff/fx_diff.c
+  src/diff/guards.c
+  src/diff/recompile_reasons.c
+  src/diff/recompiles.c
   ${TL_ENGINE_QUERY_SOURCES})
 target_link_libraries(tl_engine PUBLIC tl_ts_query tl_base tl_grammars
   PkgConfig::TREE_SITTER PkgConfig::CJSON Threads::Threads)

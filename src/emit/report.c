@@ -13,6 +13,7 @@
 
 #include "emit/compile_directory.h"
 #include "emit/metrics_pages.h"
+#include "emit/recompile_pages.h"
 #include "util/fsutil.h"
 #include "util/html.h"
 #include "util/intern.h"
@@ -958,9 +959,25 @@ static void torch_version_sentence(tl_buf *html, const tl_store *store) {
   }
 }
 
+/* The views of the run, for the recompile pages' links (tl_view_page_fn):
+ * the view showing a post-grad graph. */
+typedef struct view_list {
+  const tl_view *items;
+  size_t count;
+} view_list;
+
+static const char *view_page(void *ctx, const tl_artifact *post) {
+  const view_list *v = ctx;
+  for (size_t i = 0; i < v->count; i++)
+    if (v->items[i].post == post)
+      return v->items[i].name;
+  return NULL;
+}
+
 static void write_index(tl_store *store, const tl_report_options *options,
                         const tl_diag *diag, tl_view **dir_views,
-                        size_t *dir_view_counts, const time_summaries *time) {
+                        size_t *dir_view_counts, const time_summaries *time,
+                        const tl_buf *recompiles) {
   tl_buf html;
   tl_buf_init(&html);
   tl_html_page_begin(&html, "tlparse report", "");
@@ -985,6 +1002,7 @@ static void write_index(tl_store *store, const tl_report_options *options,
   diagnostics_section(&html, diag);
   stack_trie_section(&html, store);
   failures_section(&html, store);
+  tl_buf_append(&html, recompiles->data, recompiles->len);
   time_section(&html, time);
   if (options->provenance) {
     tl_buf_puts(&html,
@@ -1185,7 +1203,13 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
 #endif
   }
   time_summaries time = {all.items, summaries, summaries ? all.count : 0};
-  write_index(store, options, diag, dir_views, counts, &time);
+  tl_buf recompiles;
+  tl_buf_init(&recompiles);
+  view_list views = {all.items, all.count};
+  tl_recompile_pages_write(store, &recompiles,
+                           options->provenance ? view_page : NULL, &views);
+  write_index(store, options, diag, dir_views, counts, &time, &recompiles);
+  tl_buf_free(&recompiles);
   for (size_t i = 0; i < time.count; i++)
     cJSON_Delete(summaries[i]);
   free(summaries);

@@ -70,6 +70,8 @@ ALLOWED_EXTRA = [
     (r"rank_[^/]+/provenance_tracking_.*\.json",
      "the provenance join as JSON for scripts"),
     (r"rank_[^/]+/payloads/.*", "payloads/ is left out of the listings"),
+    (r"rank_[^/]+/recompile_.*\.(html|json)", "what changed from one compile "
+     "of a frame to the next (the index's Recompiles section)"),
 ]
 
 

@@ -28,7 +28,7 @@ DOC = os.path.join(ROOT, "docs", "architecture.md")
 
 # Bottom to top. "." is src/ itself: main.c.
 RANKS = ["util", "json", "read", "store", "analyze", "join", "profile",
-         "emit", "export", "run", "multirank", "command", "."]
+         "diff", "emit", "export", "run", "multirank", "command", "."]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 BEGIN = "<!-- layers: %s (written by tests/layers/check_layers.py) -->"
 END = "<!-- layers: end -->"

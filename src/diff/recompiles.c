@@ -1,0 +1,385 @@
+/* recompiles.c: the store's folders -> each frame's compiles; two
+ * consecutive compiles -> what changed, as JSON (see recompiles.h). */
+#include "diff/recompiles.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/fx_diff.h"
+#include "diff/guards.h"
+#include "diff/recompile_reasons.h"
+#include "util/fsutil.h"
+
+/* "-_0_1_1" -> autograd "-", frame 0, compile 1, attempt 1. False for a
+ * folder without a frame and a compile id ("-_-_-_-", unknown_<line>). */
+static bool read_dir_name(const char *name, char *autograd, size_t size,
+                          long long *frame, long long *compile,
+                          long long *attempt) {
+  const char *us = strchr(name, '_');
+  if (!us || (size_t)(us - name) >= size)
+    return false;
+  memcpy(autograd, name, (size_t)(us - name));
+  autograd[us - name] = '\0';
+  char *end;
+  *frame = strtoll(us + 1, &end, 10);
+  if (end == us + 1 || *end != '_')
+    return false;
+  const char *c = end + 1;
+  *compile = strtoll(c, &end, 10);
+  if (end == c || *end != '_')
+    return false;
+  const char *t = end + 1;
+  *attempt = strtoll(t, &end, 10);
+  if (end == t)
+    *attempt = 0; /* "-": no attempt */
+  return *end == '\0' || *end == '-';
+}
+
+static bool name_starts(const tl_artifact *a, const char *prefix) {
+  size_t n = strlen(prefix);
+  return strncmp(a->name, prefix, n) == 0 && a->name[n] == '_' &&
+         a->name[n + 1] >= '0' && a->name[n + 1] <= '9';
+}
+
+typedef struct folder {
+  const tl_compile_dir *dir;
+  char autograd[24];
+  long long frame, compile, attempt;
+  size_t order;
+} folder;
+
+static int by_compile(const void *a, const void *b) {
+  const folder *x = a, *y = b;
+  int c = strcmp(x->autograd, y->autograd);
+  if (c)
+    return c;
+  if (x->frame != y->frame)
+    return x->frame < y->frame ? -1 : 1;
+  if (x->compile != y->compile)
+    return x->compile < y->compile ? -1 : 1;
+  if (x->attempt != y->attempt) /* the last attempt first */
+    return x->attempt > y->attempt ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The first artifact of `dir` matching `is`, or NULL. */
+static const tl_artifact *first(const tl_compile_dir *dir,
+                                bool (*is)(const tl_artifact *)) {
+  for (size_t i = 0; i < dir->artifacts.count; i++)
+    if (dir->artifacts.items[i].text_path && is(&dir->artifacts.items[i]))
+      return &dir->artifacts.items[i];
+  return NULL;
+}
+
+static bool is_reasons(const tl_artifact *a) {
+  return name_starts(a, "recompile_reasons");
+}
+static bool is_guards(const tl_artifact *a) {
+  return name_starts(a, "dynamo_cpp_guards_str");
+}
+static bool is_dynamo(const tl_artifact *a) {
+  return name_starts(a, "dynamo_output_graph");
+}
+static bool is_pre(const tl_artifact *a) { return a->role == TL_ROLE_PRE_GRAD; }
+static bool is_pre_fallback(const tl_artifact *a) {
+  return a->role == TL_ROLE_PRE_GRAD_FALLBACK;
+}
+static bool is_post(const tl_artifact *a) {
+  return a->role == TL_ROLE_POST_GRAD;
+}
+static bool is_post_fallback(const tl_artifact *a) {
+  return a->role == TL_ROLE_POST_GRAD_FALLBACK;
+}
+
+/* Fills the slot from the folder when still empty. */
+static void take(const tl_artifact **slot, const tl_compile_dir *dir,
+                 bool (*is)(const tl_artifact *)) {
+  if (!*slot)
+    *slot = first(dir, is);
+}
+
+void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
+  memset(out, 0, sizeof *out);
+  size_t n = store->dirs.count, k = 0;
+  folder *f = tl_xcalloc(n ? n : 1, sizeof *f);
+  for (size_t i = 0; i < n; i++) {
+    folder x = {store->dirs.items[i], "", 0, 0, 0, i};
+    if (!store->dirs.items[i]->unknown_id &&
+        read_dir_name(store->dirs.items[i]->dir_name, x.autograd,
+                      sizeof x.autograd, &x.frame, &x.compile, &x.attempt))
+      f[k++] = x;
+  }
+  tl_sort(f, k, sizeof *f, by_compile);
+  for (size_t i = 0; i < k;) {
+    size_t j = i;
+    tl_compile_files c = {0};
+    snprintf(c.autograd, sizeof c.autograd, "%s", f[i].autograd);
+    c.frame = f[i].frame;
+    c.compile = f[i].compile;
+    if (strcmp(c.autograd, "-") == 0)
+      snprintf(c.display, sizeof c.display, "[%lld/%lld]", c.frame, c.compile);
+    else
+      snprintf(c.display, sizeof c.display, "[!%s/%lld/%lld]", c.autograd,
+               c.frame, c.compile);
+    for (; j < k && f[j].frame == f[i].frame && f[j].compile == f[i].compile &&
+           strcmp(f[j].autograd, f[i].autograd) == 0;
+         j++) {
+      const tl_compile_dir *d = f[j].dir;
+      take(&c.reasons, d, is_reasons);
+      take(&c.guards, d, is_guards);
+      take(&c.dynamo_graph, d, is_dynamo);
+      take(&c.pre_grad, d, is_pre);
+      take(&c.post_grad, d, is_post);
+      if (!c.home && (first(d, is_dynamo) || first(d, is_post) ||
+                      first(d, is_post_fallback)))
+        c.home = d;
+    }
+    for (size_t x = i; x < j; x++) { /* cache hits: the fallbacks */
+      take(&c.pre_grad, f[x].dir, is_pre_fallback);
+      take(&c.post_grad, f[x].dir, is_post_fallback);
+    }
+    if (!c.home)
+      c.home = f[j - 1].dir; /* attempt 0 comes last in this order */
+    TL_VEC_PUSH(out->compiles, c);
+    i = j;
+  }
+  free(f);
+  for (size_t i = 0; i < out->compiles.count;) {
+    size_t j = i + 1;
+    const tl_compile_files *c = &out->compiles.items[i];
+    while (j < out->compiles.count &&
+           out->compiles.items[j].frame == c->frame &&
+           strcmp(out->compiles.items[j].autograd, c->autograd) == 0)
+      j++;
+    if (j - i >= 2) {
+      tl_recompiled_frame fr = {i, j - i};
+      TL_VEC_PUSH(out->frames, fr);
+    }
+    i = j;
+  }
+}
+
+void tl_recompiles_free(tl_recompiles *r) {
+  TL_VEC_FREE(r->compiles);
+  TL_VEC_FREE(r->frames);
+}
+
+void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
+                       char *out, size_t size) {
+  snprintf(out, size, "recompile_%s_%lld_%lld_to_%lld", a->autograd, a->frame,
+           a->compile, b->compile);
+}
+
+/* ---- JSON ---------------------------------------------------------------
+ */
+typedef struct text_file {
+  tl_buf text;
+  bool ok;
+} text_file;
+
+static void read_artifact(const char *out_dir, const tl_artifact *a,
+                          text_file *t) {
+  tl_buf_init(&t->text);
+  t->ok = false;
+  if (!a)
+    return;
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", out_dir, a->text_path);
+  char error[256];
+  t->ok = tl_fs_read_file(path.data, &t->text, error, sizeof error);
+  tl_buf_free(&path);
+}
+
+static void add_str(cJSON *o, const char *key, tl_str s) {
+  char *copy = tl_xmalloc(s.len + 1);
+  memcpy(copy, s.ptr, s.len);
+  copy[s.len] = '\0';
+  cJSON_AddStringToObject(o, key, copy);
+  free(copy);
+}
+
+static void add_opt_str(cJSON *o, const char *key, tl_str s) {
+  if (s.len)
+    add_str(o, key, s);
+}
+
+cJSON *tl_recompile_reasons_json(const char *out_dir,
+                                 const tl_compile_files *b) {
+  cJSON *list = cJSON_CreateArray();
+  text_file t;
+  read_artifact(out_dir, b->reasons, &t);
+  tl_recompile_reasons reasons = {0};
+  if (t.ok)
+    tl_recompile_reasons_read(tl_buf_str(&t.text), &reasons);
+  tl_buf words;
+  tl_buf_init(&words);
+  for (size_t i = 0; i < reasons.count; i++) {
+    const tl_recompile_reason *r = &reasons.items[i];
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "earlier", r->earlier);
+    cJSON_AddStringToObject(o, "kind", tl_reason_kind_name(r->kind));
+    add_str(o, "text", r->text);
+    tl_buf_clear(&words);
+    tl_recompile_reason_words(&words, r);
+    cJSON_AddStringToObject(o, "words", words.data);
+    add_opt_str(o, "subject", r->subject);
+    add_opt_str(o, "what", r->what);
+    add_opt_str(o, "index", r->index);
+    add_opt_str(o, "expected", r->expected);
+    add_opt_str(o, "actual", r->actual);
+    cJSON_AddItemToArray(list, o);
+  }
+  tl_buf_free(&words);
+  TL_VEC_FREE(reasons);
+  tl_buf_free(&t.text);
+  return list;
+}
+
+static const char *guard_change_name(tl_guard_change c) {
+  return c == TL_GUARD_REMOVED ? "removed"
+         : c == TL_GUARD_ADDED ? "added"
+                               : "changed";
+}
+
+static cJSON *guards_json(const char *out_dir, const tl_compile_files *a,
+                          const tl_compile_files *b) {
+  cJSON *o = cJSON_CreateObject();
+  text_file ta, tb;
+  read_artifact(out_dir, a->guards, &ta);
+  read_artifact(out_dir, b->guards, &tb);
+  cJSON_AddBoolToObject(o, "available", ta.ok && tb.ok);
+  tl_guards ga = {0}, gb = {0};
+  tl_guards_read(tl_buf_str(&ta.text), &ga);
+  tl_guards_read(tl_buf_str(&tb.text), &gb);
+  cJSON_AddNumberToObject(o, "before_count", (double)ga.count);
+  cJSON_AddNumberToObject(o, "after_count", (double)gb.count);
+  tl_guard_diff d = {0};
+  tl_guards_diff(&ga, &gb, &d);
+  cJSON *changes = cJSON_AddArrayToObject(o, "changes");
+  for (size_t i = 0; i < d.count; i++) {
+    const tl_guard_diff_item *it = &d.items[i];
+    const tl_guard *g = it->after ? it->after : it->before;
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "change", guard_change_name(it->change));
+    add_str(c, "kind", g->kind);
+    add_str(c, "source", g->source);
+    if (it->before)
+      add_str(c, "before", it->before->code);
+    if (it->after)
+      add_str(c, "after", it->after->code);
+    add_opt_str(c, "where", g->comment);
+    cJSON_AddItemToArray(changes, c);
+  }
+  TL_VEC_FREE(d);
+  TL_VEC_FREE(ga);
+  TL_VEC_FREE(gb);
+  tl_buf_free(&ta.text);
+  tl_buf_free(&tb.text);
+  return o;
+}
+
+static const char *fx_change_name(tl_fx_change c) {
+  switch (c) {
+  case TL_FX_SAME:
+    return "same";
+  case TL_FX_CHANGED:
+    return "changed";
+  case TL_FX_REMOVED:
+    return "removed";
+  case TL_FX_ADDED:
+    break;
+  }
+  return "added";
+}
+
+static cJSON *side_json(const tl_fx_side *s) {
+  cJSON *o = cJSON_CreateObject();
+  add_str(o, "name", s->name);
+  add_str(o, "op", s->op);
+  add_str(o, "type", s->type);
+  cJSON_AddNumberToObject(o, "line", s->line);
+  add_str(o, "text", s->text);
+  return o;
+}
+
+static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
+                         const tl_artifact *b) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddItemToObject(
+      o, "before", a ? cJSON_CreateString(a->text_path) : cJSON_CreateNull());
+  cJSON_AddItemToObject(
+      o, "after", b ? cJSON_CreateString(b->text_path) : cJSON_CreateNull());
+  text_file ta, tb;
+  read_artifact(out_dir, a, &ta);
+  read_artifact(out_dir, b, &tb);
+  if (!ta.ok || !tb.ok) {
+    tl_buf_free(&ta.text);
+    tl_buf_free(&tb.text);
+    cJSON_AddBoolToObject(o, "available", false);
+    return o;
+  }
+  cJSON_AddBoolToObject(o, "available", true);
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_diff d;
+  tl_fx_diff_texts(&arena, tl_buf_str(&ta.text), tl_buf_str(&tb.text), &d);
+  cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+  cJSON_AddNumberToObject(sum, "same", (double)d.same);
+  cJSON_AddNumberToObject(sum, "renamed", (double)d.renamed);
+  cJSON_AddNumberToObject(sum, "changed", (double)d.changed);
+  cJSON_AddNumberToObject(sum, "removed", (double)d.removed);
+  cJSON_AddNumberToObject(sum, "added", (double)d.added);
+  cJSON_AddBoolToObject(o, "too_many_edits", d.too_large);
+  cJSON *rows = cJSON_AddArrayToObject(o, "nodes");
+  for (size_t i = 0; i < d.rows.count; i++) {
+    const tl_fx_row *r = &d.rows.items[i];
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "change", fx_change_name(r->change));
+    if (r->change == TL_FX_SAME || r->change == TL_FX_CHANGED)
+      cJSON_AddBoolToObject(row, "renamed", r->renamed);
+    if (r->change == TL_FX_CHANGED) {
+      cJSON_AddBoolToObject(row, "type_changed", r->type_changed);
+      cJSON_AddBoolToObject(row, "args_changed", r->args_changed);
+    }
+    cJSON_AddItemToObject(row, "before",
+                          r->before.name.ptr ? side_json(&r->before)
+                                             : cJSON_CreateNull());
+    cJSON_AddItemToObject(row, "after",
+                          r->after.name.ptr ? side_json(&r->after)
+                                            : cJSON_CreateNull());
+    cJSON_AddItemToArray(rows, row);
+  }
+  tl_fx_diff_free(&d);
+  tl_arena_free(&arena);
+  tl_buf_free(&ta.text);
+  tl_buf_free(&tb.text);
+  return o;
+}
+
+static cJSON *compile_json(const tl_compile_files *c) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "compile_id", c->display);
+  cJSON_AddStringToObject(o, "folder", c->home->dir_name);
+  return o;
+}
+
+cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
+                         const tl_compile_files *b) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "schema", 1);
+  cJSON_AddNumberToObject(o, "frame", (double)b->frame);
+  cJSON_AddItemToObject(o, "before", compile_json(a));
+  cJSON_AddItemToObject(o, "after", compile_json(b));
+  cJSON_AddItemToObject(o, "reasons", tl_recompile_reasons_json(out_dir, b));
+  cJSON_AddItemToObject(o, "guards", guards_json(out_dir, a, b));
+  cJSON *graphs = cJSON_AddObjectToObject(o, "graphs");
+  cJSON_AddItemToObject(graphs, "dynamo",
+                        graph_json(out_dir, a->dynamo_graph, b->dynamo_graph));
+  cJSON_AddItemToObject(graphs, "pre_grad",
+                        graph_json(out_dir, a->pre_grad, b->pre_grad));
+  cJSON_AddItemToObject(graphs, "post_grad",
+                        graph_json(out_dir, a->post_grad, b->post_grad));
+  return o;
+}

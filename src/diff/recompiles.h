@@ -1,0 +1,55 @@
+/* recompiles.h: the frames that compiled more than once, and what changed
+ * from one compile of a frame to the next, as JSON (docs/recompile-json.md).
+ *
+ * A compile is a (compiled-autograd id, frame id, frame compile id) with
+ * all its attempts' folders (`-_0_1_0` holds the recompile reasons,
+ * `-_0_1_1` the graphs after a restart); its files are the first of each
+ * kind found from its last attempt down. Consecutive compiles of a frame
+ * are compared: the reasons Dynamo logged (recompile_reasons.h), the guards
+ * that changed (guards.h), and the Dynamo, pre-grad and post-grad graphs
+ * node by node (fx_diff.h).
+ */
+#ifndef TL_RECOMPILES_H
+#define TL_RECOMPILES_H
+
+#include <cjson/cJSON.h>
+
+#include "store/store.h"
+
+typedef struct tl_compile_files {
+  char autograd[24];          /* "-" or the compiled-autograd id */
+  long long frame, compile;   /* frame id, frame compile id */
+  char display[96];           /* "[0/1]" (compiled autograd: "[!0/0/1]") */
+  const tl_compile_dir *home; /* the folder holding its graphs, else the
+                                 first of its folders */
+  const tl_artifact *reasons, *guards, *dynamo_graph, *pre_grad, *post_grad;
+} tl_compile_files;
+
+/* One frame's compiles, in compile order: compiles[first .. first+count). */
+typedef struct tl_recompiled_frame {
+  size_t first, count;
+} tl_recompiled_frame;
+
+typedef struct tl_recompiles {
+  TL_VEC(tl_compile_files) compiles;  /* every compile, by frame, in order */
+  TL_VEC(tl_recompiled_frame) frames; /* those with two compiles or more */
+} tl_recompiles;
+
+void tl_recompiles_find(const tl_store *store, tl_recompiles *out);
+void tl_recompiles_free(tl_recompiles *r);
+
+/* The stem of the diff files of compile `b` against `a` (the one before):
+ * "recompile_-_0_0_to_1" (page .html, data .json). */
+void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
+                       char *out, size_t size);
+
+/* The reasons of compile `b` (from its recompile_reasons file), each
+ * {"earlier", "kind", "text", "words", ...}; an empty array when none. */
+cJSON *tl_recompile_reasons_json(const char *out_dir,
+                                 const tl_compile_files *b);
+
+/* The whole comparison of `a` and `b` (files read from `out_dir`). */
+cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
+                         const tl_compile_files *b);
+
+#endif

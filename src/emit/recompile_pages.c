@@ -1,0 +1,313 @@
+/* recompile_pages.c: the recompile pages, their JSON and the index's
+ * "Recompiles" section, rendered from diff/recompiles.h's JSON (see
+ * recompile_pages.h). Every text from the trace goes through
+ * tl_html_escape. */
+#include "emit/recompile_pages.h"
+
+#ifdef HAVE_tl_engine
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diff/recompiles.h"
+#include "util/html.h"
+#include "json/json_print.h"
+
+static const char *str(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void esc(tl_buf *h, const char *s) { tl_html_escape_cstr(h, s); }
+
+/* The reasons as a list of sentences, each with the logged text. */
+static void reasons_list(tl_buf *h, const cJSON *reasons) {
+  if (!cJSON_GetArraySize(reasons)) {
+    tl_buf_puts(h, "<p class=\"note\">The trace logged no recompile reasons "
+                   "for this compile.</p>\n");
+    return;
+  }
+  tl_buf_puts(h, "<ul class=\"reasons\">\n");
+  const cJSON *r;
+  cJSON_ArrayForEach(r, reasons) {
+    tl_buf_puts(h, "<li>");
+    esc(h, str(r, "words"));
+    tl_buf_puts(h, " <span class=\"note\">(logged: <code>");
+    esc(h, str(r, "earlier"));
+    tl_buf_puts(h, ": ");
+    esc(h, str(r, "text"));
+    tl_buf_puts(h, "</code>)</span></li>\n");
+  }
+  tl_buf_puts(h, "</ul>\n");
+}
+
+static void guards_table(tl_buf *h, const cJSON *guards) {
+  tl_buf_puts(h, "<h2>Guards that differ</h2>\n");
+  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(guards, "available"))) {
+    tl_buf_puts(h, "<p class=\"note\">One of the compiles logged no guards "
+                   "(dynamo_cpp_guards_str).</p>\n");
+    return;
+  }
+  const cJSON *changes = cJSON_GetObjectItemCaseSensitive(guards, "changes");
+  tl_buf_printf(h,
+                "<p>%.0f guards before, %.0f after; %d differ (the same kind "
+                "and code on the same source is the same guard).</p>\n",
+                num(guards, "before_count"), num(guards, "after_count"),
+                cJSON_GetArraySize(changes));
+  if (!cJSON_GetArraySize(changes))
+    return;
+  tl_buf_puts(h, "<table class=\"diff\">\n<tr><th></th><th>kind</th>"
+                 "<th>source</th><th>before</th><th>after</th>"
+                 "<th>user line</th></tr>\n");
+  const cJSON *c;
+  cJSON_ArrayForEach(c, changes) {
+    tl_buf_puts(h, "<tr class=\"");
+    esc(h, str(c, "change"));
+    tl_buf_puts(h, "\"><td>");
+    esc(h, str(c, "change"));
+    tl_buf_puts(h, "</td><td>");
+    esc(h, str(c, "kind"));
+    tl_buf_puts(h, "</td><td><code>");
+    esc(h, str(c, "source"));
+    tl_buf_puts(h, "</code></td><td><code>");
+    esc(h, str(c, "before"));
+    tl_buf_puts(h, "</code></td><td><code>");
+    esc(h, str(c, "after"));
+    tl_buf_puts(h, "</code></td><td class=\"note\">");
+    esc(h, str(c, "where"));
+    tl_buf_puts(h, "</td></tr>\n");
+  }
+  tl_buf_puts(h, "</table>\n");
+}
+
+/* One side of a node row: its line, linked to the provenance page when
+ * there is one, and its statement. */
+static void side_cell(tl_buf *h, const cJSON *side, const char *page,
+                      const char *panel) {
+  tl_buf_puts(h, "<td>");
+  if (cJSON_IsObject(side)) {
+    int line = (int)num(side, "line");
+    if (page) {
+      tl_buf_puts(h, "<a class=\"num\" href=\"");
+      tl_url_path(h, page);
+      tl_buf_printf(h, ".html#%s=%d\">%d</a> ", panel, line, line);
+    } else {
+      tl_buf_printf(h, "<span class=\"num\">%d</span> ", line);
+    }
+    tl_buf_puts(h, "<code>");
+    tl_html_escape_cut(h, tl_str_from(str(side, "text")), TL_HTML_SHOWN_MAX);
+    tl_buf_puts(h, "</code>");
+  }
+  tl_buf_puts(h, "</td>");
+}
+
+static void graph_section(tl_buf *h, const char *title, const cJSON *g,
+                          const char *page_a, const char *page_b,
+                          const char *panel) {
+  tl_buf_printf(h, "<h2>%s</h2>\n", title);
+  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "available"))) {
+    tl_buf_puts(h, "<p class=\"note\">Not logged for both compiles.</p>\n");
+    return;
+  }
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(g, "summary");
+  tl_buf_printf(
+      h,
+      "<p class=\"diff-summary\">%.0f nodes the same, %.0f "
+      "renamed, %.0f changed, %.0f added, %.0f removed. Nodes are "
+      "matched by their op, in order; a node is the same when its "
+      "type and arguments are (other names alone are a rename).</p>\n",
+      num(s, "same"), num(s, "renamed"), num(s, "changed"), num(s, "added"),
+      num(s, "removed"));
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "too_many_edits")))
+    tl_buf_puts(h, "<p class=\"note\">The graphs differ in too many places "
+                   "to match node by node: the middle is shown as removed "
+                   "and added.</p>\n");
+  const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g, "nodes"), *r;
+  tl_buf_puts(h, "<table class=\"diff\">\n<tr><th></th><th>before</th>"
+                 "<th>after</th></tr>\n");
+  size_t hidden = 0;
+  cJSON_ArrayForEach(r, nodes) {
+    const char *change = str(r, "change");
+    bool renamed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "renamed"));
+    if (strcmp(change, "same") == 0 && !renamed) {
+      hidden++;
+      continue;
+    }
+    tl_buf_puts(h, "<tr class=\"");
+    esc(h, change);
+    tl_buf_puts(h, "\"><td>");
+    esc(h, renamed && strcmp(change, "same") == 0 ? "renamed" : change);
+    if (strcmp(change, "changed") == 0) {
+      bool type =
+          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "type_changed"));
+      bool args =
+          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "args_changed"));
+      tl_buf_puts(h, "<br><span class=\"note\">");
+      if (type) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "before");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "after");
+        tl_buf_puts(h, "type <code>");
+        esc(h, str(b, "type"));
+        tl_buf_puts(h, "</code> &rarr; <code>");
+        esc(h, str(a, "type"));
+        tl_buf_puts(h, "</code>");
+      }
+      tl_buf_printf(h, "%s%s</span>", type && args ? "; " : "",
+                    args ? "arguments" : "");
+    }
+    tl_buf_puts(h, "</td>");
+    side_cell(h, cJSON_GetObjectItemCaseSensitive(r, "before"), page_a, panel);
+    side_cell(h, cJSON_GetObjectItemCaseSensitive(r, "after"), page_b, panel);
+    tl_buf_puts(h, "</tr>\n");
+  }
+  tl_buf_puts(h, "</table>\n");
+  if (hidden)
+    tl_buf_printf(h, "<p class=\"note\">%zu unchanged node%s not shown.</p>\n",
+                  hidden, hidden == 1 ? "" : "s");
+}
+
+static void compile_link(tl_buf *h, const tl_compile_files *c) {
+  tl_buf_puts(h, "<a href=\"index.html#");
+  tl_url_path(h, c->home->dir_name);
+  tl_buf_puts(h, "\">");
+  esc(h, c->display);
+  tl_buf_puts(h, "</a>");
+}
+
+static void write_page(tl_store *store, const tl_compile_files *a,
+                       const tl_compile_files *b, const cJSON *diff,
+                       const char *stem, tl_view_page_fn view_page, void *ctx) {
+  tl_buf h, title;
+  tl_buf_init(&h);
+  tl_buf_init(&title);
+  tl_buf_printf(&title, "Recompile %s to %s", a->display, b->display);
+  tl_html_page_begin(&h, title.data, "");
+  tl_buf_puts(&h, "<p><a href=\"index.html#recompiles\">&larr; index</a> · "
+                  "<a href=\"");
+  tl_buf_printf(&h, "%s.json", stem);
+  tl_buf_puts(&h, "\">this diff as JSON</a> · <a href=\"help.html#"
+                  "recompiles\">how to read it</a></p>\n<h1>");
+  esc(&h, title.data);
+  tl_buf_puts(&h, "</h1>\n<p>Frame ");
+  tl_buf_printf(&h, "%lld: ", b->frame);
+  compile_link(&h, a);
+  tl_buf_puts(&h, " then ");
+  compile_link(&h, b);
+  tl_buf_puts(&h, ".</p>\n<h2>Why it compiled again</h2>\n");
+  reasons_list(&h, cJSON_GetObjectItemCaseSensitive(diff, "reasons"));
+  guards_table(&h, cJSON_GetObjectItemCaseSensitive(diff, "guards"));
+  const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(diff, "graphs");
+  const char *pa =
+      view_page && a->post_grad ? view_page(ctx, a->post_grad) : NULL;
+  const char *pb =
+      view_page && b->post_grad ? view_page(ctx, b->post_grad) : NULL;
+  graph_section(&h, "Dynamo graph",
+                cJSON_GetObjectItemCaseSensitive(graphs, "dynamo"), NULL, NULL,
+                "");
+  graph_section(&h, "Pre-grad graph",
+                cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad"), pa, pb,
+                "pre");
+  graph_section(&h, "Post-grad graph",
+                cJSON_GetObjectItemCaseSensitive(graphs, "post_grad"), pa, pb,
+                "post");
+  tl_html_page_end(&h);
+  tl_buf name;
+  tl_buf_init(&name);
+  tl_buf_printf(&name, "%s.html", stem);
+  tl_store_write(store, name.data, h.data, h.len);
+  tl_buf_free(&name);
+  tl_buf_free(&h);
+  tl_buf_free(&title);
+}
+
+static void write_json(tl_store *store, const cJSON *diff, const char *stem) {
+  tl_buf text, name;
+  tl_buf_init(&text);
+  tl_buf_init(&name);
+  tl_json_print_tree(&text, diff);
+  tl_buf_printf(&name, "%s.json", stem);
+  tl_store_write(store, name.data, text.data, text.len);
+  tl_buf_free(&text);
+  tl_buf_free(&name);
+}
+
+void tl_recompile_pages_write(tl_store *store, tl_buf *section,
+                              tl_view_page_fn view_page, void *ctx) {
+  tl_recompiles r;
+  tl_recompiles_find(store, &r);
+  if (!r.frames.count) {
+    tl_recompiles_free(&r);
+    return;
+  }
+  tl_buf_puts(section,
+              "<section id=\"recompiles\">\n<h2>Recompiles</h2>\n<p>Frames "
+              "compiled more than once: each later compile, why Dynamo "
+              "compiled it again (the guards of the earlier compiles that "
+              "failed, in words) and what changed (<a href=\"help.html#"
+              "recompiles\">how to read it</a>).</p>\n<ul>\n");
+  for (size_t f = 0; f < r.frames.count; f++) {
+    const tl_recompiled_frame *fr = &r.frames.items[f];
+    const tl_compile_files *c0 = &r.compiles.items[fr->first];
+    tl_buf_printf(section, "<li>Frame %lld: ", c0->frame);
+    for (size_t k = 0; k < fr->count; k++) {
+      if (k)
+        tl_buf_puts(section, " &rarr; ");
+      compile_link(section, &r.compiles.items[fr->first + k]);
+    }
+    tl_buf_puts(section, "\n<ul>\n");
+    for (size_t k = 1; k < fr->count; k++) {
+      const tl_compile_files *a = &r.compiles.items[fr->first + k - 1];
+      const tl_compile_files *b = &r.compiles.items[fr->first + k];
+      char stem[256];
+      tl_recompile_stem(a, b, stem, sizeof stem);
+      cJSON *diff = tl_recompile_diff(store->out_dir, a, b);
+      write_json(store, diff, stem);
+      write_page(store, a, b, diff, stem, view_page, ctx);
+      tl_buf_puts(section, "<li>");
+      esc(section, b->display);
+      tl_buf_puts(section, ": ");
+      const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(diff, "reasons");
+      const cJSON *reason;
+      bool any = false;
+      cJSON_ArrayForEach(reason, reasons) {
+        if (any)
+          tl_buf_puts(section, "; ");
+        esc(section, str(reason, "words"));
+        any = true;
+      }
+      if (!any)
+        tl_buf_puts(section, "no recompile reasons logged");
+      const cJSON *post = cJSON_GetObjectItemCaseSensitive(
+          cJSON_GetObjectItemCaseSensitive(diff, "graphs"), "post_grad");
+      const cJSON *sum = cJSON_GetObjectItemCaseSensitive(post, "summary");
+      tl_buf_puts(section, ". <a href=\"");
+      tl_url_path(section, stem);
+      tl_buf_puts(section, ".html\">What changed</a>");
+      if (sum)
+        tl_buf_printf(section,
+                      " <span class=\"note\">(post-grad: %.0f changed, %.0f "
+                      "added, %.0f removed)</span>",
+                      num(sum, "changed"), num(sum, "added"),
+                      num(sum, "removed"));
+      tl_buf_puts(section, "</li>\n");
+      cJSON_Delete(diff);
+    }
+    tl_buf_puts(section, "</ul></li>\n");
+  }
+  tl_buf_puts(section, "</ul>\n</section>\n");
+  tl_recompiles_free(&r);
+}
+#else
+void tl_recompile_pages_write(tl_store *store, tl_buf *section,
+                              tl_view_page_fn view_page, void *ctx) {
+  (void)store;
+  (void)section;
+  (void)view_page;
+  (void)ctx;
+}
+#endif

@@ -1,0 +1,22 @@
+/* recompile_pages.h: for each frame that compiled more than once, a page
+ * and a JSON file per recompile (what changed from the compile before, see
+ * diff/recompiles.h), and the index's "Recompiles" section that says why in
+ * words and links them.
+ */
+#ifndef TL_RECOMPILE_PAGES_H
+#define TL_RECOMPILE_PAGES_H
+
+#include "store/store.h"
+#include "util/buf.h"
+
+/* The provenance page (file name without .html) that shows the post-grad
+ * graph `post`, or NULL: the diff page links its nodes there. */
+typedef const char *(*tl_view_page_fn)(void *ctx, const tl_artifact *post);
+
+/* Writes `recompile_*.html` and `.json` for every recompile in `store` and
+ * appends the index's section to `section` (nothing when no frame
+ * recompiled). `view_page` may be NULL (no provenance pages). */
+void tl_recompile_pages_write(tl_store *store, tl_buf *section,
+                              tl_view_page_fn view_page, void *ctx);
+
+#endif
