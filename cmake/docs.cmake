@@ -8,7 +8,7 @@
 
 # Help sections: embedded here and compiled into tl_docs itself (not into
 # tlcore), so that tl_docs and its tests link on their own.
-set(TL_HELP_SECTIONS compile-ids artifacts highlighter diagnostics)
+set(TL_HELP_SECTIONS compile-ids artifacts highlighter recompiles diagnostics)
 set(TL_HELP_EMBED_SOURCES "")
 foreach(section ${TL_HELP_SECTIONS})
   string(REPLACE "-" "_" res "help_${section}")

@@ -52,6 +52,8 @@ tl_unit_test(engine_provenance tests/engine/test_provenance.c tl_engine)
 # Chunked parsing (src/analyze/ts_chunk.c): the Python scanner, and pycode.c in tiny
 # chunks against the whole text on the corpus and the fixtures' output code.
 tl_unit_test(engine_chunks tests/engine/test_chunks.c tl_engine)
+# The recompile diffs' readers (src/diff/): reasons, guards, graphs.
+tl_unit_test(diff_test tests/diff/diff_test.c tl_engine)
 if(BUILD_TESTING AND TARGET tl_engine_cpp)
   # The cpp_wrapper cases need the C++ analyzer.
   foreach(t engine_provenance engine_corpus engine_chunks)

@@ -43,10 +43,10 @@ typedef TL_VEC(tl_guard_diff_item) tl_guard_diff;
 
 /* The guards of `a` and `b` that differ: a guard with the same kind, source
  * and code on both sides is the same (comments aside, and the numbers
- * Dynamo gives the globals it installs, `___1` and `___7`); where one source has
- * one guard of a kind on each side with other code, that is one change;
- * the rest are removed or added. In the order of `b`, then `a`'s removed.
- * Sorting makes it O(n log n). */
+ * Dynamo gives the globals it installs, `___1` and `___7`); where one source
+ * has one guard of a kind on each side with other code, that is one change; the
+ * rest are removed or added. In the order of `b`, then `a`'s removed. Sorting
+ * makes it O(n log n). */
 void tl_guards_diff(const tl_guards *a, const tl_guards *b, tl_guard_diff *out);
 
 #endif

@@ -139,6 +139,11 @@ void tl_recompile_reasons_read(tl_str text, tl_recompile_reasons *out) {
       tl_recompile_reason r = {0};
       r.earlier = id;
       r.text = trim((tl_str){rest.ptr + from, to - from});
+      const char *comment = find(r.text, 0, "  #");
+      if (comment) {
+        r.where = trim(slice(comment + 3, r.text.ptr + r.text.len));
+        r.text = trim(slice(r.text.ptr, comment));
+      }
       if (r.text.len) {
         classify(&r);
         TL_VEC_PUSH(*out, r);

@@ -10,7 +10,10 @@
  *   0/0: tensor 'x' size mismatch at index 0. expected 4, actual 6
  *   0/1: L['self'].training == True
  *   0/2: ___check_obj_id(G['cfg'], 140197249297648)
- * The text is plain (logged with "encoding": "json" though it is no JSON).
+ * A guard's code may end with its comment (`G['SCALE'] == 2.0   # y *
+ * SCALE  # m.py:5 in f`), kept apart as `where`. The payload is plain text
+ * (logged with "encoding": "json" though it is no JSON), or, when several
+ * earlier compiles failed, a JSON array of such lines.
  */
 #ifndef TL_RECOMPILE_REASONS_H
 #define TL_RECOMPILE_REASONS_H
@@ -36,6 +39,7 @@ typedef struct tl_recompile_reason {
   tl_str index;    /* TL_REASON_TENSOR: the dimension, when the check says */
   tl_str expected; /* TL_REASON_TENSOR, TL_REASON_EQUALS: what it was */
   tl_str actual;   /* TL_REASON_TENSOR: what it is now */
+  tl_str where;    /* the guard's comment (the user line), when logged */
 } tl_recompile_reason;
 
 typedef TL_VEC(tl_recompile_reason) tl_recompile_reasons;

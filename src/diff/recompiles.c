@@ -211,8 +211,21 @@ cJSON *tl_recompile_reasons_json(const char *out_dir,
   text_file t;
   read_artifact(out_dir, b->reasons, &t);
   tl_recompile_reasons reasons = {0};
-  if (t.ok)
-    tl_recompile_reasons_read(tl_buf_str(&t.text), &reasons);
+  /* A JSON array of lines (several earlier compiles failed), or the lines. */
+  tl_buf lines;
+  tl_buf_init(&lines);
+  cJSON *array = t.ok ? cJSON_ParseWithLength(t.text.data, t.text.len) : NULL;
+  const cJSON *line;
+  if (cJSON_IsArray(array)) {
+    cJSON_ArrayForEach(line, array) {
+      if (cJSON_IsString(line))
+        tl_buf_printf(&lines, "%s\n", line->valuestring);
+    }
+  } else if (t.ok) {
+    tl_buf_append(&lines, t.text.data, t.text.len);
+  }
+  cJSON_Delete(array);
+  tl_recompile_reasons_read(tl_buf_str(&lines), &reasons);
   tl_buf words;
   tl_buf_init(&words);
   for (size_t i = 0; i < reasons.count; i++) {
@@ -229,9 +242,11 @@ cJSON *tl_recompile_reasons_json(const char *out_dir,
     add_opt_str(o, "index", r->index);
     add_opt_str(o, "expected", r->expected);
     add_opt_str(o, "actual", r->actual);
+    add_opt_str(o, "where", r->where);
     cJSON_AddItemToArray(list, o);
   }
   tl_buf_free(&words);
+  tl_buf_free(&lines);
   TL_VEC_FREE(reasons);
   tl_buf_free(&t.text);
   return list;

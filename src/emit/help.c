@@ -13,10 +13,12 @@
 TL_RES_DECLARE(help_compile_ids);
 TL_RES_DECLARE(help_artifacts);
 TL_RES_DECLARE(help_highlighter);
+TL_RES_DECLARE(help_recompiles);
 TL_RES_DECLARE(help_diagnostics);
 
 const char *const tl_help_section_ids[] = {"compile-ids", "artifacts",
-                                           "highlighter", "diagnostics", NULL};
+                                           "highlighter", "recompiles",
+                                           "diagnostics", NULL};
 
 /* Section id -> embedded Markdown, in tl_help_section_ids order. */
 static tl_str section_markdown(const char *id) {
@@ -28,6 +30,8 @@ static tl_str section_markdown(const char *id) {
     return TL_RES(help_artifacts);
   if (strcmp(id, "highlighter") == 0)
     return TL_RES(help_highlighter);
+  if (strcmp(id, "recompiles") == 0)
+    return TL_RES(help_recompiles);
   if (strcmp(id, "diagnostics") == 0)
     return TL_RES(help_diagnostics);
   return (tl_str){NULL, 0};
@@ -79,8 +83,8 @@ static const char PAGE_HEAD[] =
 void tl_help_render_page(tl_buf *out) {
   tl_buf_puts(out, PAGE_HEAD);
   tl_buf_puts(out, "<nav>\n");
-  static const char *const titles[] = {"Compile ids", "Artifacts",
-                                       "Highlighter", "Diagnostics"};
+  static const char *const titles[] = {
+      "Compile ids", "Artifacts", "Highlighter", "Recompiles", "Diagnostics"};
   for (int i = 0; tl_help_section_ids[i]; i++)
     tl_buf_printf(out, "<a href=\"#%s\">%s</a>\n", tl_help_section_ids[i],
                   titles[i]);

@@ -66,6 +66,12 @@ SINGLE = {
         ("-_1_1_0", -1, "provenance_tracking_-_1_1_0.json",
          "cpp_fused_add_mul_relu_0:1"),
     ]),
+    # One cause of recompiling per frame (tests/e2e/test_recompiles.py
+    # checks the diffs): the float64 compile of `cast`.
+    "rec-recompiles": ([], [
+        ("-_2_1_0", -1, "provenance_tracking_-_2_1_0.json",
+         "cpp_fused_add_cos_mul_0:1"),
+    ]),
     "rec-profile": ([], [
         ("-_0_0_0", -1, "provenance_tracking_-_0_0_0.json",
          "cpp_fused_add_gelu_native_layer_norm_1:4"),

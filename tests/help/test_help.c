@@ -79,9 +79,9 @@ TEST(help_page_has_one_anchor_and_one_nav_link_per_section) {
   tl_buf_init(&out);
   tl_help_render_page(&out);
   CHECK(strncmp(out.data, "<!DOCTYPE html>\n", 16) == 0);
-  const char *ids[] = {"compile-ids", "artifacts", "highlighter",
+  const char *ids[] = {"compile-ids", "artifacts", "highlighter", "recompiles",
                        "diagnostics"};
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     char anchor[64], link[64];
     snprintf(anchor, sizeof anchor, " id=\"%s\"", ids[i]);
     snprintf(link, sizeof link, "href=\"#%s\"", ids[i]);
@@ -89,13 +89,15 @@ TEST(help_page_has_one_anchor_and_one_nav_link_per_section) {
     CHECK_INT_EQ(count(out.data, link), 1);
     CHECK_STR_EQ(tl_help_section_ids[i], ids[i]);
   }
-  CHECK(tl_help_section_ids[4] == NULL);
-  CHECK_INT_EQ(count(out.data, "<section "), 4);
-  CHECK_INT_EQ(count(out.data, "</section>"), 4);
+  CHECK(tl_help_section_ids[5] == NULL);
+  CHECK_INT_EQ(count(out.data, "<section "), 5);
+  CHECK_INT_EQ(count(out.data, "</section>"), 5);
   /* sections appear in page order */
   CHECK(strstr(out.data, "id=\"compile-ids\"") <
         strstr(out.data, "id=\"artifacts\""));
   CHECK(strstr(out.data, "id=\"highlighter\"") <
+        strstr(out.data, "id=\"recompiles\""));
+  CHECK(strstr(out.data, "id=\"recompiles\"") <
         strstr(out.data, "id=\"diagnostics\""));
   CHECK(strstr(out.data, "</html>\n") != NULL);
   tl_buf_free(&out);

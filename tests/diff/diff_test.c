@@ -1,0 +1,241 @@
+/* diff_test.c: the recompile diffs' readers on texts written here in the
+ * shapes torch logs them (torch/_dynamo/guards.py: get_guard_fail_reason
+ * for the reasons, the GuardManager debug string for the guards, and
+ * print_readable for the graphs). */
+#include <string.h>
+
+#include "check.h"
+#include "diff/fx_diff.h"
+#include "diff/guards.h"
+#include "diff/recompile_reasons.h"
+
+static char *cstr(tl_str s) {
+  static char buf[8][512];
+  static int next;
+  char *b = buf[next++ % 8];
+  snprintf(b, sizeof buf[0], "%.*s", (int)s.len, s.ptr);
+  return b;
+}
+
+static char *words(const tl_recompile_reason *r) {
+  static char out[512];
+  tl_buf b;
+  tl_buf_init(&b);
+  tl_recompile_reason_words(&b, r);
+  snprintf(out, sizeof out, "%s", b.data);
+  tl_buf_free(&b);
+  return out;
+}
+
+TEST(a_tensor_size_check_is_read_and_said_in_words) {
+  tl_recompile_reasons rs = {0};
+  tl_recompile_reasons_read(
+      tl_str_from("0/0: tensor 'x' size mismatch at index 0. expected 4, "
+                  "actual 6\n"),
+      &rs);
+  CHECK_INT_EQ(rs.count, 1);
+  const tl_recompile_reason *r = &rs.items[0];
+  CHECK_INT_EQ(r->kind, TL_REASON_TENSOR);
+  CHECK_STR_EQ(cstr(r->earlier), "0/0");
+  CHECK_STR_EQ(cstr(r->subject), "x");
+  CHECK_STR_EQ(cstr(r->what), "size");
+  CHECK_STR_EQ(cstr(r->index), "0");
+  CHECK_STR_EQ(cstr(r->expected), "4");
+  CHECK_STR_EQ(cstr(r->actual), "6");
+  CHECK_STR_EQ(words(r), "[0/0] was compiled for tensor x with size 4 at "
+                         "dimension 0; it is now 6");
+  TL_VEC_FREE(rs);
+}
+
+TEST(every_kind_of_reason_and_each_line_of_a_compile) {
+  tl_recompile_reasons rs = {0};
+  tl_recompile_reasons_read(
+      tl_str_from(
+          "0/0: tensor 'y' dtype mismatch. expected Float, actual Double\n"
+          "0/1: ___check_obj_id(G['cfg'], 140197249297648)\n"
+          "User stack trace:\n"
+          "  File \"m.py\", line 3, in f\n"
+          "0/2: ___check_type_id(L['n'], 9412)\n"
+          "0/3: self.training == False; G['SCALE'] == 2.0     # y * SCALE  "
+          "# m.py:5 in f\n"
+          "0/4: 2 <= L['x'].size()[0]\n"
+          "0/5: BACKEND_MATCH failure: torch.compile detected different\n"
+          "!0/1/0: len(L['xs']) != 3 and x\n"),
+      &rs);
+  CHECK_INT_EQ(rs.count, 8);
+  if (rs.count != 8)
+    return;
+  static const tl_reason_kind kinds[] = {
+      TL_REASON_TENSOR,  TL_REASON_OBJECT_ID, TL_REASON_TYPE_ID,
+      TL_REASON_EQUALS,  TL_REASON_EQUALS,    TL_REASON_SIZE_RANGE,
+      TL_REASON_BACKEND, TL_REASON_OTHER};
+  for (size_t i = 0; i < 8; i++)
+    CHECK_INT_EQ(rs.items[i].kind, kinds[i]);
+  CHECK_STR_EQ(words(&rs.items[0]), "[0/0] was compiled for tensor y with "
+                                    "dtype Float; it is now Double");
+  CHECK_STR_EQ(words(&rs.items[1]),
+               "[0/1] holds another object in G['cfg'] than the one it was "
+               "compiled for (its id changed)");
+  CHECK_STR_EQ(words(&rs.items[2]),
+               "[0/2] was compiled for another type of L['n']");
+  CHECK_STR_EQ(cstr(rs.items[3].earlier), "0/3");
+  CHECK_STR_EQ(cstr(rs.items[4].earlier), "0/3");
+  CHECK_STR_EQ(words(&rs.items[3]), "[0/3] was compiled for self.training "
+                                    "== False; that no longer holds");
+  CHECK_STR_EQ(cstr(rs.items[4].subject), "G['SCALE']");
+  CHECK_STR_EQ(cstr(rs.items[4].expected), "2.0");
+  CHECK_STR_EQ(cstr(rs.items[4].where), "y * SCALE  # m.py:5 in f");
+  CHECK_STR_EQ(words(&rs.items[5]),
+               "[0/4] was compiled for sizes in a range that no longer "
+               "holds: 2 <= L['x'].size()[0]");
+  CHECK_STR_EQ(words(&rs.items[6]),
+               "[0/5] was compiled with another backend callable");
+  CHECK_STR_EQ(cstr(rs.items[7].earlier), "!0/1/0");
+  CHECK_STR_EQ(words(&rs.items[7]),
+               "[!0/1/0] guard failed: len(L['xs']) != 3 and x");
+  TL_VEC_FREE(rs);
+}
+
+static const char GUARDS_A[] =
+    "\n"
+    "TREE_GUARD_MANAGER:\n"
+    "+- RootGuardManager\n"
+    "| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None           # "
+    "_dynamo/output_graph.py:1122 in init_ambient_guards\n"
+    "| +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor"
+    "(key='x', framelocals_idx=0), type=<class 'torch.Tensor'>\n"
+    "| | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, torch.float32, "
+    "size=[4, 16], stride=[16, 1])  # return f(x)  # m.py:3 in g\n"
+    "| +- GuardManager: source=G, accessed_by=GlobalsGuardAccessor\n"
+    "| | +- GuardManager: source=G['__builtins_dict___1'], accessed_by="
+    "DictGetItemGuardAccessor('__builtins_dict___1')\n"
+    "| | | +- ID_MATCH: ___check_obj_id(G['__builtins_dict___1']['print'], "
+    "77)  # print(1)  # m.py:4 in g\n"
+    "| | +- EQUALS_MATCH: G['SCALE'] == 2.0  # y * SCALE  # m.py:5 in g\n";
+
+static const char GUARDS_B[] =
+    "\n"
+    "TREE_GUARD_MANAGER:\n"
+    "+- RootGuardManager\n"
+    "| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None\n"
+    "| +- GuardManager: source=L['x'], accessed_by=FrameLocalsGuardAccessor"
+    "(key='x', framelocals_idx=0), type=<class 'torch.Tensor'>\n"
+    "| | +- TENSOR_MATCH: check_tensor(L['x'], Tensor, torch.float32, "
+    "size=[None, 16], stride=[16, 1])  # return f(x)  # m.py:3 in g\n"
+    "| +- LAMBDA_GUARD: 2 <= L['x'].size()[0]  # return f(x)  # m.py:3 in g\n"
+    "| +- GuardManager: source=G, accessed_by=GlobalsGuardAccessor\n"
+    "| | +- GuardManager: source=G['__builtins_dict___7'], accessed_by="
+    "DictGetItemGuardAccessor('__builtins_dict___7')\n"
+    "| | | +- ID_MATCH: ___check_obj_id(G['__builtins_dict___7']['print'], "
+    "77)  # print(1)  # m.py:4 in g\n";
+
+TEST(the_guard_tree_gives_each_leaf_its_manager_source_and_user_line) {
+  tl_guards g = {0};
+  tl_guards_read(tl_str_from(GUARDS_A), &g);
+  CHECK_INT_EQ(g.count, 4);
+  if (g.count != 4)
+    return;
+  CHECK_STR_EQ(cstr(g.items[0].kind), "DEFAULT_DEVICE");
+  CHECK_STR_EQ(cstr(g.items[0].source), "");
+  CHECK_STR_EQ(cstr(g.items[0].code), "utils_device.CURRENT_DEVICE == None");
+  CHECK_STR_EQ(cstr(g.items[0].comment),
+               "_dynamo/output_graph.py:1122 in init_ambient_guards");
+  CHECK_STR_EQ(cstr(g.items[1].kind), "TENSOR_MATCH");
+  CHECK_STR_EQ(cstr(g.items[1].source), "L['x']");
+  CHECK_STR_EQ(cstr(g.items[1].comment), "return f(x)  # m.py:3 in g");
+  CHECK_STR_EQ(cstr(g.items[2].source), "G['__builtins_dict___1']");
+  CHECK_STR_EQ(cstr(g.items[3].kind), "EQUALS_MATCH");
+  CHECK_STR_EQ(cstr(g.items[3].source), "G");
+  CHECK_STR_EQ(cstr(g.items[3].code), "G['SCALE'] == 2.0");
+  TL_VEC_FREE(g);
+}
+
+TEST(guards_that_differ_are_changed_added_or_removed) {
+  tl_guards a = {0}, b = {0};
+  tl_guards_read(tl_str_from(GUARDS_A), &a);
+  tl_guards_read(tl_str_from(GUARDS_B), &b);
+  tl_guard_diff d = {0};
+  tl_guards_diff(&a, &b, &d);
+  /* The device guard (comment aside) and the print id (___1 and ___7) are
+   * the same guard; the tensor's size changed; the size range is new; the
+   * SCALE guard went. */
+  CHECK_INT_EQ(d.count, 3);
+  if (d.count != 3)
+    return;
+  CHECK_INT_EQ(d.items[0].change, TL_GUARD_CHANGED);
+  CHECK_STR_EQ(cstr(d.items[0].after->source), "L['x']");
+  CHECK(strstr(cstr(d.items[0].before->code), "size=[4, 16]") != NULL);
+  CHECK(strstr(cstr(d.items[0].after->code), "size=[None, 16]") != NULL);
+  CHECK_INT_EQ(d.items[1].change, TL_GUARD_ADDED);
+  CHECK_STR_EQ(cstr(d.items[1].after->code), "2 <= L['x'].size()[0]");
+  CHECK_INT_EQ(d.items[2].change, TL_GUARD_REMOVED);
+  CHECK_STR_EQ(cstr(d.items[2].before->code), "G['SCALE'] == 2.0");
+  TL_VEC_FREE(d);
+  TL_VEC_FREE(a);
+  TL_VEC_FREE(b);
+}
+
+static const char GRAPH_A[] =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, L_x_: \"f32[4, 16][16, 1]cpu\"):\n"
+    "        l_x_ = L_x_\n"
+    "        sin: \"f32[4, 16][16, 1]cpu\" = torch.sin(l_x_)\n"
+    "        mul: \"f32[4, 16][16, 1]cpu\" = sin * 2.0;  sin = None\n"
+    "        add: \"f32[4, 16][16, 1]cpu\" = mul + 1;  mul = None\n"
+    "        return (add,)\n";
+
+/* The batch made symbolic (a Sym parameter first), a node added before
+ * `sin`, which is renamed; `mul` now scales by 3.0. */
+static const char GRAPH_B[] =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, s77: \"Sym(s77)\", L_x_: \"f32[s77, 16][16, "
+    "1]cpu\"):\n"
+    "        l_x_ = L_x_\n"
+    "        cos: \"f32[s77, 16][16, 1]cpu\" = torch.cos(l_x_)\n"
+    "        sin_1: \"f32[4, 16][16, 1]cpu\" = torch.sin(l_x_)\n"
+    "        mul: \"f32[4, 16][16, 1]cpu\" = sin_1 * 3.0;  sin_1 = None\n"
+    "        add: \"f32[4, 16][16, 1]cpu\" = mul + 1;  mul = None\n"
+    "        return (add,)\n";
+
+TEST(graph_nodes_are_matched_by_what_they_are_not_by_name) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_diff d;
+  tl_fx_diff_texts(&arena, tl_str_from(GRAPH_A), tl_str_from(GRAPH_B), &d);
+  CHECK_INT_EQ(d.rows.count, 7);
+  if (d.rows.count != 7)
+    return;
+  /* s77 added; L_x_ changed type; l_x_ same; cos added; sin renamed to
+   * sin_1 (same op, type and input); mul changed (3.0); add same. */
+  static const tl_fx_change want[] = {TL_FX_ADDED, TL_FX_CHANGED, TL_FX_SAME,
+                                      TL_FX_ADDED, TL_FX_SAME,    TL_FX_CHANGED,
+                                      TL_FX_SAME};
+  static const char *const names[] = {"s77",   "L_x_", "l_x_", "cos",
+                                      "sin_1", "mul",  "add"};
+  for (size_t i = 0; i < 7; i++) {
+    CHECK_INT_EQ(d.rows.items[i].change, want[i]);
+    CHECK_STR_EQ(cstr(d.rows.items[i].after.name), names[i]);
+  }
+  CHECK(d.rows.items[1].type_changed && !d.rows.items[1].args_changed);
+  CHECK(d.rows.items[4].renamed);
+  CHECK_STR_EQ(cstr(d.rows.items[4].before.name), "sin");
+  CHECK_STR_EQ(cstr(d.rows.items[4].after.op), "torch.sin");
+  CHECK(d.rows.items[5].args_changed && !d.rows.items[5].type_changed);
+  CHECK_INT_EQ(d.rows.items[5].after.line, 6);
+  CHECK_INT_EQ(d.added, 2);
+  CHECK_INT_EQ(d.removed, 0);
+  CHECK_INT_EQ(d.changed, 2);
+  CHECK_INT_EQ(d.renamed, 1);
+  CHECK_INT_EQ(d.same, 2);
+  tl_fx_diff_free(&d);
+  tl_arena_free(&arena);
+}
+
+int main(void) {
+  RUN(a_tensor_size_check_is_read_and_said_in_words);
+  RUN(every_kind_of_reason_and_each_line_of_a_compile);
+  RUN(the_guard_tree_gives_each_leaf_its_manager_source_and_user_line);
+  RUN(guards_that_differ_are_changed_added_or_removed);
+  RUN(graph_nodes_are_matched_by_what_they_are_not_by_name);
+  return check_summary();
+}

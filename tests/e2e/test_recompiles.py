@@ -1,0 +1,400 @@
+"""The recompile diffs (src/diff/, src/emit/recompile_pages.c) against an
+independent reading of the same traces.
+
+For every frame of the recorded examples that compiled more than once, the
+trace is read here again (tracelog.py), and:
+- the reasons: each line of the later compile's recompile_reasons (a text,
+  or a JSON array of lines), its compile id, its kind and its numbers, and
+  the sentence the index shows, derived here from the line;
+- the guards: the leaf guards of both compiles' guard trees, those that
+  differ (Dynamo's ___N global numbers read as one), changed where one
+  guard of a kind on a source is left on each side;
+- the graphs: each forward read with Python's `ast`; the node pairs the
+  tool reports must be a longest common subsequence of the two op
+  sequences (computed here), in order, each pair's verdict (same, renamed,
+  type or arguments changed) right by this reading, arguments compared
+  through the tool's pairing.
+
+Environment: TLPARSE (the binary).
+"""
+
+import ast
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tracelog  # noqa: E402
+
+TLPARSE = os.environ.get("TLPARSE", "tlparse")
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "examples")
+RECORDINGS = ["rec-recompiles", "rec-dynamic"]
+
+
+def compiles(path):
+    """{(autograd, frame, compile): {name: payload}}: per compile, the first
+    payload of each kind, its attempts read from the last one down."""
+    found = {}
+    for _, env, payload in tracelog.records(path):
+        if env.get("frame_id") is None or env.get("frame_compile_id") is None:
+            continue
+        k = tracelog.kind(env)
+        name = env["artifact"]["name"] if k == "artifact" else k
+        key = ("-" if env.get("compiled_autograd_id") is None
+               else str(env["compiled_autograd_id"]), env["frame_id"],
+               env["frame_compile_id"])
+        attempt = env.get("attempt") or 0
+        found.setdefault(key, {}).setdefault(attempt, {}).setdefault(
+            name, payload)
+    out = {}
+    for key, attempts in found.items():
+        files = {}
+        for attempt in sorted(attempts, reverse=True):
+            for name, payload in attempts[attempt].items():
+                files.setdefault(name, payload)
+        files["pre"] = files.get("before_pre_grad_graph",
+                                 files.get("inductor_pre_grad_graph"))
+        files["post"] = files.get("after_post_grad_graph",
+                                  files.get("inductor_post_grad_graph"))
+        out[key] = files
+    return out
+
+
+# ---- reasons --------------------------------------------------------------
+
+TENSOR = re.compile(r"tensor '([^']*)' (.+?) mismatch(?: at index (\d+))?\."
+                    r"(?: expected (.*?)(?:, actual (.*))?)?$")
+
+
+def reason_lines(payload):
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        value = None
+    return value if isinstance(value, list) else payload.split("\n")
+
+
+def expected_reasons(payload):
+    out = []
+    for line in reason_lines(payload or ""):
+        m = re.match(r"([0-9_!/]+): (.*)$", line.strip())
+        if not m or "/" not in m.group(1):
+            continue
+        for text in m.group(2).split("; "):
+            where = ""
+            if "  #" in text:
+                text, where = text.split("  #", 1)
+            text, where = text.strip(), where.strip()
+            r = {"earlier": m.group(1), "text": text}
+            t = TENSOR.match(text)
+            if t:
+                name, what, index, expected, actual = t.groups()
+                r["kind"] = "tensor"
+                words = "[%s] was compiled for tensor %s with %s %s" % (
+                    m.group(1), name, what, expected)
+                if index:
+                    words += " at dimension " + index
+                words += "; it is now " + actual if actual else \
+                    "; it differs now"
+                r["words"] = words
+            elif " == " in text and "<" not in text and ">" not in text:
+                subject, value = text.split(" == ", 1)
+                r["kind"] = "equals"
+                r["words"] = ("[%s] was compiled for %s == %s; that no longer "
+                              "holds" % (m.group(1), subject, value))
+            if where:
+                r["where"] = where
+            out.append(r)
+    return out
+
+
+# ---- guards ---------------------------------------------------------------
+
+def leaf_guards(text):
+    sources, out = {}, []
+    for line in (text or "").split("\n"):
+        m = re.match(r"((?:\| )*)\+- (.*)$", line)
+        if not m:
+            continue
+        level, item = len(m.group(1)) // 2, m.group(2)
+        head, sep, rest = item.partition(":")
+        if head.strip().endswith("GuardManager") or not sep:
+            s = re.search(r"source=(.*?)(?:, accessed_by=|$)", rest)
+            sources[level + 1] = s.group(1) if s else ""
+            continue
+        code = re.split(r"  +#", rest.strip(), maxsplit=1)[0].strip()
+        out.append((head.strip(), sources.get(level, ""), code))
+    return out
+
+
+def norm(s):
+    return re.sub(r"(?<=___)\d+", "#", s)
+
+
+def expected_guard_changes(a, b):
+    ka = [(norm(s), k, norm(c), s, c) for k, s, c in leaf_guards(a)]
+    kb = [(norm(s), k, norm(c), s, c) for k, s, c in leaf_guards(b)]
+    left_a = list(ka)
+    left_b = []
+    for g in kb:
+        same = next((x for x in left_a if x[:3] == g[:3]), None)
+        if same:
+            left_a.remove(same)
+        else:
+            left_b.append(g)
+    changes = set()
+    for g in list(left_b):
+        on_a = [x for x in left_a if x[:2] == g[:2]]
+        on_b = [x for x in left_b if x[:2] == g[:2]]
+        if len(on_a) == 1 and len(on_b) == 1:
+            changes.add(("changed", g[1], g[3], on_a[0][4], g[4]))
+            left_a.remove(on_a[0])
+            left_b.remove(g)
+    changes |= {("added", g[1], g[3], None, g[4]) for g in left_b}
+    changes |= {("removed", g[1], g[3], g[4], None) for g in left_a}
+    return changes
+
+
+# ---- graphs ---------------------------------------------------------------
+
+def in_order(node):
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from in_order(child)
+
+
+def placeholder_op(t):
+    head = re.match(r"[^\[(]*", t).group(0)
+    if not t[len(head):].startswith("["):
+        return "placeholder " + head
+    inside = t[len(head) + 1:t.index("]")]
+    return "placeholder %s %dd" % (head, inside.count(",") + 1 if inside
+                                   else 0)
+
+
+def graph_nodes(text):
+    """[(name, op, type, value or None, line)] of the outer forward."""
+    text = text.replace("<lambda>", "_lambda_")
+    fn = next(n for n in in_order(ast.parse(text))
+              if isinstance(n, ast.FunctionDef) and n.name == "forward")
+    out = []
+    for a in fn.args.args:
+        if a.arg == "self":
+            continue
+        t = a.annotation.value if isinstance(a.annotation, ast.Constant) \
+            else ""
+        out.append((a.arg, placeholder_op(t), t, None, a.lineno))
+    for st in fn.body:
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+            target, value = st.target.id, st.value
+            t = st.annotation.value if isinstance(st.annotation,
+                                                  ast.Constant) else ""
+        elif (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+              isinstance(st.targets[0], ast.Name)):
+            target, value, t = st.targets[0].id, st.value, ""
+        else:
+            continue
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue
+        op = ast.get_source_segment(text, value.func) \
+            if isinstance(value, ast.Call) else type(value).__name__
+        out.append((target, op, t, value, st.lineno))
+    return out
+
+
+def args_shape(value, names):
+    """The arguments with each node name as ('ref', index)."""
+    parts = value.args + [k.value for k in value.keywords] \
+        if isinstance(value, ast.Call) else [value]
+    keys = [k.arg for k in value.keywords] if isinstance(value, ast.Call) \
+        else []
+
+    def walk(n):
+        if isinstance(n, ast.Name) and n.id in names:
+            return ("ref", names[n.id])
+        if isinstance(n, ast.AST):
+            return (type(n).__name__,) + tuple(
+                walk(getattr(n, f)) for f in n._fields
+                if f not in ("ctx",))
+        if isinstance(n, list):
+            return tuple(walk(x) for x in n)
+        return n
+    return (tuple(keys),) + tuple(walk(p) for p in parts)
+
+
+def lcs_length(xs, ys):
+    prev = [0] * (len(ys) + 1)
+    for x in xs:
+        cur = [0]
+        for j, y in enumerate(ys):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+class Recompiles(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="tl-recompiles-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def report(self, name):
+        out = os.path.join(self.tmp, name)
+        if not os.path.isdir(out):
+            r = subprocess.run([TLPARSE, os.path.join(EXAMPLES, name,
+                                                      "trace.log"),
+                                "-o", out, "-i", "--no-browser"],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, CI="1"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+        return out
+
+    def pairs(self, name):
+        """[(a key, b key, a files, b files)] of consecutive compiles."""
+        cs = compiles(os.path.join(EXAMPLES, name, "trace.log"))
+        keys = sorted(cs)
+        return [(a, b, cs[a], cs[b]) for a, b in zip(keys, keys[1:])
+                if a[:2] == b[:2]]
+
+    def diff(self, out, a, b):
+        with open(os.path.join(out, "recompile_%s_%d_%d_to_%d.json"
+                               % (a[0], a[1], a[2], b[2]))) as f:
+            return json.load(f)
+
+    def test_every_recompile_has_its_page_json_and_index_line(self):
+        for name in RECORDINGS:
+            out = self.report(name)
+            pairs = self.pairs(name)
+            self.assertGreater(len(pairs), 0, name)
+            stems = {"recompile_%s_%d_%d_to_%d" % (a[0], a[1], a[2], b[2])
+                     for a, b, _, _ in pairs}
+            written = {f[:-5] for f in os.listdir(out)
+                       if f.startswith("recompile_") and f.endswith(".html")}
+            self.assertEqual(written, stems, name)
+            with open(os.path.join(out, "index.html")) as f:
+                index = f.read()
+            section = index[index.index('<section id="recompiles">'):]
+            section = section[:section.index("</section>")]
+            for a, b, fa, fb in pairs:
+                words = [r["words"] for r in expected_reasons(
+                    fb.get("recompile_reasons")) if "words" in r]
+                self.assertGreater(len(words), 0, (name, b))
+                line = "<li>[%d/%d]: %s. <a href=\"recompile_%s_%d_%d_to_%d" \
+                    ".html\">What changed</a>" % (
+                        b[1], b[2], html.escape("; ".join(words)), a[0], a[1],
+                        a[2], b[2])
+                self.assertIn(line.replace("&#x27;", "&#39;"), section)
+
+    def test_reasons_are_read_as_logged(self):
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                got = self.diff(out, a, b)["reasons"]
+                want = expected_reasons(fb.get("recompile_reasons"))
+                self.assertEqual(len(got), len(want), (name, b))
+                for g, w in zip(got, want):
+                    for k, v in w.items():
+                        self.assertEqual(g[k], v, (name, b, k))
+
+    def test_guards_that_differ(self):
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                got = self.diff(out, a, b)["guards"]
+                self.assertTrue(got["available"])
+                self.assertEqual(got["before_count"],
+                                 len(leaf_guards(fa["dynamo_cpp_guards_str"])))
+                self.assertEqual(got["after_count"],
+                                 len(leaf_guards(fb["dynamo_cpp_guards_str"])))
+                self.assertEqual(
+                    {(c["change"], c["kind"], c["source"], c.get("before"),
+                      c.get("after")) for c in got["changes"]},
+                    expected_guard_changes(fa["dynamo_cpp_guards_str"],
+                                           fb["dynamo_cpp_guards_str"]),
+                    (name, b))
+
+    def check_graph(self, got, ta, tb, where):
+        na, nb = graph_nodes(ta), graph_nodes(tb)
+        ia = {n[0]: i for i, n in reversed(list(enumerate(na)))}
+        ib = {n[0]: i for i, n in reversed(list(enumerate(nb)))}
+        pairs, added, removed = [], 0, 0
+        for row in got["nodes"]:
+            if row["change"] == "added":
+                added += 1
+            elif row["change"] == "removed":
+                removed += 1
+            else:
+                pairs.append((row, ia[row["before"]["name"]],
+                              ib[row["after"]["name"]]))
+        self.assertEqual(len(na) - len(pairs), removed, where)
+        self.assertEqual(len(nb) - len(pairs), added, where)
+        self.assertEqual(len(pairs), lcs_length([n[1] for n in na],
+                                                [n[1] for n in nb]), where)
+        partner = {i: j for _, i, j in pairs}
+        for k, (row, i, j) in enumerate(pairs):
+            x, y = na[i], nb[j]
+            if k:
+                self.assertLess(pairs[k - 1][1], i, where)
+                self.assertLess(pairs[k - 1][2], j, where)
+            self.assertEqual(x[1], y[1], where)
+            type_changed = x[2] != y[2]
+            if x[3] is None or y[3] is None:
+                args_changed = (x[3] is None) != (y[3] is None)
+            else:
+                mapped = args_shape(x[3], {n: ("b", partner.get(i_, -1))
+                                           for n, i_ in ia.items()})
+                other = args_shape(y[3], {n: ("b", j_)
+                                          for n, j_ in ib.items()})
+                args_changed = mapped != other
+            change = "changed" if type_changed or args_changed else "same"
+            self.assertEqual(row["change"], change, (where, x[0], y[0]))
+            self.assertEqual(row["renamed"], x[0] != y[0], where)
+            if change == "changed":
+                self.assertEqual(row["type_changed"], type_changed, where)
+                self.assertEqual(row["args_changed"], args_changed, where)
+        s = got["summary"]
+        self.assertEqual(s["added"], added)
+        self.assertEqual(s["removed"], removed)
+        self.assertEqual(s["same"] + s["renamed"] + s["changed"], len(pairs))
+
+    def test_graph_nodes_match_an_independent_reading(self):
+        checked = 0
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                graphs = self.diff(out, a, b)["graphs"]
+                for key, kind in (("dynamo", "dynamo_output_graph"),
+                                  ("pre_grad", "pre"), ("post_grad", "post")):
+                    if not fa.get(kind) or not fb.get(kind):
+                        self.assertFalse(graphs[key]["available"])
+                        continue
+                    self.check_graph(graphs[key], fa[kind], fb[kind],
+                                     (name, b, key))
+                    checked += 1
+        self.assertGreaterEqual(checked, 15)
+
+    def test_the_page_says_why_and_escapes_the_trace(self):
+        out = self.report("rec-recompiles")
+        with open(os.path.join(out, "recompile_-_0_0_to_1.html")) as f:
+            page = f.read()
+        self.assertIn("<h1>Recompile [0/0] to [0/1]</h1>", page)
+        self.assertIn("[0/0] was compiled for G[&#39;SCALE&#39;] == 2.0; that "
+                      "no longer holds", page)
+        self.assertNotIn("G['SCALE']", page)
+        # The post-grad nodes link the provenance pages of both compiles.
+        self.assertIn('href="provenance_tracking_-_0_0_0.html#post=', page)
+        self.assertIn('href="provenance_tracking_-_0_1_0.html#post=', page)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
