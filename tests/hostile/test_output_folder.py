@@ -266,11 +266,20 @@ class Signals(Case):
 
     def test_a_write_error_names_the_file_and_its_reason(self):
         # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG
-        # instead of killing): one line, exit 1, nothing left behind.
+        # instead of killing): one line, exit 1, nothing left behind. The
+        # log's 20,000 tensor descriptions make a 4 MB raw.jsonl and no
+        # other file (the big log's 30,000 files took 90 s under load).
+        log = os.path.join(self.tmp, "descriptions.log")
+        line = ('V0101 00:00:00.000000 1 a.py:1] {"describe_tensor": '
+                '{"id": %d, "ndim": 1, "dtype": "torch.float32", "size": '
+                '[16]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}\n')
+        with open(log, "w") as f:
+            f.write("".join(line % i for i in range(20000)))
+
         def limit_file_size():
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (2000000, 2000000))
-        r = subprocess.run([TLPARSE, self.log, "--no-browser", "-o",
+        r = subprocess.run([TLPARSE, log, "--no-browser", "-o",
                             self.out], env=ENV, capture_output=True,
                            text=True, preexec_fn=limit_file_size)
         self.assertEqual(r.returncode, 1)
