@@ -2,7 +2,7 @@
  * its command (src/command/): `tlparse PATH` writes the report of a log or
  * a folder of rank logs (report_command.h); `tlparse run ... -- CMD` runs
  * CMD with TORCH_TRACE set and then writes the report of what it logged
- * (run_command.h). A subcommand is a word in SUBCOMMANDS below.
+ * (run_command.h). A subcommand is a first word main() checks for.
  * Exit codes: 0 success; 1 environment errors, and with --strict or
  * --strict-compile-id the input failures they name, except with -e, which
  * (as the Rust tool) enforces neither; `run` returns its child's failing

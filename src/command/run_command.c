@@ -305,6 +305,14 @@ int tl_run_command(const tl_run_request *r) {
   report.path = trace_dir;
   report.all_ranks = ranks >= 2;
   report.latest = !report.all_ranks;
+  if (report.all_ranks && report.profile_count) {
+    /* The multi-rank mode joins no profile: the report is still written. */
+    fprintf(stderr,
+            "tlparse: run: --profile applies to one rank's log (tlparse "
+            "LOG -i --profile TRACE); the multi-rank report is written "
+            "without it\n");
+    report.profile_count = 0;
+  }
   if (!report.all_ranks && files > 1)
     fprintf(stderr,
             "tlparse: run: %s holds %zu logs; the report reads the latest "

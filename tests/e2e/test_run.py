@@ -220,6 +220,30 @@ class Run(unittest.TestCase):
         self.assertEqual(glob.glob(os.path.join(out, "provenance_*")), [])
         self.assertTrue(os.path.isdir(os.path.join(out, "-_0_0_0")))
 
+    def test_rank_logs_give_the_multi_rank_report(self):
+        """Several rank logs (copied by a child that needs no torch): the
+        --all-ranks-html report, and --profile, which that mode does not
+        join, named and left out."""
+        out = os.path.join(self.dir, "out")
+        trace = os.path.join(self.dir, "trace")
+        logs = sorted(glob.glob(os.path.join(
+            rec.EXAMPLES, "rec-gloo-2rank", "*_rank_*.log")))
+        self.assertEqual(len(logs), 2)
+        r = run(["--no-browser", "-i", "--profile", "p.json", "-o", out,
+                 "--trace-dir", trace, "--", "cp"] + logs + [trace],
+                self.dir, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("tlparse: run: --profile applies to one rank's log "
+                      "(tlparse LOG -i --profile TRACE); the multi-rank "
+                      "report is written without it\n", r.stderr)
+        self.assertIn("Multi-rank report generated under %s\n" % out,
+                      r.stdout)
+        self.assertTrue(r.stdout.endswith("tlparse: trace logs in %s\n"
+                                          % os.path.realpath(trace)))
+        for rank in (0, 1):
+            self.assertTrue(os.path.isfile(os.path.join(
+                out, "rank_%d" % rank, "provenance_tracking_-_0_0_0.json")))
+
     def test_child_that_raises_after_compiling(self):
         trace = os.path.join(self.dir, "trace")
         out = os.path.join(self.dir, "out")
