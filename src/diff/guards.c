@@ -216,7 +216,9 @@ void tl_guards_diff(const tl_guards *a, const tl_guards *b,
       tl_guard_diff_item d = {TL_GUARD_REMOVED, ka[i].g, NULL};
       TL_VEC_PUSH(*out, d);
     }
-  tl_sort(out->items + start, out->count - start, sizeof *out->items, by_order);
+  if (out->count > start) /* (items is NULL while nothing was pushed) */
+    tl_sort(out->items + start, out->count - start, sizeof *out->items,
+            by_order);
   free(ka);
   free(kb);
 }

@@ -19,7 +19,7 @@ root=$(cd "$here/../.." && pwd)
 build=${TL_FUZZ_BUILD:-$root/build-libfuzzer}
 fixtures=$(cd "$root/.." && pwd)/shared/fixtures/tlparse-inputs
 jobs=${TL_FUZZ_JOBS:-2}
-targets=${*:-reader trace fx pycode cppcode provenance emit export multirank discovery profile}
+targets=${*:-reader trace fx pycode cppcode provenance diff emit export multirank discovery profile}
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang \

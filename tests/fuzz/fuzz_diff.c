@@ -1,0 +1,130 @@
+/* fuzz_diff.c: the recompile diffs' readers (src/diff/) on any text. The
+ * input is `before \x1e after` (fuzz_split; no separator: the text against
+ * itself).
+ *
+ * Invariants:
+ * - reasons: every slice lies inside the text (touched for ASan), the
+ *   words name the earlier compile, and reading is total;
+ * - guards: every leaf's slices lie inside its text; a text compared with
+ *   itself differs in nothing; each change has the sides its kind says;
+ * - graphs: the rows count each node of both graphs once (matched pairs,
+ *   added and removed), the summary adds up, matched pairs have the same
+ *   op, a graph compared with itself is all `same` and not renamed.
+ */
+#include "diff/fx_diff.h"
+#include "diff/guards.h"
+#include "diff/recompile_reasons.h"
+#include "fuzz.h"
+
+static volatile unsigned sink;
+
+/* Does slice `s` lie inside `text` (or is it empty)? */
+static bool inside(tl_str s, tl_str text) {
+  return s.len == 0 ||
+         (s.ptr >= text.ptr && s.ptr + s.len <= text.ptr + text.len);
+}
+
+static unsigned check_reasons(tl_str text) {
+  tl_recompile_reasons rs = {0};
+  tl_recompile_reasons_read(text, &rs);
+  unsigned sum = 0;
+  tl_buf words;
+  tl_buf_init(&words);
+  for (size_t i = 0; i < rs.count; i++) {
+    const tl_recompile_reason *r = &rs.items[i];
+    const tl_str parts[] = {r->earlier, r->text,     r->subject, r->what,
+                            r->index,   r->expected, r->actual,  r->where};
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+      FUZZ_CHECK(inside(parts[k], text));
+      sum += fuzz_touch(parts[k]);
+    }
+    FUZZ_CHECK(r->earlier.len > 0);
+    tl_buf_clear(&words);
+    tl_recompile_reason_words(&words, r);
+    FUZZ_CHECK(words.len > r->earlier.len + 2 && words.data[0] == '[' &&
+               memcmp(words.data + 1, r->earlier.ptr, r->earlier.len) == 0);
+    FUZZ_CHECK(tl_reason_kind_name(r->kind)[0] != '\0');
+  }
+  tl_buf_free(&words);
+  TL_VEC_FREE(rs);
+  return sum;
+}
+
+static unsigned check_guards(tl_str a, tl_str b) {
+  tl_guards ga = {0}, gb = {0};
+  tl_guards_read(a, &ga);
+  tl_guards_read(b, &gb);
+  unsigned sum = 0;
+  for (size_t i = 0; i < ga.count; i++) {
+    FUZZ_CHECK(inside(ga.items[i].kind, a) && inside(ga.items[i].source, a) &&
+               inside(ga.items[i].code, a) && inside(ga.items[i].comment, a));
+    sum += fuzz_touch(ga.items[i].code) + fuzz_touch(ga.items[i].source);
+  }
+  tl_guard_diff self = {0}, d = {0};
+  tl_guards_diff(&ga, &ga, &self);
+  FUZZ_CHECK(self.count == 0);
+  tl_guards_diff(&ga, &gb, &d);
+  size_t before = 0, after = 0;
+  for (size_t i = 0; i < d.count; i++) {
+    const tl_guard_diff_item *it = &d.items[i];
+    FUZZ_CHECK((it->before != NULL) == (it->change != TL_GUARD_ADDED));
+    FUZZ_CHECK((it->after != NULL) == (it->change != TL_GUARD_REMOVED));
+    before += it->before != NULL;
+    after += it->after != NULL;
+  }
+  FUZZ_CHECK(before <= ga.count && after <= gb.count);
+  /* What is not reported is matched one to one. */
+  FUZZ_CHECK(ga.count - before == gb.count - after);
+  TL_VEC_FREE(self);
+  TL_VEC_FREE(d);
+  TL_VEC_FREE(ga);
+  TL_VEC_FREE(gb);
+  return sum;
+}
+
+static unsigned check_graphs(tl_str a, tl_str b) {
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_diff d;
+  tl_fx_diff_texts(&arena, a, b, &d);
+  size_t pairs = 0, added = 0, removed = 0;
+  unsigned sum = 0;
+  for (size_t i = 0; i < d.rows.count; i++) {
+    const tl_fx_row *r = &d.rows.items[i];
+    if (r->change == TL_FX_ADDED) {
+      FUZZ_CHECK(!r->before.name.ptr && r->after.name.ptr);
+      added++;
+    } else if (r->change == TL_FX_REMOVED) {
+      FUZZ_CHECK(r->before.name.ptr && !r->after.name.ptr);
+      removed++;
+    } else {
+      FUZZ_CHECK(tl_str_eq(r->before.op, r->after.op));
+      FUZZ_CHECK((r->change == TL_FX_CHANGED) ==
+                 (r->type_changed || r->args_changed));
+      pairs++;
+    }
+    sum += fuzz_touch(r->before.text) + fuzz_touch(r->after.text) +
+           fuzz_touch(r->before.op) + fuzz_touch(r->after.type);
+  }
+  FUZZ_CHECK(d.added == added && d.removed == removed);
+  FUZZ_CHECK(d.same + d.renamed + d.changed == pairs);
+  tl_fx_diff_free(&d);
+  /* A graph against itself: every node the same, under its own name. */
+  tl_fx_diff self;
+  tl_fx_diff_texts(&arena, a, a, &self);
+  FUZZ_CHECK(self.added == 0 && self.removed == 0 && self.changed == 0 &&
+             self.renamed == 0 && self.same == self.rows.count);
+  tl_fx_diff_free(&self);
+  tl_arena_free(&arena);
+  return sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  tl_str a, b;
+  fuzz_split(data, size, &a, &b);
+  if (!b.ptr)
+    b = a;
+  sink = check_reasons(a) + check_reasons(b) + check_guards(a, b) +
+         check_graphs(a, b);
+  return 0;
+}
