@@ -14,8 +14,9 @@ foreach(query ${TL_CPP_QUERIES})
 endforeach()
 
 add_library(tl_engine_cpp STATIC src/analyze/cppcode.c
-  src/analyze/cppcode_kernels.c src/analyze/cppcode_launchers.c
-  src/analyze/cppcode_skips.c ${TL_ENGINE_CPP_EMBED})
+  src/analyze/cppcode_handles.c src/analyze/cppcode_kernels.c
+  src/analyze/cppcode_launchers.c src/analyze/cppcode_skips.c
+  ${TL_ENGINE_CPP_EMBED})
 target_include_directories(tl_engine_cpp PUBLIC src)
 target_link_libraries(tl_engine_cpp PUBLIC tl_base tl_ts_query tl_grammars
   PkgConfig::TREE_SITTER)

@@ -14,10 +14,11 @@
  * Both texts are parsed a chunk of whole top-level definitions at a time
  * (tl_ts_chunker, ts_query.h): matches keep bytes and lines, never nodes.
  * The wrapper's function bodies that can hold nothing read here are left
- * out of its parse (cppcode_skips.c); the Triton source of its launcher
+ * out of its parse (cppcode_skips.c); its handle comments are bound to
+ * their calls by cppcode_handles.c, the Triton source of its launcher
  * comments is read by cppcode_launchers.c, the kernel code's bodies by
  * cppcode_kernels.c. This file is the wrapper's walk: what it collects and
- * how its calls and handle comments are classified and bound.
+ * how its calls are classified.
  * Results are allocated in the caller's arena and point into the text.
  */
 #include "analyze/analysis.h"
@@ -82,56 +83,6 @@ static bool in_entry(const state *s, uint32_t byte) {
     if (byte >= s->entries.items[i].start && byte < s->entries.items[i].end)
       return true;
   return false;
-}
-
-/* ---- debug-handle comments ---------------------------------------------- */
-
-/* Parses `// [Provenance debug handles] <key>`: the key is the rest of the
- * line (one token); the pure name is the key before its last `:` when only
- * digits follow it. False for any other comment. */
-static bool parse_handle_comment(tl_str c, tl_str *key, tl_str *pure) {
-  static const char tag[] = "[Provenance debug handles]";
-  size_t i = 2, n = c.len;
-  if (n < 2 || c.ptr[0] != '/' || c.ptr[1] != '/')
-    return false;
-  while (i < n && (c.ptr[i] == ' ' || c.ptr[i] == '\t'))
-    i++;
-  if (n - i < sizeof tag - 1 || memcmp(c.ptr + i, tag, sizeof tag - 1) != 0)
-    return false;
-  i += sizeof tag - 1;
-  while (i < n && (c.ptr[i] == ' ' || c.ptr[i] == '\t'))
-    i++;
-  while (n > i && (c.ptr[n - 1] == ' ' || c.ptr[n - 1] == '\t' ||
-                   c.ptr[n - 1] == '\r' || c.ptr[n - 1] == '\n'))
-    n--;
-  if (i == n)
-    return false;
-  for (size_t j = i; j < n; j++)
-    if (c.ptr[j] == ' ' || c.ptr[j] == '\t')
-      return false;
-  *key = (tl_str){c.ptr + i, n - i};
-  *pure = *key;
-  size_t colon = key->len;
-  while (colon > 0 && key->ptr[colon - 1] != ':')
-    colon--;
-  if (colon > 1 && colon < key->len) {
-    bool digits = true;
-    for (size_t j = colon; j < key->len; j++)
-      digits &= key->ptr[j] >= '0' && key->ptr[j] <= '9';
-    if (digits)
-      pure->len = colon - 1;
-  }
-  return true;
-}
-
-/* The end byte of the function definition around `node`, or the text's end
- * when it is outside any function. */
-static uint32_t enclosing_function_end(TSNode node, uint32_t text_end) {
-  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n);
-       n = ts_node_parent(n))
-    if (strcmp(ts_node_type(n), "function_definition") == 0)
-      return ts_node_end_byte(n);
-  return text_end;
 }
 
 /* ---- collecting --------------------------------------------------------- */
@@ -443,9 +394,10 @@ static bool visit_wrapper_node(TSNode n, void *ctx) {
     collect_call(w->s, y, n);
   } else if (sym == y->comment) {
     handle_comment h;
-    if (parse_handle_comment(tl_ts_text(n, w->s->text), &h.key, &h.pure)) {
+    if (tl_cpp_parse_handle_comment(tl_ts_text(n, w->s->text), &h.key,
+                                    &h.pure)) {
       h.end = ts_node_end_byte(n);
-      h.limit = enclosing_function_end(n, (uint32_t)w->s->text.len);
+      h.limit = tl_cpp_enclosing_function_end(n, (uint32_t)w->s->text.len);
       TL_VEC_PUSH(w->s->handles, h);
     }
   }
@@ -459,7 +411,7 @@ static int cmp_raw(const void *pa, const void *pb) {
   return (int)b->form - (int)a->form; /* the most specific form first */
 }
 
-static int cmp_site(const void *pa, const void *pb) {
+int tl_cpp_cmp_site(const void *pa, const void *pb) {
   const site *a = pa, *b = pb;
   return a->byte < b->byte ? -1 : a->byte > b->byte;
 }
@@ -507,7 +459,7 @@ static void comments_once(state *s, range_vec *launchers) {
 
 /* Is `call_<name>` the launcher of a Triton kernel `name`? True when the
  * wrapper defines that launcher or the name is a Triton one; sets its kind. */
-static bool is_launched(state *s, tl_str name, tl_kernel_kind *kind) {
+bool tl_cpp_is_launched(state *s, tl_str name, tl_kernel_kind *kind) {
   def *d = find_def(s, name);
   if (d && d->def.file == TL_CODE_MAIN && is_triton_family(d->def.kind)) {
     *kind = d->def.kind;
@@ -538,7 +490,7 @@ static bool classify(state *s, const raw_call *r, tl_str *name,
   }
   if (tl_str_starts_with(r->callee, "call_") && r->callee.len > 5) {
     tl_str rest = {r->callee.ptr + 5, r->callee.len - 5};
-    if (is_launched(s, rest, kind)) {
+    if (tl_cpp_is_launched(s, rest, kind)) {
       *name = rest;
       return true;
     }
@@ -546,65 +498,6 @@ static bool classify(state *s, const raw_call *r, tl_str *name,
   *kind = TL_KERNEL_CPP;
   return tl_cpp_kind_of_name(r->callee) == TL_KERNEL_CPP ||
          is_decl(s, r->callee);
-}
-
-static site *find_site(state *s, uint32_t byte) {
-  site key = {{{0}, 0, 0, {0}, {0}}, byte};
-  if (s->sites.count == 0)
-    return NULL;
-  return bsearch(&key, s->sites.items, s->sites.count, sizeof key, cmp_site);
-}
-
-/* Does raw call `r` call the kernel whose pure name is `pure`, by name or
- * through its launcher `call_<pure>`? */
-static bool calls_pure(state *s, const raw_call *r, tl_str pure) {
-  tl_kernel_kind kind;
-  if (tl_str_eq(r->callee, pure))
-    return true;
-  return r->form == FORM_PLAIN && r->callee.len == pure.len + 5 &&
-         tl_str_starts_with(r->callee, "call_") &&
-         memcmp(r->callee.ptr + 5, pure.ptr, pure.len) == 0 &&
-         is_launched(s, pure, &kind);
-}
-
-/* Binds handle comment `h` to the first call of its pure name after it in
- * the same function, before the next comment with the same pure name. */
-static void bind_handle(state *s, size_t index) {
-  const handle_comment *h = &s->handles.items[index];
-  uint32_t limit = h->limit;
-  for (size_t j = index + 1; j < s->handles.count; j++)
-    if (tl_str_eq(s->handles.items[j].pure, h->pure)) {
-      if (s->handles.items[j].end < limit)
-        limit = s->handles.items[j].end;
-      break;
-    }
-  size_t lo = 0, hi = s->raws.count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->raws.items[mid].byte < h->end)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (size_t i = lo; i < s->raws.count && s->raws.items[i].byte < limit; i++) {
-    const raw_call *r = &s->raws.items[i];
-    if (!calls_pure(s, r, h->pure))
-      continue;
-    site *found = find_site(s, r->byte);
-    if (found) {
-      if (found->call.handle_key.len == 0)
-        found->call.handle_key = h->key;
-      return;
-    }
-    def *d = find_def(s, h->pure);
-    tl_kernel_kind kind = d ? d->def.kind : tl_cpp_kind_of_name(h->pure);
-    if (kind == TL_KERNEL_UNKNOWN && r->form != FORM_PLAIN)
-      kind = r->form == FORM_SHIM ? TL_KERNEL_SHIM : TL_KERNEL_TRITON;
-    site add = {{h->pure, kind, r->line, h->key, {NULL, 0}}, r->byte};
-    TL_VEC_PUSH(s->sites, add);
-    tl_sort(s->sites.items, s->sites.count, sizeof add, cmp_site);
-    return;
-  }
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -653,7 +546,7 @@ static void scope_sites(state *s, tl_arena *arena, tl_code_analysis *out,
   subgraph_region *b = regions_of(s, &n);
   out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
   out->scope_count = 0;
-  tl_sort(s->sites.items, s->sites.count, sizeof(site), cmp_site);
+  tl_sort(s->sites.items, s->sites.count, sizeof(site), tl_cpp_cmp_site);
   tl_str *scope = tl_xmalloc((n + 1) * sizeof *scope);
   size_t *open = tl_xmalloc((n + 1) * sizeof *open), depth = 0, next = 0;
   for (size_t i = 0; i <= s->sites.count && n; i++) {
@@ -802,7 +695,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   }
   next_passed = 0;
   for (size_t i = 0; i < s.handles.count; i++) {
-    bind_handle(&s, i);
+    tl_cpp_bind_handle(&s, i);
     tl_text_passing(s.text.ptr, s.handles.items[i].end, &next_passed);
   }
 

@@ -1,9 +1,9 @@
 /* cppcode_internal.h: what the rooms of the AOT C++ analysis share, private
  * to analyze/: the wrapper walk's state (raw calls, handle comments, entries,
  * sites, definitions, embedded Triton, subgraph marks), filled by cppcode.c;
- * the functions it leaves out of the parse (cppcode_skips.c), the Triton
- * source of its launcher comments (cppcode_launchers.c) and the kernel
- * bodies (cppcode_kernels.c).
+ * the functions it leaves out of the parse (cppcode_skips.c), its handle
+ * comments' binding (cppcode_handles.c), the Triton source of its launcher
+ * comments (cppcode_launchers.c) and the kernel bodies (cppcode_kernels.c).
  */
 #ifndef TL_CPPCODE_INTERNAL_H
 #define TL_CPPCODE_INTERNAL_H
@@ -137,6 +137,28 @@ void tl_cpp_skips_of(const tl_ts_chunker *ch, skip_plan *skips);
 /* Did a function left out (`calls`: where calls could be in what was left
  * out) hold something the analysis turned out to need? */
 bool tl_cpp_skipped_names_needed(const state *s, const skip_vec *calls);
+
+/* Orders sites by byte (bsearch and sort of state.sites). */
+int tl_cpp_cmp_site(const void *pa, const void *pb);
+
+/* Is `call_<name>` the launcher of a Triton kernel `name`? True when the
+ * wrapper defines that launcher or the name is a Triton one; sets its kind. */
+bool tl_cpp_is_launched(state *s, tl_str name, tl_kernel_kind *kind);
+
+/* ---- cppcode_handles.c -------------------------------------------------- */
+
+/* Parses `// [Provenance debug handles] <key>` into its key and pure name
+ * (the key without a trailing `:<digits>`); false for any other comment. */
+bool tl_cpp_parse_handle_comment(tl_str c, tl_str *key, tl_str *pure);
+
+/* The end byte of the function definition around `node`, or `text_end`
+ * when it is outside any function: how far a handle comment reaches. */
+uint32_t tl_cpp_enclosing_function_end(TSNode node, uint32_t text_end);
+
+/* Binds s->handles.items[index] to the first call of its pure name after
+ * it in the same function, before the next comment with the same pure
+ * name; s->raws sorted by byte, s->sites too (kept sorted). */
+void tl_cpp_bind_handle(state *s, size_t index);
 
 /* ---- cppcode_launchers.c ------------------------------------------------ */
 
