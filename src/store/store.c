@@ -3,7 +3,11 @@
  * Here: the compile folders and their artifacts, the running counter, the
  * payloads/ files and raw.jsonl's lines; the pages of single entries are
  * the page writers' (options.pages, from the driver), which file them
- * through tl_store_add_page. */
+ * through tl_store_add_page.
+ * Why one file past ~800 lines: it is the kind table and the filing of
+ * each row (store_entry's switch over out_kind), sharing the folder
+ * lookup and the running counter that give every file its name and
+ * number; its byte work is sink.c's, its stacks store_stacks.c's. */
 #include "store/store.h"
 
 #include <errno.h>
