@@ -30,6 +30,7 @@ endforeach()
 add_library(tl_engine STATIC
   src/analyze/fx_graph.c
   src/analyze/pycode.c
+  src/analyze/pycode_resolve.c
   src/join/provenance.c
   src/join/provenance_join.c
   src/diff/fx_diff.c

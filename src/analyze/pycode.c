@@ -23,37 +23,20 @@
  * main_code=cpp_wrapper_src, and that string's bytes are analyzed as the AOT
  * wrapper is (cppcode.c, tl_cppwrapper_analyze, when built: HAVE_CPPCODE). The
  * text is parsed a chunk of whole top-level statements at a time
- * (tl_ts_chunker, ts_chunk.h). Results point into the text or the arena.
+ * (tl_ts_chunker, ts_chunk.h); what the chunks collect is resolved once
+ * at the end (pycode_resolve.c, pycode_internal.h). Results point into the
+ * text or the arena.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/pycode_internal.h"
 #include "analyze/queries.h"
 #include "analyze/ts_chunk.h"
 #include "analyze/ts_query.h"
-#include "util/mapped_text.h"
 
 #define HANDLE_PREFIX "# [Provenance debug handles] "
-
-typedef struct raw_call {
-  tl_str name;
-  tl_kernel_kind kind; /* TL_KERNEL_UNKNOWN: a kernel name to look up */
-  uint32_t start, end; /* bytes of the call expression */
-  int line;
-} raw_call;
-
-typedef struct handle {
-  tl_str key, name; /* `name:handle`, and name = key before its last ':' */
-  uint32_t start, end;
-} handle;
-
-typedef struct span {
-  uint32_t start, end;
-  tl_str name;   /* a function's */
-  size_t parent; /* the function around it (an index), SIZE_MAX for none;
-                    set once the spans are sorted (resolve_calls) */
-} span;
 
 static tl_str trim(tl_str s) {
   while (s.len && (s.ptr[s.len - 1] == ' ' || s.ptr[s.len - 1] == '\t' ||
@@ -75,28 +58,6 @@ static tl_str key_name(tl_str key) {
   if (i == key.len || i == 0 || key.ptr[i - 1] != ':')
     return key;
   return (tl_str){key.ptr, i - 1};
-}
-
-static int def_cmp_p(const void *a, const void *b) {
-  return tl_str_cmp(((const tl_kernel_def *)a)->name,
-                    ((const tl_kernel_def *)b)->name);
-}
-
-static int call_cmp_p(const void *a, const void *b) {
-  const raw_call *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int handle_cmp_p(const void *a, const void *b) {
-  const handle *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int span_cmp_p(const void *a, const void *b) {
-  const span *x = a, *y = b;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->end > y->end ? -1 : x->end < y->end;
 }
 
 /* Kind of an async_compile method; TL_KERNEL_TRITON is refined later. */
@@ -177,7 +138,7 @@ static bool is_combo(tl_str text, TSRange range) {
 }
 
 /* Kind of a kernel known only by its name (from a handle comment). */
-static tl_kernel_kind kind_from_name(tl_str name) {
+tl_kernel_kind tl_pycode_kind_from_name(tl_str name) {
   if (tl_str_starts_with(name, "triton_tem_"))
     return TL_KERNEL_TEMPLATE;
   if (tl_str_starts_with(name, "triton_"))
@@ -186,57 +147,6 @@ static tl_kernel_kind kind_from_name(tl_str name) {
     return TL_KERNEL_CPP;
   return TL_KERNEL_UNKNOWN;
 }
-
-/* The innermost function holding byte `pos`, or NULL at module level.
- * `fns` is sorted by start, one span a function, with their parents: the
- * functions around `pos` are the last one starting before it and those
- * around that one (functions nest), so the walk is as long as the nesting,
- * not the number of functions before `pos`. */
-static const span *function_of(const span *fns, size_t n, uint32_t pos) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (fns[mid].start <= pos)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  size_t j = lo ? lo - 1 : SIZE_MAX;
-  while (j != SIZE_MAX && fns[j].end <= pos)
-    j = fns[j].parent;
-  return j == SIZE_MAX ? NULL : &fns[j];
-}
-
-typedef TL_VEC(tl_kernel_def) def_vec;
-typedef TL_VEC(raw_call) call_vec;
-typedef TL_VEC(handle) handle_vec;
-typedef TL_VEC(span) span_vec;
-typedef TL_VEC(tl_embedded) embedded_vec;
-
-/* A module-level string that may hold the C++ wrapper of a cpp_wrapper=True
- * module (read in the module node), or what `load_pybinding(main_code=...)`
- * names (read in a call node). */
-typedef struct cpp_string {
-  tl_str name;    /* the name assigned, or named by main_code= */
-  TSRange body;   /* between the quotes (empty for a name main_code= gives) */
-  uint32_t at;    /* first byte of the assignment or of the call */
-  uint32_t value; /* load: first byte of the main_code= value; the first
-                     load is the one whose value comes first */
-  bool load;      /* from load_pybinding */
-} cpp_string;
-typedef TL_VEC(cpp_string) cpp_string_vec;
-
-typedef struct collected {
-  def_vec defs;
-  call_vec calls;
-  handle_vec handles;
-  span_vec functions;
-  embedded_vec embedded;
-  cpp_string_vec strings;
-  int entry_first, entry_last; /* lines of `def call` (its tree is gone) */
-  uint32_t entry_start;        /* and its first byte */
-  bool have_entry;
-} collected;
 
 /* Forgets what earlier chunks gave (see tl_ts_chunker_next). */
 static void collected_clear(collected *c) {
@@ -602,173 +512,6 @@ static void collect(collected *c, TSNode root, tl_str text) {
   tl_ts_walk(root, visit_code_node, &w);
 }
 
-/* Keeps the calls of known kernels (`k(...)`, `k.run(...)` where k is
- * defined or named by a handle comment) and all extern / fallback calls. */
-/* What of `s` lies in `text`, copied into the arena. */
-static tl_str own(tl_arena *arena, tl_str text, tl_str s, size_t *next) {
-  if (!s.ptr || s.ptr < text.ptr || s.ptr > text.ptr + text.len)
-    return s;
-  tl_text_passing(text.ptr, (size_t)(s.ptr - text.ptr), next);
-  return tl_arena_str(arena, s);
-}
-
-/* The names the chunks gave, copied in text order before they are sorted
- * and searched: a sort over names in the text reads it everywhere again (a
- * mapped text would be resident whole, mapped_text.h). */
-static void own_names(collected *c, tl_arena *arena, tl_str text) {
-  size_t next = 0;
-  for (size_t i = 0; i < c->calls.count; i++)
-    c->calls.items[i].name = own(arena, text, c->calls.items[i].name, &next);
-  next = 0;
-  for (size_t i = 0; i < c->handles.count; i++) {
-    handle *h = &c->handles.items[i];
-    tl_str key = own(arena, text, h->key, &next);
-    bool prefix = h->name.ptr == h->key.ptr && h->name.len <= h->key.len;
-    h->name = prefix ? (tl_str){key.ptr, h->name.len}
-                     : own(arena, text, h->name, &next);
-    h->key = key;
-  }
-  next = 0;
-  for (size_t i = 0; i < c->defs.count; i++)
-    c->defs.items[i].name = own(arena, text, c->defs.items[i].name, &next);
-}
-
-static void resolve_calls(collected *c, tl_arena *arena) {
-  tl_str *handle_names =
-      tl_xmalloc((c->handles.count + 1) * sizeof *handle_names);
-  for (size_t i = 0; i < c->handles.count; i++)
-    handle_names[i] = c->handles.items[i].name;
-  tl_sort(handle_names, c->handles.count, sizeof *handle_names, tl_str_cmp_p);
-  tl_kernel_def *sorted = tl_xmalloc((c->defs.count + 1) * sizeof *sorted);
-  if (c->defs.count)
-    memcpy(sorted, c->defs.items, c->defs.count * sizeof *sorted);
-  tl_sort(sorted, c->defs.count, sizeof *sorted, def_cmp_p);
-  size_t kept = 0;
-  for (size_t i = 0; i < c->calls.count; i++) {
-    raw_call r = c->calls.items[i];
-    if (r.kind == TL_KERNEL_UNKNOWN) {
-      tl_kernel_def key = {.name = r.name};
-      const tl_kernel_def *d =
-          bsearch(&key, sorted, c->defs.count, sizeof *sorted, def_cmp_p);
-      if (d)
-        r.kind = d->kind;
-      else if (bsearch(&r.name, handle_names, c->handles.count,
-                       sizeof *handle_names, tl_str_cmp_p))
-        r.kind = kind_from_name(r.name);
-      else
-        continue; /* not a kernel: get_raw_stream(0), empty_strided(...) */
-    }
-    c->calls.items[kept++] = r;
-  }
-  c->calls.count = kept;
-  (void)arena;
-  free(sorted);
-  free(handle_names);
-  tl_sort(c->calls.items, c->calls.count, sizeof *c->calls.items, call_cmp_p);
-  tl_sort(c->handles.items, c->handles.count, sizeof *c->handles.items,
-          handle_cmp_p);
-  tl_sort(c->functions.items, c->functions.count, sizeof *c->functions.items,
-          span_cmp_p);
-  /* A function parsed in chunks was seen once per chunk, each time ending
-   * with that chunk's statements: keep its longest span (sorted first). */
-  size_t spans = 0;
-  for (size_t i = 0; i < c->functions.count; i++)
-    if (spans == 0 ||
-        c->functions.items[spans - 1].start != c->functions.items[i].start)
-      c->functions.items[spans++] = c->functions.items[i];
-  c->functions.count = spans;
-  /* Each one's parent: the nearest function still open at its start (a
-   * stack of the open ones, through the parents). */
-  size_t open = SIZE_MAX;
-  for (size_t i = 0; i < spans; i++) {
-    span *f = &c->functions.items[i];
-    while (open != SIZE_MAX && c->functions.items[open].end <= f->start)
-      open = c->functions.items[open].parent;
-    f->parent = open;
-    open = i;
-  }
-}
-
-/* The functions' names (one span each after resolve_calls, in text
- * order), copied into the arena; and `out->scopes`, sorted, one each. */
-static void own_functions(collected *c, tl_arena *arena, tl_str text,
-                          tl_code_analysis *out) {
-  size_t next = 0, n = c->functions.count;
-  for (size_t i = 0; i < n; i++)
-    c->functions.items[i].name =
-        own(arena, text, c->functions.items[i].name, &next);
-  out->scopes = tl_arena_alloc(arena, (n + 1) * sizeof *out->scopes);
-  for (size_t i = 0; i < n; i++)
-    if (c->functions.items[i].name.len)
-      out->scopes[out->scope_count++] = c->functions.items[i].name;
-  out->scope_count = tl_sort_unique(out->scopes, out->scope_count,
-                                    sizeof *out->scopes, tl_str_cmp_p);
-}
-
-typedef struct by_name {
-  tl_str name;
-  uint32_t start;
-  size_t index; /* into the calls / handles */
-} by_name;
-
-static int by_name_cmp(const void *a, const void *b) {
-  const by_name *x = a, *y = b;
-  int c = tl_str_cmp(x->name, y->name);
-  if (c)
-    return c;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* First entry of `idx` with this name starting at or after `pos`. */
-static size_t lower_bound(const by_name *idx, size_t n, tl_str name,
-                          uint32_t pos) {
-  by_name key = {name, pos, 0};
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (by_name_cmp(&idx[mid], &key) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-/* Binds each handle comment to the first call of its kernel after it, when
- * that call is in the same function and comes before the next handle comment
- * of the same kernel. Lines between (`stream0 = get_raw_stream(0)`,
- * `k_xnumel = ...`, other comments) are never calls of the kernel. */
-static void bind_handles(collected *c, tl_call_site *sites) {
-  size_t nc = c->calls.count, nh = c->handles.count;
-  by_name *calls = tl_xmalloc((nc + 1) * sizeof *calls);
-  by_name *handles = tl_xmalloc((nh + 1) * sizeof *handles);
-  for (size_t i = 0; i < nc; i++)
-    calls[i] = (by_name){c->calls.items[i].name, c->calls.items[i].start, i};
-  for (size_t i = 0; i < nh; i++)
-    handles[i] =
-        (by_name){c->handles.items[i].name, c->handles.items[i].start, i};
-  tl_sort(calls, nc, sizeof *calls, by_name_cmp);
-  tl_sort(handles, nh, sizeof *handles, by_name_cmp);
-  const span *fns = c->functions.items;
-  size_t nf = c->functions.count;
-  for (size_t h = 0; h < nh; h++) {
-    const handle *hd = &c->handles.items[handles[h].index];
-    uint32_t limit = UINT32_MAX;
-    if (h + 1 < nh && tl_str_eq(handles[h + 1].name, hd->name))
-      limit = handles[h + 1].start;
-    size_t i = lower_bound(calls, nc, hd->name, hd->end);
-    if (i >= nc || !tl_str_eq(calls[i].name, hd->name) ||
-        calls[i].start >= limit)
-      continue;
-    tl_call_site *site = &sites[calls[i].index];
-    if (site->handle_key.len == 0 &&
-        function_of(fns, nf, calls[i].start) == function_of(fns, nf, hd->start))
-      site->handle_key = hd->key;
-  }
-  free(calls);
-  free(handles);
-}
-
 /* The C++ wrapper source of a cpp_wrapper=True module: the string that the
  * first `load_pybinding(main_code=...)` gives (a literal, or the last
  * module-level assignment of its name before the call), else the string
@@ -899,9 +642,7 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   tl_ts_chunker_end(&ch);
   if (!parsed)
     return;
-  own_names(&c, arena, text);
-  resolve_calls(&c, arena);
-  own_functions(&c, arena, text, out);
+  tl_pycode_resolve(&c, arena, text, out);
 
   out->defs = tl_arena_alloc(arena, (c.defs.count + 1) * sizeof *out->defs);
   if (c.defs.count)
@@ -909,8 +650,8 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   out->def_count = c.defs.count;
   out->calls = tl_arena_alloc(arena, (c.calls.count + 1) * sizeof *out->calls);
   for (size_t i = 0; i < c.calls.count; i++) {
-    const span *fn = function_of(c.functions.items, c.functions.count,
-                                 c.calls.items[i].start);
+    const span *fn = tl_pycode_function_of(c.functions.items, c.functions.count,
+                                           c.calls.items[i].start);
     out->calls[i] = (tl_call_site){c.calls.items[i].name,
                                    c.calls.items[i].kind,
                                    c.calls.items[i].line,
@@ -918,7 +659,7 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
                                    fn ? fn->name : (tl_str){NULL, 0}};
   }
   out->call_count = c.calls.count;
-  bind_handles(&c, out->calls);
+  tl_pycode_bind_handles(&c, out->calls);
   out->embedded =
       tl_arena_alloc(arena, (c.embedded.count + 1) * sizeof *out->embedded);
   if (c.embedded.count)
