@@ -59,6 +59,9 @@ ALLOWED = [
     Allowance(ANY, ANY, r"extra file provenance_tracking_[^/]*\.json",
               "the provenance join as JSON for scripts "
               "(docs/provenance-json.md)", "fixtures"),
+    Allowance(ANY, ANY, r"extra file recompile_[^/]*\.(html|json)",
+              "why a frame compiled again and what changed: a page and its "
+              "JSON per recompile (docs/recompile-json.md)", "recompiles"),
     # Differences on some logs.
     Allowance("export.log", ANY,
               r"payloads/3d5fc8d52ca224c024a08ee8aa2e2850\.txt differs.*",

@@ -283,6 +283,16 @@ class Oracle(unittest.TestCase):
                             diffs, extra if "-i" in flags else [],
                             ours.stderr[-2000:])
 
+    def test_a_recording_that_recompiles(self):
+        """examples/rec-recompiles, whose frames compile again (global,
+        dtype, size, rank): with every flag set, the recompile pages are
+        what we write beside the Rust tool's files."""
+        log = os.path.join(EXAMPLES, "rec-recompiles", "trace.log")
+        for flags in FLAG_SETS:
+            with self.subTest(flags=" ".join(flags)):
+                self.check(log, flags)
+        self.assert_every_allowance_still_needed("recompiles")
+
     def test_generated_logs_of_every_shape(self):
         with tempfile.TemporaryDirectory() as tmp:
             for shape in ("jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu",
