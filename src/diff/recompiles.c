@@ -194,7 +194,8 @@ static void read_artifact(const char *out_dir, const tl_artifact *a,
 
 static void add_str(cJSON *o, const char *key, tl_str s) {
   char *copy = tl_xmalloc(s.len + 1);
-  memcpy(copy, s.ptr, s.len);
+  if (s.len) /* an empty slice may have no pointer */
+    memcpy(copy, s.ptr, s.len);
   copy[s.len] = '\0';
   cJSON_AddStringToObject(o, key, copy);
   free(copy);
