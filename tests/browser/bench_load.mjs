@@ -68,13 +68,20 @@ try {
       got.ours.push(await loadOnce(ours));
       got.rust.push(await loadOnce(rust));
     }
-    const med = (side, key) => median(got[side].map((m) => m[key]));
+    /* A page that never reports a value (no contentful paint before the
+     * measure ends) prints "-". */
+    const med = (side, key) => {
+      const v = got[side].map((m) => m[key]).filter((x) => x !== null &&
+                                                         x !== undefined);
+      return v.length ? median(v) : null;
+    };
+    const ms = (x) => (x === null ? '-' : x.toFixed(0));
     const kb = (f) => (statSync(f).size / 1024).toFixed(0);
-    console.log(`| ${name} | ${kb(ours)} / ${kb(rust)} | ${med('ours', 'load').toFixed(0)} / ` +
-      `${med('rust', 'load').toFixed(0)} | ${med('ours', 'fcp').toFixed(0)} / ` +
-      `${med('rust', 'fcp').toFixed(0)} | ${med('ours', 'ready').toFixed(0)} / ` +
-      `${med('ours', 'coloured').toFixed(0)} | ` +
-      `${med('ours', 'script').toFixed(0)} / ${med('rust', 'script').toFixed(0)} |`);
+    console.log(`| ${name} | ${kb(ours)} / ${kb(rust)} | ${ms(med('ours', 'load'))} / ` +
+      `${ms(med('rust', 'load'))} | ${ms(med('ours', 'fcp'))} / ` +
+      `${ms(med('rust', 'fcp'))} | ${ms(med('ours', 'ready'))} / ` +
+      `${ms(med('ours', 'coloured'))} | ` +
+      `${ms(med('ours', 'script'))} / ${ms(med('rust', 'script'))} |`);
   }
 } finally {
   await browser.close();
