@@ -38,17 +38,6 @@
 
 #define HANDLE_PREFIX "# [Provenance debug handles] "
 
-static tl_str trim(tl_str s) {
-  while (s.len && (s.ptr[s.len - 1] == ' ' || s.ptr[s.len - 1] == '\t' ||
-                   s.ptr[s.len - 1] == '\r'))
-    s.len--;
-  while (s.len && (s.ptr[0] == ' ' || s.ptr[0] == '\t')) {
-    s.ptr++;
-    s.len--;
-  }
-  return s;
-}
-
 /* The kernel name of a key: the text before its last ':' when what follows
  * is a non-empty run of digits (the debug handle), else the whole key. */
 static tl_str key_name(tl_str key) {
@@ -490,7 +479,7 @@ static bool visit_code_node(TSNode n, void *ctx) {
     if (!tl_str_starts_with(t, HANDLE_PREFIX))
       return true;
     size_t skip = strlen(HANDLE_PREFIX);
-    handle h = {trim((tl_str){t.ptr + skip, t.len - skip}),
+    handle h = {tl_str_trim((tl_str){t.ptr + skip, t.len - skip}),
                 {0},
                 ts_node_start_byte(n),
                 ts_node_end_byte(n)};

@@ -5,14 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tl_str trim(tl_str s) {
-  while (s.len && (s.ptr[0] == ' ' || s.ptr[0] == '\t'))
-    s.ptr++, s.len--;
-  while (s.len && strchr(" \t\r", s.ptr[s.len - 1]))
-    s.len--;
-  return s;
-}
-
 /* `source=L['x'], accessed_by=...`: the source, up to the `, accessed_by=`
  * (a source may hold commas: G['a'][1, 2]). */
 static tl_str manager_source(tl_str rest) {
@@ -29,7 +21,7 @@ static tl_str manager_source(tl_str rest) {
   for (const char *q = p; q + sizeof next - 1 <= end; q++)
     if (memcmp(q, next, sizeof next - 1) == 0)
       return (tl_str){p, (size_t)(q - p)};
-  return trim((tl_str){p, (size_t)(end - p)});
+  return tl_str_trim((tl_str){p, (size_t)(end - p)});
 }
 
 enum { MAX_LEVEL = 4096 };
@@ -53,8 +45,8 @@ void tl_guards_read(tl_str text, tl_guards *out) {
     const char *colon = memchr(item.ptr, ':', item.len);
     if (level > MAX_LEVEL)
       level = MAX_LEVEL;
-    tl_str head =
-        colon ? (tl_str){item.ptr, (size_t)(colon - item.ptr)} : trim(item);
+    tl_str head = colon ? (tl_str){item.ptr, (size_t)(colon - item.ptr)}
+                        : tl_str_trim(item);
     bool manager = head.len >= 12 &&
                    memcmp(head.ptr + head.len - 12, "GuardManager", 12) == 0;
     if (manager || !colon) {
@@ -67,10 +59,10 @@ void tl_guards_read(tl_str text, tl_guards *out) {
       continue;
     }
     tl_guard g = {0};
-    g.kind = trim(head);
+    g.kind = tl_str_trim(head);
     g.source = sources[level];
-    tl_str rest =
-        trim((tl_str){colon + 1, (size_t)(item.ptr + item.len - colon - 1)});
+    tl_str rest = tl_str_trim(
+        (tl_str){colon + 1, (size_t)(item.ptr + item.len - colon - 1)});
     g.code = rest;
     for (size_t k = 0; k + 3 <= rest.len; k++)
       if (rest.ptr[k] == ' ' && rest.ptr[k + 1] == ' ' &&
@@ -79,8 +71,8 @@ void tl_guards_read(tl_str text, tl_guards *out) {
         while (h < rest.len && rest.ptr[h] == ' ')
           h++;
         if (h < rest.len && rest.ptr[h] == '#') {
-          g.code = trim((tl_str){rest.ptr, k});
-          g.comment = trim((tl_str){rest.ptr + h + 1, rest.len - h - 1});
+          g.code = tl_str_trim((tl_str){rest.ptr, k});
+          g.comment = tl_str_trim((tl_str){rest.ptr + h + 1, rest.len - h - 1});
           break;
         }
       }

@@ -16,14 +16,6 @@ static tl_str slice(const char *from, const char *to) {
   return (tl_str){from, (size_t)(to - from)};
 }
 
-static tl_str trim(tl_str s) {
-  while (s.len && (s.ptr[0] == ' ' || s.ptr[0] == '\t'))
-    s.ptr++, s.len--;
-  while (s.len && strchr(" \t\r", s.ptr[s.len - 1]))
-    s.len--;
-  return s;
-}
-
 /* `tensor 'x' size mismatch at index 0. expected 4, actual 6` and the other
  * messages of the C++ tensor check (`dtype mismatch. expected ...`,
  * `requires_grad mismatch. expected requires_grad=1`). */
@@ -41,7 +33,7 @@ static bool read_tensor(tl_recompile_reason *r) {
     return false;
   r->kind = TL_REASON_TENSOR;
   r->subject = slice(name, quote);
-  r->what = trim(slice(rest.ptr, mismatch));
+  r->what = tl_str_trim(slice(rest.ptr, mismatch));
   tl_str after = slice(mismatch + 9, end);
   if (tl_str_starts_with(after, " at index ")) {
     const char *d = after.ptr + 10, *e = d;
@@ -54,9 +46,9 @@ static bool read_tensor(tl_recompile_reason *r) {
   if (expected) {
     const char *actual =
         find(after, (size_t)(expected - after.ptr), ", actual ");
-    r->expected = trim(slice(expected + 9, actual ? actual : end));
+    r->expected = tl_str_trim(slice(expected + 9, actual ? actual : end));
     if (actual)
-      r->actual = trim(slice(actual + 9, end));
+      r->actual = tl_str_trim(slice(actual + 9, end));
   }
   return true;
 }
@@ -75,7 +67,7 @@ static bool read_id_check(tl_recompile_reason *r, const char *call,
       break;
     }
   r->kind = kind;
-  r->subject = trim(slice(from, comma ? comma : end));
+  r->subject = tl_str_trim(slice(from, comma ? comma : end));
   return true;
 }
 
@@ -93,8 +85,8 @@ static void classify(tl_recompile_reason *r) {
   bool compares = find(t, 0, "<") || find(t, 0, ">");
   if (eq && !compares && !find(t, (size_t)(eq - t.ptr) + 4, " == ")) {
     r->kind = TL_REASON_EQUALS;
-    r->subject = trim(slice(t.ptr, eq));
-    r->expected = trim(slice(eq + 4, t.ptr + t.len));
+    r->subject = tl_str_trim(slice(t.ptr, eq));
+    r->expected = tl_str_trim(slice(eq + 4, t.ptr + t.len));
     return;
   }
   if (compares && find(t, 0, "size()")) {
@@ -127,7 +119,7 @@ void tl_recompile_reasons_read(tl_str text, tl_recompile_reasons *out) {
   while (at < text.len) {
     const char *nl = memchr(text.ptr + at, '\n', text.len - at);
     size_t end = nl ? (size_t)(nl - text.ptr) : text.len;
-    tl_str line = trim((tl_str){text.ptr + at, end - at}), id, rest;
+    tl_str line = tl_str_trim((tl_str){text.ptr + at, end - at}), id, rest;
     at = end + 1;
     if (!split_id(line, &id, &rest))
       continue;
@@ -138,11 +130,11 @@ void tl_recompile_reasons_read(tl_str text, tl_recompile_reasons *out) {
       size_t to = sep ? (size_t)(sep - rest.ptr) : rest.len;
       tl_recompile_reason r = {0};
       r.earlier = id;
-      r.text = trim((tl_str){rest.ptr + from, to - from});
+      r.text = tl_str_trim((tl_str){rest.ptr + from, to - from});
       const char *comment = find(r.text, 0, "  #");
       if (comment) {
-        r.where = trim(slice(comment + 3, r.text.ptr + r.text.len));
-        r.text = trim(slice(r.text.ptr, comment));
+        r.where = tl_str_trim(slice(comment + 3, r.text.ptr + r.text.len));
+        r.text = tl_str_trim(slice(r.text.ptr, comment));
       }
       if (r.text.len) {
         classify(&r);

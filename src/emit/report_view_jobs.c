@@ -264,13 +264,7 @@ static bool text_file_failed(void *ctx) {
  * bytes, and the file, the page (which embeds this text) and a copy's JSON
  * must not. */
 static void write_view_json(view_job *job, tl_buf *text) {
-  if (tl_utf8_valid_prefix(tl_buf_str(text)) != text->len) {
-    tl_buf valid;
-    tl_buf_init(&valid);
-    job->invalid_utf8 = tl_utf8_repair(&valid, tl_buf_str(text));
-    tl_buf_free(text);
-    *text = valid;
-  }
+  job->invalid_utf8 = tl_utf8_repair_in_place(text);
   write_output(job, ".json", text->data, text->len);
 }
 

@@ -249,12 +249,7 @@ static void keep_valid_utf8(tl_prof_reader *r, tl_buf *name) {
     if (u[i] == 0xED && u[i + 1] >= 0xA0 && u[i + 1] <= 0xBF &&
         u[i + 2] >= 0x80 && u[i + 2] <= 0xBF)
       memcpy(u + i, "\xEF\xBF\xBD", 3);
-  tl_buf valid;
-  tl_buf_init(&valid);
-  tl_utf8_repair(&valid, text);
-  tl_buf_clear(name);
-  tl_buf_append(name, valid.data, valid.len);
-  tl_buf_free(&valid);
+  tl_utf8_repair_in_place(name);
   tl_prof_count(r->p, "event names with invalid UTF-8 (written as U+FFFD)",
                 "%s: byte %" PRIu64 ": %.200s", r->fname, tl_prof_at(r),
                 name->data);

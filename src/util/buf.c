@@ -81,6 +81,17 @@ bool tl_str_starts_with(tl_str s, const char *prefix) {
   return s.len >= n && memcmp(s.ptr, prefix, n) == 0;
 }
 
+tl_str tl_str_trim(tl_str s) {
+  while (s.len && (s.ptr[0] == ' ' || s.ptr[0] == '\t')) {
+    s.ptr++;
+    s.len--;
+  }
+  while (s.len && (s.ptr[s.len - 1] == ' ' || s.ptr[s.len - 1] == '\t' ||
+                   s.ptr[s.len - 1] == '\r'))
+    s.len--;
+  return s;
+}
+
 int tl_str_cmp(tl_str a, tl_str b) {
   size_t n = a.len < b.len ? a.len : b.len;
   int c = n ? memcmp(a.ptr, b.ptr, n) : 0;

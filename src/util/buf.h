@@ -32,6 +32,9 @@ tl_str tl_str_from(const char *cstr);
 bool tl_str_eq(tl_str a, tl_str b);
 bool tl_str_eq_cstr(tl_str a, const char *cstr);
 bool tl_str_starts_with(tl_str s, const char *prefix);
+/* `s` without its leading spaces and tabs and its trailing spaces, tabs
+ * and carriage returns. */
+tl_str tl_str_trim(tl_str s);
 /* Compares like memcmp then length; usable for sorting and bsearch. */
 int tl_str_cmp(tl_str a, tl_str b);
 /* tl_str_cmp for tl_sort and bsearch over arrays of tl_str. */

@@ -83,3 +83,14 @@ size_t tl_utf8_repair(tl_buf *out, tl_str text) {
   }
   return replaced;
 }
+
+size_t tl_utf8_repair_in_place(tl_buf *b) {
+  if (tl_utf8_valid_prefix(tl_buf_str(b)) == b->len)
+    return 0;
+  tl_buf valid;
+  tl_buf_init(&valid);
+  size_t replaced = tl_utf8_repair(&valid, tl_buf_str(b));
+  tl_buf_free(b);
+  *b = valid;
+  return replaced;
+}

@@ -20,4 +20,9 @@ size_t tl_utf8_valid_prefix(tl_str text);
  * replaced by U+FFFD. Returns the number of replacements. */
 size_t tl_utf8_repair(tl_buf *out, tl_str text);
 
+/* tl_utf8_repair of `b`'s own bytes, in `b` (a buffer that keeps what it
+ * holds, not a draining one): untouched (0) when they are valid already.
+ * Returns the number of replacements. */
+size_t tl_utf8_repair_in_place(tl_buf *b);
+
 #endif
