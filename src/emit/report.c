@@ -6,6 +6,7 @@
 #include "emit/report.h"
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,20 +27,51 @@
 #include "profile/profile_verdicts.h"
 #endif
 
-/* The views of the run, for the recompile pages' links (tl_view_page_fn):
- * the view showing a post-grad graph. */
+/* The views of the run by the post-grad graph each shows, for the
+ * recompile pages' links (tl_view_page_fn): sorted once (by graph, then
+ * run order), each link found by binary search (a scan per link was
+ * quadratic in a frame's compiles). */
+typedef struct view_by_post {
+  const tl_artifact *post;
+  size_t order; /* in the run: the first view of a graph wins */
+  const char *name;
+} view_by_post;
+
 typedef struct view_list {
-  const tl_view *items;
+  view_by_post *items;
   size_t count;
 } view_list;
 
+static int by_post(const void *a, const void *b) {
+  const view_by_post *x = a, *y = b;
+  uintptr_t p = (uintptr_t)x->post, q = (uintptr_t)y->post;
+  if (p != q)
+    return p < q ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void view_list_init(view_list *v, const tl_view *views, size_t count) {
+  v->items = tl_xcalloc(count ? count : 1, sizeof *v->items);
+  v->count = 0;
+  for (size_t i = 0; i < count; i++)
+    if (views[i].post)
+      v->items[v->count++] = (view_by_post){views[i].post, i, views[i].name};
+  tl_sort(v->items, v->count, sizeof *v->items, by_post);
+}
+
 static const char *view_page(void *ctx, const tl_artifact *post) {
   const view_list *v = ctx;
-  for (size_t i = 0; i < v->count; i++)
-    if (v->items[i].post == post)
-      return v->items[i].name;
-  return NULL;
+  size_t lo = 0, hi = v->count;
+  while (lo < hi) { /* the first entry of `post` */
+    size_t mid = lo + (hi - lo) / 2;
+    if ((uintptr_t)v->items[mid].post < (uintptr_t)post)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < v->count && v->items[lo].post == post ? v->items[lo].name : NULL;
 }
+
 static void write_failures(tl_store *store) {
   tl_buf html;
   tl_buf_init(&html);
@@ -160,9 +192,11 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
   time_summaries time = {all.items, summaries, summaries ? all.count : 0};
   tl_buf recompiles;
   tl_buf_init(&recompiles);
-  view_list views = {all.items, all.count};
+  view_list views;
+  view_list_init(&views, all.items, all.count);
   tl_recompile_pages_write(store, &recompiles,
                            options->provenance ? view_page : NULL, &views);
+  free(views.items);
   tl_report_write_index(store, options, diag, dir_views, counts, &time,
                         &recompiles);
   tl_buf_free(&recompiles);
