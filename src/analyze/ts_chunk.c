@@ -232,12 +232,18 @@ static const char *read_patched(void *payload, uint32_t byte, TSPoint point,
 
 /* The text parsed over the included ranges set, patched if asked. */
 static TSTree *parse_text(tl_ts_chunker *c) {
-  if (!c->patch_count)
-    return ts_parser_parse_string(c->parser, NULL, c->text.ptr,
+  uint64_t begun = tl_ts_stats_parse_begin();
+  TSTree *tree;
+  if (!c->patch_count) {
+    tree = ts_parser_parse_string(c->parser, NULL, c->text.ptr,
                                   (uint32_t)c->text.len);
-  TSInput input = {
-      .payload = c, .read = read_patched, .encoding = TSInputEncodingUTF8};
-  return ts_parser_parse(c->parser, NULL, input);
+  } else {
+    TSInput input = {
+        .payload = c, .read = read_patched, .encoding = TSInputEncodingUTF8};
+    tree = ts_parser_parse(c->parser, NULL, input);
+  }
+  tl_ts_stats_parse_end(begun);
+  return tree;
 }
 
 /* Parses the text over `ranges` (ascending) less the skipped bytes, unless

@@ -65,9 +65,12 @@ static bool parse_group(heads *h, TSParser *parser,
     return true;
   TSTree *tree = NULL;
   if (ts_parser_set_included_ranges(parser, h->ranges.items,
-                                    (uint32_t)h->ranges.count))
+                                    (uint32_t)h->ranges.count)) {
+    uint64_t begun = tl_ts_stats_parse_begin();
     tree = ts_parser_parse_string(parser, NULL, h->text.ptr,
                                   (uint32_t)h->text.len);
+    tl_ts_stats_parse_end(begun);
+  }
   h->ranges.count = 0;
   bool ok = tree && !ts_node_has_error(ts_tree_root_node(tree));
   if (ok)

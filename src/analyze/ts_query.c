@@ -1,6 +1,7 @@
 /* ts_query.c: compile embedded queries, evaluate their text predicates, and
  * iterate matches by capture name; parse long code texts in chunks of whole
  * definitions found by small per-language scanners (see ts_query.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 #include "analyze/ts_query.h"
 
 #include <pthread.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Compiled queries, kept for the whole run: compiling the C++ wrapper query
  * alone takes tens of milliseconds, and every view runs the same few
@@ -64,6 +66,51 @@ void tl_ts_query_init(tl_ts_query *q, const TSLanguage *lang, tl_str source,
 }
 
 static atomic_ullong parsed_bytes;
+static atomic_ullong parse_ns, parse_count;
+static atomic_int stats_on = -1; /* -1: TLPARSE_STATS not read yet */
+
+static bool stats_enabled(void) {
+  int on = atomic_load_explicit(&stats_on, memory_order_relaxed);
+  if (on < 0) {
+    const char *stats = getenv("TLPARSE_STATS");
+    on = stats && strcmp(stats, "1") == 0;
+    atomic_store_explicit(&stats_on, on, memory_order_relaxed);
+  }
+  return on;
+}
+
+uint64_t tl_ts_stats_parse_begin(void) {
+  if (!stats_enabled())
+    return 0;
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + 1;
+}
+
+void tl_ts_stats_parse_end(uint64_t begun) {
+  if (!begun)
+    return;
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  uint64_t now = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec + 1;
+  atomic_fetch_add_explicit(&parse_ns, now - begun, memory_order_relaxed);
+  atomic_fetch_add_explicit(&parse_count, 1, memory_order_relaxed);
+}
+
+size_t tl_ts_stats_parse_count(void) {
+  return (size_t)atomic_load(&parse_count);
+}
+
+uint64_t tl_ts_stats_parse_ns(void) { return atomic_load(&parse_ns); }
+
+void tl_ts_stats_print(void) {
+  if (stats_enabled())
+    fprintf(stderr,
+            "tlparse: stats: %llu bytes parsed by tree-sitter in %.6f s of "
+            "CPU (%llu parses)\n",
+            atomic_load(&parsed_bytes), (double)atomic_load(&parse_ns) / 1e9,
+            atomic_load(&parse_count));
+}
 
 void tl_ts_stats_parsed(size_t bytes) {
   atomic_fetch_add_explicit(&parsed_bytes, bytes, memory_order_relaxed);
@@ -74,10 +121,7 @@ size_t tl_ts_stats_parsed_total(void) {
 }
 
 void tl_ts_query_cache_free(void) {
-  const char *stats = getenv("TLPARSE_STATS");
-  if (stats && strcmp(stats, "1") == 0)
-    fprintf(stderr, "tlparse: stats: %llu bytes parsed by tree-sitter\n",
-            atomic_load(&parsed_bytes));
+  tl_ts_stats_print();
   pthread_mutex_lock(&query_cache_lock);
   for (size_t i = 0; i < query_cache_count; i++)
     ts_query_delete(query_cache[i].query);
@@ -216,9 +260,12 @@ TSTree *tl_ts_parse(const TSLanguage *lang, tl_str text, const TSRange *ranges,
   TSParser *parser = ts_parser_new();
   TSTree *tree = NULL;
   if (ts_parser_set_language(parser, lang) &&
-      (count == 0 || ts_parser_set_included_ranges(parser, ranges, count)))
+      (count == 0 || ts_parser_set_included_ranges(parser, ranges, count))) {
+    uint64_t begun = tl_ts_stats_parse_begin();
     tree = ts_parser_parse_string(parser, NULL, text.ptr ? text.ptr : "",
                                   (uint32_t)text.len);
+    tl_ts_stats_parse_end(begun);
+  }
   ts_parser_delete(parser);
   return tree;
 }

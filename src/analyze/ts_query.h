@@ -107,11 +107,25 @@ void tl_ts_walk(TSNode root, bool (*visit)(TSNode node, void *ctx), void *ctx);
 
 /* Counts `bytes` of text handed to an analysis (what tree-sitter parses,
  * less the re-parsed embedded sources and repeated chunk headers); with
- * TLPARSE_STATS=1 in the environment, tl_ts_query_cache_free prints the
- * run's total to stderr. */
+ * TLPARSE_STATS=1 in the environment, tl_ts_stats_print prints the
+ * process's totals to stderr. */
 void tl_ts_stats_parsed(size_t bytes);
 /* The bytes counted so far (for tests). */
 size_t tl_ts_stats_parsed_total(void);
+/* With TLPARSE_STATS=1, every call into tree-sitter's parser is timed on
+ * its thread's CPU clock: begin returns the clock (0 when the statistics
+ * are off) and end adds the time since to the process's parse time, the
+ * benchmark's parse floor (tests/bench/bench.py). */
+uint64_t tl_ts_stats_parse_begin(void);
+void tl_ts_stats_parse_end(uint64_t begun);
+/* Parses counted so far, and their CPU time in nanoseconds (0 unless
+ * TLPARSE_STATS=1). */
+size_t tl_ts_stats_parse_count(void);
+uint64_t tl_ts_stats_parse_ns(void);
+/* With TLPARSE_STATS=1, prints one line to stderr: the bytes parsed, the
+ * parse's CPU time and the number of parses (a --all-ranks-html child
+ * prints its own). */
+void tl_ts_stats_print(void);
 
 /* Parses `text` with `lang`, restricted to `ranges` when count > 0 (node
  * positions stay in the coordinates of `text`). Returns NULL only when

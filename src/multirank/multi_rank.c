@@ -22,6 +22,9 @@
 #endif
 
 #include "multirank/multi_rank_internal.h"
+#ifdef HAVE_tl_engine
+#include "analyze/ts_query.h"
+#endif
 #include "run/outdir.h"
 #include "run/pipeline.h"
 #include "util/fsutil.h"
@@ -233,6 +236,9 @@ static pid_t start_child(const tl_multi_rank_options *o, tl_mr_rank *r,
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
     int code = run_child(o, r, workers, p[1]);
+#ifdef HAVE_tl_engine
+    tl_ts_stats_print(); /* TLPARSE_STATS=1: this rank's parse */
+#endif
     slot *slots = parent_arrays[0];
     for (size_t i = 0; i < parent_slots; i++)
       free(slots[i].data.data);

@@ -13,8 +13,17 @@ at run time: the provenance fixture concatenated N times, and traces from
 tests/tracegen/gen_trace.py. Nothing here asserts a time; the checks are
 that every run succeeds and writes the same, non-empty output.
 
+Beside each input's runs it measures two floors (issue 33), each as many
+times as the tools run, interleaved with them:
+- the file-system floor: fs_floor.c (built here with cc) creates the tree
+  our run wrote, the same folders and files with the same sizes, from a
+  listing of it, on the same disk (--out-root), and times that;
+- the parse floor: tree-sitter's own parse time of the texts our run
+  parses (one more run with TLPARSE_STATS=1, which times every call into
+  tree-sitter's parser on its thread's CPU clock), divided by the cores.
+
     bench.py --tlparse build-bench/tlparse --work build-bench/bench [--smoke]
-             [--rust PATH | --no-rust]
+             [--rust PATH | --no-rust] [--no-floors]
 """
 
 import argparse
@@ -114,6 +123,9 @@ def inputs(fixture, smoke):
         Input("gen-jit-cuda-50k", "gen_trace jit-cuda, 10,000 layers "
               "(50,000 post-grad nodes, 5,000 Triton kernels)",
               gen("jit-cuda", 10000), 3),
+        Input("gen-jit-cpu-2650", "gen_trace jit-cpu, 2,650 layers (one "
+              "JIT CPU compile of 29 MB, C++ kernels in Python code)",
+              gen("jit-cpu", 2650), 3),
     ] + [Input(name, "torch 2.13 recording examples/%s/trace.log" % name,
                copy(rec(name)), 11)
          for name in ("rec-jit-cpu", "rec-train-cpu", "rec-aot-cpu",
@@ -125,6 +137,7 @@ def inputs(fixture, smoke):
 
 
 TIME = "/usr/bin/time"  # GNU time: measures its own fresh child
+CORES = os.cpu_count() or 1  # the parse floor divides by these
 
 
 def run_once(tlparse, path, out_dir, log_path):
@@ -161,9 +174,24 @@ def run_once(tlparse, path, out_dir, log_path):
     return wall, cpu, kib, p.returncode
 
 
-def parsed_bytes(tlparse, path, out_dir):
-    """Bytes the analyses handed to tree-sitter in one untimed run with
-    TLPARSE_STATS=1 (its last stderr line), or None when it printed none."""
+STATS = re.compile(rb"tlparse: stats: (\d+) bytes parsed by tree-sitter"
+                   rb"(?: in ([0-9.]+) s of CPU \((\d+) parses\))?")
+
+
+def parse_stats(stderr):
+    """(bytes, parse CPU s, parses) summed over the TLPARSE_STATS=1 lines
+    of `stderr` (one per process: a --all-ranks-html child prints its
+    own), or None when there is none."""
+    lines = STATS.findall(stderr)
+    if not lines:
+        return None
+    return (sum(int(b) for b, _, _ in lines),
+            sum(float(t or 0) for _, t, _ in lines),
+            sum(int(n or 0) for _, _, n in lines))
+
+
+def parsed_stats(tlparse, path, out_dir):
+    """parse_stats of one untimed run with TLPARSE_STATS=1."""
     if os.path.exists(out_dir):
         shutil.rmtree(out_dir)
     r = subprocess.run([tlparse, path, "-i", "-o", out_dir, "--overwrite",
@@ -171,9 +199,57 @@ def parsed_bytes(tlparse, path, out_dir):
                        capture_output=True,
                        env=dict(os.environ, TLPARSE_STATS="1"))
     shutil.rmtree(out_dir, ignore_errors=True)
-    m = re.search(rb"tlparse: stats: (\d+) bytes parsed by tree-sitter",
-                  r.stderr)
-    return int(m.group(1)) if m else None
+    return parse_stats(r.stderr)
+
+
+def write_listing(top, listing):
+    """The listing fs_floor.c reads: every folder and file under `top`,
+    top-down, with the files' sizes. Returns (files, bytes)."""
+    files = size = 0
+    with open(listing, "w") as f:
+        for d, dirs, names in os.walk(top):
+            dirs.sort()
+            rel = os.path.relpath(d, top)
+            if rel != ".":
+                f.write("d\t%s\n" % rel)
+            for n in sorted(names):
+                full = os.path.join(d, n)
+                if os.path.islink(full):
+                    continue
+                b = os.path.getsize(full)
+                f.write("f\t%d\t%s\n" % (b, os.path.normpath(
+                    os.path.join(rel, n))))
+                files += 1
+                size += b
+    return files, size
+
+
+def build_fs_floor(work):
+    """fs_floor.c built into `work` with the system's cc; None without
+    one."""
+    exe = os.path.join(work, "fs_floor")
+    src = os.path.join(HERE, "fs_floor.c")
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        return None
+    r = subprocess.run([cc, "-O2", "-std=c11", "-o", exe, src],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("bench: cannot build fs_floor.c: %s" % r.stderr.strip())
+        return None
+    return exe
+
+
+def fs_floor_once(exe, listing, dest):
+    """Seconds the minimal writer took to create the listed tree in
+    `dest` (sync before, as for the tools' runs)."""
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    os.sync()
+    r = subprocess.run([exe, listing, dest], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("bench: fs_floor: %s" % r.stderr.strip())
+    return float(r.stdout.split()[0])
 
 
 def tree_size(top):
@@ -189,10 +265,14 @@ def tree_size(top):
     return files, size, pages
 
 
-def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None):
+def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
+                fs_floor=None):
     """Makes, runs and checks one input with each tool of `tools` (a list
     of (label, binary)), their runs interleaved; returns one row (a dict)
-    per tool. Above `rust_max_mb` MB, the Rust tool is not run."""
+    per tool. Above `rust_max_mb` MB, the Rust tool is not run. With
+    `fs_floor` (the built fs_floor.c), each round also times the minimal
+    writer on our first run's tree and our parse (TLPARSE_STATS=1), and
+    our row gets the floors."""
     path = os.path.join(work, inp.name + ".log")
     inp.make(path)
     mb = os.path.getsize(path) / 1e6
@@ -202,7 +282,13 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None):
         lines = sum(chunk.count(b"\n") for chunk in iter(
             lambda: f.read(1 << 20), b""))
     samples = {label: ([], [], [], [], set()) for label, _ in tools}
+    floor_fs, floor_parse, listing = [], [], None
     for i in range(runs):
+        if fs_floor and i > 0:  # between rounds, on the same machine
+            floor_fs.append(fs_floor_once(fs_floor, listing, os.path.join(
+                out_root, "%s.floor.run%d" % (inp.name, i))))
+            floor_parse.append(parsed_stats(tools[0][1], path, os.path.join(
+                out_root, "%s.stats" % inp.name)))
         for label, binary in tools:
             walls, cpus, syss, rss, shapes = samples[label]
             out_dir = os.path.join(out_root, "%s.%s.run%d" % (
@@ -221,10 +307,18 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None):
                                  "provenance page in %s" % (inp.name, label,
                                                             out_dir))
             shapes.add(shape)
+            if fs_floor and label == "ours" and listing is None:
+                listing = os.path.join(work, inp.name + ".listing")
+                write_listing(out_dir, listing)
             walls.append(wall)
             cpus.append(cpu[0] + cpu[1])
             syss.append(cpu[1])
             rss.append(kib)
+    if fs_floor:  # the last round's floors, after its tools
+        floor_fs.append(fs_floor_once(fs_floor, listing, os.path.join(
+            out_root, "%s.floor.run%d" % (inp.name, runs))))
+        floor_parse.append(parsed_stats(tools[0][1], path, os.path.join(
+            out_root, "%s.stats" % inp.name)))
     rows = []
     for label, binary in tools:
         walls, cpus, syss, rss, shapes = samples[label]
@@ -240,14 +334,26 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None):
                "mbps": mb / med,
                "rss": max(abs(k) for k in rss) / 1024.0,
                "rss_exact": min(rss) > 0, "files": files,
-               "out_mb": size / 1e6, "pages": pages, "parsed": None}
+               "out_mb": size / 1e6, "pages": pages, "parsed": None,
+               "fs_floor": None, "parse_cpu": None, "parses": None}
         if label == "ours":
-            row["parsed"] = parsed_bytes(binary, path, os.path.join(
-                out_root, "%s.stats" % inp.name))
+            stats = [x for x in floor_parse if x] or [parsed_stats(
+                binary, path, os.path.join(out_root, "%s.stats" % inp.name))]
+            if stats[0]:
+                row["parsed"] = stats[0][0]
+                row["parses"] = stats[0][2]
+                row["parse_cpu"] = statistics.median(x[1] for x in stats)
+            if floor_fs:
+                row["fs_floor"] = statistics.median(floor_fs)
         print("  %-18s %-4s %8.2f MB %3d runs  wall %s  cpu %.3f s (sys "
               "%.3f)  %6.1f MB/s  RSS %6.1f MiB  %d files" % (
                   inp.name, label, mb, runs, fmt_wall(row), row["cpu"],
                   row["sys"], row["mbps"], row["rss"], files), flush=True)
+        if row["fs_floor"] is not None:
+            print("  %-18s floors: file system %.3f s, parse %.3f s of CPU "
+                  "/ %d cores = %.3f s" % (
+                      inp.name, row["fs_floor"], row["parse_cpu"] or 0,
+                      CORES, (row["parse_cpu"] or 0) / CORES), flush=True)
         rows.append(row)
     return rows
 
@@ -362,6 +468,38 @@ def report(rows, args, started, load0, load1):
                 r["name"], r["mb"], r["parsed"] / 1e6,
                 100.0 * r["parsed"] / 1e6 / r["mb"]))
         L.append("")
+    floors = [r for r in rows if r["tool"] == "ours"
+              and r["fs_floor"] is not None]
+    if floors:
+        rust = {r["name"]: r for r in rows if r["tool"] == "rust"}
+        L.append("Floors (issue 33), medians over the rounds, each measured "
+                 "between the tools' runs: *file system*, fs_floor.c "
+                 "creating our run's tree (same folders, files and sizes) "
+                 "under the same folder; *parse*, tree-sitter's own parse "
+                 "time of the texts our run parses (TLPARSE_STATS=1, every "
+                 "parse call on its thread's CPU clock) divided by the %d "
+                 "cores; *ours / floor*, our median wall over the larger "
+                 "floor; *parse share*, the parse's CPU over our median "
+                 "CPU:" % CORES)
+        L.append("")
+        L.append("| input | wall ours (s) | wall Rust (s) | file-system "
+                 "floor (s) | parse floor (s) | ours / floor | parse CPU "
+                 "(s) | parse share | parses |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in floors:
+            parse_floor = (r["parse_cpu"] or 0) / CORES
+            top = max(r["fs_floor"], parse_floor)
+            ru = rust.get(r["name"])
+            L.append("| %s | %.3f | %s | %.3f | %.3f | %.2f× | %.3f | "
+                     "%.0f%% | %s |" % (
+                         r["name"], r["median"],
+                         "%.3f" % ru["median"] if ru else "–",
+                         r["fs_floor"], parse_floor,
+                         r["median"] / top if top > 0 else 0,
+                         r["parse_cpu"] or 0,
+                         100.0 * (r["parse_cpu"] or 0) / max(r["cpu"], 1e-9),
+                         r["parses"] if r["parses"] is not None else "–"))
+        L.append("")
     for title, base, others in (
             ("Linearity (concatenations)", "fixture-1x",
              ["fixture-2x", "fixture-4x", "fixture-16x", "fixture-200x"]),
@@ -413,6 +551,8 @@ def main(argv=None):
     p.add_argument("--rust-max-mb", type=float,
                    help="run the Rust tool only on inputs up to this size "
                    "(it takes minutes on the largest)")
+    p.add_argument("--no-floors", action="store_true",
+                   help="leave out the file-system and parse floors")
     p.add_argument("--smoke", action="store_true",
                    help="tiny inputs, one run each (a test, no timing check)")
     args = p.parse_args(argv)
@@ -445,6 +585,7 @@ def main(argv=None):
     load0 = os.getloadavg()[0]
     rows, skipped = [], []
     args.out_root_shown = out_root
+    fs_floor = None if args.no_floors else build_fs_floor(args.work)
     print("bench: %s -> %s" % (args.tlparse, out_root), flush=True)
     for inp in inputs(fixture, args.smoke):
         if args.only and not any(inp.name.startswith(o) for o in args.only):
@@ -455,7 +596,8 @@ def main(argv=None):
             continue
         try:
             rows += bench_input(inp, tools, args.work, out_root,
-                                args.runs or inp.runs, args.rust_max_mb)
+                                args.runs or inp.runs, args.rust_max_mb,
+                                fs_floor)
         except BaseException:
             shutil.rmtree(out_root, ignore_errors=True)
             raise

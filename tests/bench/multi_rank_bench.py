@@ -25,6 +25,12 @@ per run, for the whole process tree (ours forks one child per rank, at most
         --rust build/venv/bin/tlparse --work /dev/shm/mr64 [--ranks 64]
         [--mb 3] [--runs 3] [--flags "" "-i"]
 
+With --floors (issue 33), each round also measures the two floors of our
+run, as bench.py does: the file-system floor (fs_floor.c creating the tree
+of our first run, same folders, files and sizes, under --work) and the
+parse floor (the tree-sitter parse time that every rank child reports with
+TLPARSE_STATS=1, summed, divided by the cores).
+
 Prints a Markdown table. Nothing here asserts a time; each run must exit 0
 and write index.html and one rank_N/index.html per rank.
 """
@@ -50,6 +56,8 @@ SOURCES = ["multi_rank_logs/dedicated_log_torch_trace_rank_1.log",
            "collectives_parity/dedicated_log_torch_trace_rank_0.log",
            "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log"]
 PAGE = os.sysconf("SC_PAGE_SIZE")
+sys.path.insert(0, HERE)
+import bench  # noqa: E402  (the floors: listing, fs_floor.c, stats lines)
 
 
 def make_job(work, fixtures, ranks, mb):
@@ -145,6 +153,28 @@ def tree_rss_self(pid):
         return 0
 
 
+def measure_floors(fs_floor, listing, job, fl, a, floors, flags):
+    """One round of the two floors of our run with `fl`: fs_floor.c on
+    the listing, and one untimed run with TLPARSE_STATS=1 (each rank child
+    prints its parse, summed)."""
+    dest = os.path.join(a.work, "floor")
+    fs, parse = floors.setdefault(flags, ([], []))
+    fs.append(bench.fs_floor_once(fs_floor, listing, dest))
+    shutil.rmtree(dest, ignore_errors=True)
+    out = os.path.join(a.work, "out-stats")
+    shutil.rmtree(out, ignore_errors=True)
+    extra = ["-j", a.jobs] if a.jobs else []
+    r = subprocess.run([a.tlparse, job, "--all-ranks-html", "-o", out,
+                        "--no-browser"] + fl + extra, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       env=dict(os.environ, TLPARSE_STATS="1", CI="1"))
+    shutil.rmtree(out, ignore_errors=True)
+    stats = bench.parse_stats(r.stderr)
+    parse.append(stats[1] if stats else 0.0)
+    print("floors %-3s: file system %.2f s, parse %.2f s of CPU" % (
+        flags or "-", fs[-1], parse[-1]), flush=True)
+
+
 def check(out, ranks):
     missing = [k for k in range(ranks) if not os.path.isfile(
         os.path.join(out, "rank_%d" % k, "index.html"))]
@@ -167,6 +197,8 @@ def main(argv=None):
                          "core)")
     ap.add_argument("--flags", nargs="*", default=["", "-i"])
     ap.add_argument("--sample-ms", type=float, default=20.0)
+    ap.add_argument("--floors", action="store_true",
+                    help="also measure the file-system and parse floors")
     a = ap.parse_args(argv)
     os.makedirs(a.work, exist_ok=True)
     job, size = make_job(a.work, a.fixtures, a.ranks, a.mb)
@@ -174,9 +206,14 @@ def main(argv=None):
           flush=True)
     tools = [("ours", a.tlparse)] + ([("rust", a.rust)] if a.rust else [])
     results = {}
+    floors = {}  # flags -> ([file-system s], [parse CPU s])
+    fs_floor = bench.build_fs_floor(a.work) if a.floors else None
     for flags in a.flags:
         fl = flags.split()
+        listing = None
         for run in range(a.runs):
+            if fs_floor and listing:  # between rounds
+                measure_floors(fs_floor, listing, job, fl, a, floors, flags)
             for name, binary in tools:
                 out = os.path.join(a.work, "out-" + name)
                 shutil.rmtree(out, ignore_errors=True)
@@ -185,12 +222,18 @@ def main(argv=None):
                        "--no-browser"] + fl + extra
                 r = measure(cmd, a.sample_ms, a.work)
                 check(out, a.ranks)
+                if fs_floor and name == "ours" and listing is None:
+                    listing = os.path.join(a.work, "listing-%s.txt" % (
+                        flags.replace(" ", "") or "plain"))
+                    bench.write_listing(out, listing)
                 results.setdefault((flags, name), []).append(r)
                 print("%-4s %-3s run %d: wall %.2f s  cpu %.2f s  "
                       "max-rss %.0f MB  tree-rss %.0f MB" % (
                           name, flags or "-", run + 1, r[0], r[1],
                           r[2] / 2**20, r[3] / 2**20), flush=True)
                 shutil.rmtree(out, ignore_errors=True)
+        if fs_floor and listing:
+            measure_floors(fs_floor, listing, job, fl, a, floors, flags)
     print()
     print("%s, %s, %d cores, load %s; %d ranks, %.1f MB; %d runs each, "
           "interleaved" % (datetime.date.today(), platform.machine(),
@@ -210,6 +253,26 @@ def main(argv=None):
               % (flags or "-", name, m[0], min(w), max(w), m[1],
                  max(r[2] for r in rs) / 2**20,
                  max(r[3] for r in rs) / 2**20))
+    if floors:
+        print()
+        print("Floors (medians): file system = fs_floor.c creating our "
+              "run's tree; parse = the rank children's tree-sitter parse "
+              "CPU (TLPARSE_STATS=1) / %d cores" % bench.CORES)
+        print()
+        print("| flags | wall ours | wall Rust | file-system floor | parse "
+              "floor | ours / floor | parse CPU | parse share |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for flags in a.flags:
+            fs, parse = floors[flags]
+            f, p = statistics.median(fs), statistics.median(parse)
+            o = med[(flags, "ours")]
+            r = med.get((flags, "rust"))
+            print("| %s | %.2f s | %s | %.2f s | %.2f s | %.2f× | %.2f s | "
+                  "%.0f%% |" % (flags or "-", o[0],
+                                "%.2f s" % r[0] if r else "–", f,
+                                p / bench.CORES,
+                                o[0] / max(f, p / bench.CORES, 1e-9), p,
+                                100.0 * p / max(o[1], 1e-9)))
     if a.rust:
         print()
         for flags in a.flags:
