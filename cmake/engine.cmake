@@ -4,7 +4,8 @@
 #                (its scanners in src/analyze/ts_chunk_cpp.c and ts_chunk_py.c), src/analyze/ts_heads.c:
 #                C++ without its function bodies; all also used by
 #                tl_engine_cpp
-#   tl_engine    FX graph and Python output code analyzers, provenance join,
+#   tl_engine    FX graph and Python output code analyzers, the cache of their
+#                results by text, provenance join,
 #                the recompile diffs (src/diff/)
 # The C++ analyzer lives in cmake/engine_cpp.cmake (tl_engine_cpp); when that
 # target exists, tl_engine links it and provenance.c gets HAVE_CPPCODE.
@@ -28,6 +29,7 @@ foreach(q ${TL_ENGINE_QUERIES})
 endforeach()
 
 add_library(tl_engine STATIC
+  src/analyze/analysis_cache.c
   src/analyze/fx_graph.c
   src/analyze/pycode.c
   src/analyze/pycode_resolve.c
@@ -55,6 +57,9 @@ tl_unit_test(engine_provenance tests/engine/test_provenance.c tl_engine)
 tl_unit_test(engine_chunks tests/engine/test_chunks.c tl_engine)
 # The recompile diffs' readers (src/diff/): reasons, guards, graphs.
 tl_unit_test(diff_test tests/diff/diff_test.c tl_engine)
+# The cache of analyses by their texts (src/analyze/analysis_cache.c): hits,
+# misses, eviction at the bound, hash collisions, the shared folder.
+tl_unit_test(engine_analysis_cache tests/engine/test_analysis_cache.c tl_engine)
 if(BUILD_TESTING AND TARGET tl_engine_cpp)
   # The cpp_wrapper cases need the C++ analyzer.
   foreach(t engine_provenance engine_corpus engine_chunks)

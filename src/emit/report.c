@@ -177,7 +177,7 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
 #endif
 #ifdef HAVE_tl_engine
     tl_report_write_views(store, all.items, all.count, options->threads,
-                          profile, summaries, diag);
+                          profile, options->shared_analyses, summaries, diag);
     /* The index lists each folder's views with what writing them found. */
     for (size_t i = 0, j = 0; i < dirs; i++)
       for (size_t k = 0; k < counts[i]; k++)

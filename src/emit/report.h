@@ -22,6 +22,9 @@ typedef struct tl_report_options {
    * provenance view (profile_join.h); none when profile_count is 0. */
   const char *const *profiles;
   size_t profile_count;
+  /* A folder where the views' analyses are shared with other processes
+   * (the --all-ranks-html ranks: analysis_cache.h), or NULL. */
+  const char *shared_analyses;
 } tl_report_options;
 
 /* One provenance view: which artifacts of a compile folder it joins. */

@@ -24,11 +24,14 @@ void tl_report_read_deflate_at(void);
 
 #ifdef HAVE_tl_engine
 /* Analyzes the views on `threads` threads: first every distinct view, then
- * the copies of repeated ones; each worker writes its view's files. With a
- * profile (a tl_profile), summaries[i] gets view i's {"compile_id",
- * "profile"}. Problems go to `diag`. */
+ * the copies of repeated ones; each worker writes its view's files. A text
+ * analyzed once is not analyzed again (analysis_cache.h), nor, with
+ * `shared_cache` (a folder, or NULL), one that another process sharing that
+ * folder analyzed. With a profile (a tl_profile), summaries[i] gets view
+ * i's {"compile_id", "profile"}. Problems go to `diag`. */
 void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
-                           int threads, const void *profile, cJSON **summaries,
+                           int threads, const void *profile,
+                           const char *shared_cache, cJSON **summaries,
                            tl_diag *diag);
 #endif
 

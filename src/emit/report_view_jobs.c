@@ -50,6 +50,7 @@ typedef struct view_job {
   const void *profile; /* tl_profile of --profile, or NULL */
   /* {"compile_id", "profile"} for the index's "where the time goes". */
   cJSON *profile_summary;
+  tl_analysis_cache *cache; /* the run's, shared by the workers */
 } view_job;
 
 /* Notes the view's skipped mapping entries (its "malformed" list). */
@@ -299,6 +300,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
     in.release = release_text;
     in.texts_ctx = &texts;
     in.summary = &v->summary;
+    in.cache = job->cache;
     cJSON *malformed = NULL;
     tl_provenance_write(&in, &text, &malformed);
     for (int t = 0; t < TL_PROV_TEXTS; t++) {
@@ -416,16 +418,39 @@ static int by_key(const void *a, const void *b) {
   return c ? c : (i < j ? -1 : i > j);
 }
 
+/* TLPARSE_STATS=1: what the cache of analyses did (beside ts_query.c's
+ * parse line). */
+static void print_cache_stats(tl_analysis_cache *cache) {
+  const char *stats = getenv("TLPARSE_STATS");
+  if (!stats || strcmp(stats, "1") != 0)
+    return;
+  tl_analysis_cache_stats s = tl_analysis_cache_stats_of(cache);
+  fprintf(stderr,
+          "tlparse: stats: analysis cache: %zu hits (%zu from other "
+          "ranks), %zu misses, %zu collisions, %zu evictions, %zu entries "
+          "of %zu bytes\n",
+          s.hits, s.shared_hits, s.misses, s.collisions, s.evictions, s.entries,
+          s.bytes);
+}
+
 /* Analyzes the views on `threads` threads: first every distinct view, then
  * the copies of repeated ones; each worker writes its view's files. With a
  * profile, summaries[i] gets view i's {"compile_id", "profile"}. */
 void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
-                           int threads, const void *profile, cJSON **summaries,
+                           int threads, const void *profile,
+                           const char *shared_cache, cJSON **summaries,
                            tl_diag *diag) {
   view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
   char(*keys)[256] = tl_xcalloc(count ? count : 1, sizeof *keys);
   size_t *order = tl_xcalloc(count ? count : 1, sizeof *order);
+  /* Texts repeated across views that differ elsewhere (a recompile's
+   * graphs, a graph compiled twice) are analyzed once. */
+  tl_analysis_cache *cache =
+      tl_analysis_cache_new(TL_ANALYSIS_CACHE_BOUND, NULL);
+  if (shared_cache)
+    tl_analysis_cache_share(cache, shared_cache);
   for (size_t i = 0; i < count; i++) {
+    jobs[i].cache = cache;
     jobs[i].out_dir = store->out_dir;
     jobs[i].view = &views[i];
     jobs[i].aot = views[i].code && views[i].code->role == TL_ROLE_AOT_WRAPPER;
@@ -457,6 +482,8 @@ void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
       views[i].summary = jobs[jobs[i].original].view->summary;
     }
   run_jobs(jobs, order, copies, threads);
+  print_cache_stats(cache);
+  tl_analysis_cache_free(cache);
   for (size_t i = 0; i < count; i++) {
     if (jobs[i].error[0])
       tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,

@@ -406,8 +406,12 @@ static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   tl_str text = text_of(job->in, t);
   if (!text.ptr)
     return;
-  tl_fx_analyze(&job->v->graph_arena, text, out);
-  own_fx_names(&job->v->graph_arena, out, text);
+  tl_analysis_cache *cache = job->in->cache;
+  if (!tl_analysis_cache_get_fx(cache, text, &job->v->graph_arena, out)) {
+    tl_fx_analyze(&job->v->graph_arena, text, out);
+    own_fx_names(&job->v->graph_arena, out, text);
+    tl_analysis_cache_put_fx(cache, text, out);
+  }
   done_with(job->in, t);
   trim_after(text.len);
 }
@@ -439,13 +443,20 @@ static void analyze(view *v, const tl_prov_inputs *in) {
                   pthread_create(&graphs, NULL, analyze_graphs, &job) == 0;
   if (!threaded)
     analyze_graphs(&job);
-  if (!in->aot && code.ptr)
-    tl_pycode_analyze(&v->arena, code, &v->code);
+  /* The wrapper's analysis is kept before the kernel code's is added. */
+  tl_analysis_kind kind = in->aot ? TL_ANALYSIS_CPPCODE : TL_ANALYSIS_PYCODE;
+  if (!code.ptr ||
+      !tl_analysis_cache_get_code(in->cache, kind, code, &v->arena, &v->code)) {
+    if (!in->aot && code.ptr)
+      tl_pycode_analyze(&v->arena, code, &v->code);
 #ifdef HAVE_CPPCODE
-  if (in->aot && code.ptr)
-    tl_cppcode_analyze(&v->arena, code, &v->code);
+    if (in->aot && code.ptr)
+      tl_cppcode_analyze(&v->arena, code, &v->code);
 #endif
-  own_code_names(&v->arena, &v->code, code, 0, 0);
+    own_code_names(&v->arena, &v->code, code, 0, 0);
+    if (code.ptr)
+      tl_analysis_cache_put_code(in->cache, kind, code, &v->code);
+  }
   if (code.ptr)
     done_with(in, TL_PROV_CODE);
   trim_after(code.len); /* the analysis' own state, freed */

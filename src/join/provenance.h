@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "analyze/analysis_cache.h"
 #include "util/buf.h"
 
 /* The texts of a view, for tl_prov_inputs.load and release. */
@@ -60,6 +61,10 @@ typedef struct tl_prov_inputs {
   void *texts_ctx;
   /* When not NULL, filled by tl_provenance_write. */
   tl_prov_summary *summary;
+  /* When not NULL, the FX graphs' and the code's analyses are looked up
+   * here by their texts and kept here (analysis_cache.h): a text analyzed
+   * for an earlier view, or by another rank, is not analyzed again. */
+  tl_analysis_cache *cache;
 } tl_prov_inputs;
 
 /* Appends the view's JSON object to `out` as cJSON_Print lays it out,

@@ -166,6 +166,13 @@ static bool write_all(int fd, const char *data, size_t len) {
   return true;
 }
 
+/* With -i, the folder where the rank children share the analyses of their
+ * texts (ranks usually log the same graphs and code): made in the staging
+ * folder before the first child starts, removed once the last has ended,
+ * so it never reaches the report (a signal removes the staging folder
+ * whole). Set by the parent only, read by the children it forks. */
+static const char *shared_analyses;
+
 static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
                      int fd) {
   tl_buf rank_dir, msg;
@@ -185,6 +192,7 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   p.strict_compile_id = o->strict_compile_id;
   p.workers = workers;
   p.collectives_parity_link = true; /* written below, after the report */
+  p.shared_analyses = shared_analyses;
   /* The rank's events in the combined file's form, written here while the
    * ranks run in parallel, so the parent only joins bytes. */
   tl_buf part;
@@ -502,7 +510,21 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
   tl_diag mode;
   tl_diag_init(&mode, o->input_dir);
   mode.verbose = true; /* each mode diagnostic is one line, printed once */
+  tl_buf shared;
+  tl_buf_init(&shared);
+  if (o->provenance) {
+    tl_buf_printf(&shared, "%s/.analyses", o->out_dir);
+    if (mkdir(shared.data, 0700) == 0)
+      shared_analyses = shared.data;
+  }
   run_all(o, &ranks, &mode);
+  if (shared_analyses) {
+    char why[512];
+    if (!tl_fs_remove_tree(shared_analyses, why, sizeof why))
+      tl_diag_add(&mode, TL_DIAG_OUTPUT, 0, "%s", why);
+    shared_analyses = NULL;
+  }
+  tl_buf_free(&shared);
   size_t failed = 0;
   for (size_t i = 0; i < ranks.count; i++)
     failed += ranks.items[i]->failed;

@@ -86,9 +86,10 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
     ok = false;
   }
   tl_report_options report_options = {
-      options->input,      options->custom_header_html,
-      options->provenance, options->workers > 0 ? options->workers : 1,
-      options->profiles,   options->profile_count};
+      options->input,          options->custom_header_html,
+      options->provenance,     options->workers > 0 ? options->workers : 1,
+      options->profiles,       options->profile_count,
+      options->shared_analyses};
   if (ok && !tl_report_write(&store, &report_options, diag)) {
     snprintf(error, error_size, "%s", store.error);
     ok = false;

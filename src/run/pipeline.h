@@ -29,6 +29,10 @@ typedef struct tl_pipeline_options {
   /* --all-ranks-html's child: the index links the collectives_parity.json
    * the child writes beside it (as the Rust tool's rank index does). */
   bool collectives_parity_link;
+  /* --all-ranks-html's child: the folder where the ranks share the
+   * analyses of their texts (tl_report_options.shared_analyses); NULL:
+   * none. */
+  const char *shared_analyses;
 } tl_pipeline_options;
 
 /* Reads options->input into options->out_dir. Bad input is counted in

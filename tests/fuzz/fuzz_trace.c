@@ -143,7 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                           error, sizeof error);
   FUZZ_CHECK(ok);
   FUZZ_CHECK(tl_store_close(&store));
-  tl_report_options report_options = {"trace.log", NULL, true, 1, NULL, 0};
+  tl_report_options report_options = {"trace.log", NULL, true, 1,
+                                      NULL,        0,    NULL};
   FUZZ_CHECK(tl_report_write(&store, &report_options, &diag));
   tl_store_free(&store);
   tl_diag_free(&diag);
