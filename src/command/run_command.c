@@ -140,16 +140,55 @@ static void exec_child(const tl_run_request *r, const char *trace_dir,
   _exit(err == ENOENT ? 127 : 126);
 }
 
-/* Gives the terminal back to tlparse's own group. */
-static void take_terminal_back(int tty_fd) {
-  if (tty_fd < 0)
-    return;
+/* Makes `group` the terminal's foreground group. SIGTTOU is blocked for the
+ * call: tlparse may be in the background by then (the child takes the
+ * terminal too, and may be first), where the call would stop tlparse. */
+static void set_terminal_group(int tty_fd, pid_t group) {
   sigset_t ttou, saved;
   sigemptyset(&ttou);
   sigaddset(&ttou, SIGTTOU);
   sigprocmask(SIG_BLOCK, &ttou, &saved);
-  tcsetpgrp(tty_fd, getpgrp());
+  tcsetpgrp(tty_fd, group);
   sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
+/* Gives the terminal back to tlparse's own group. */
+static void take_terminal_back(int tty_fd) {
+  if (tty_fd >= 0)
+    set_terminal_group(tty_fd, getpgrp());
+}
+
+/* Gives the terminal to the child's group when tlparse's group holds it
+ * (it is in the foreground). */
+static void give_terminal(int tty_fd, pid_t group) {
+  if (tty_fd >= 0 && tcgetpgrp(tty_fd) == getpgrp())
+    set_terminal_group(tty_fd, group);
+}
+
+/* Waits for the child to end; returns its wait status. With the terminal,
+ * tlparse and CMD are one job to the user's shell: when CMD's group is
+ * stopped (Ctrl-Z, or a read of the terminal from the background),
+ * tlparse takes the terminal back and stops itself, so the shell gets its
+ * prompt and lists the job as stopped. When the shell continues tlparse
+ * (`fg` gives tlparse the terminal first; `bg` does not), the terminal goes
+ * to CMD's group if tlparse has it, and CMD's group is continued. In an
+ * orphaned process group the kernel discards the stop, and CMD is
+ * continued at once, as a stop from the terminal would be discarded. */
+static int wait_child(pid_t pid, int tty_fd) {
+  int status = 0;
+  for (;;) {
+    if (waitpid(pid, &status, tty_fd >= 0 ? WUNTRACED : 0) < 0) {
+      if (errno == EINTR)
+        continue;
+      return status;
+    }
+    if (!WIFSTOPPED(status))
+      return status;
+    take_terminal_back(tty_fd);
+    raise(SIGTSTP);
+    give_terminal(tty_fd, pid);
+    kill(-pid, SIGCONT);
+  }
 }
 
 /* Runs CMD and waits for it. Returns its wait status, or -1 when it could
@@ -178,15 +217,13 @@ static int run_child(const tl_run_request *r, const char *trace_dir,
   }
   close(fds[1]);
   if (tty_fd >= 0)
-    tcsetpgrp(tty_fd, pid);
+    set_terminal_group(tty_fd, pid);
   int err = 0;
   ssize_t got;
   while ((got = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR)
     ;
   close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  int status = wait_child(pid, tty_fd);
   take_terminal_back(tty_fd);
   tl_outdir_group_ended();
   if (got == (ssize_t)sizeof err) {

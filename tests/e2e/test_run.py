@@ -18,10 +18,12 @@ import html
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -98,6 +100,63 @@ x, w = torch.randn(4, 6), torch.randn(6, 6)
 out = torch.compile(step)(x, w)
 dist.destroy_process_group()
 print("rank", rank, "done", list(out.shape), flush=True)
+'''
+
+
+# A job-control shell in miniature, run on a pseudo-terminal it makes its
+# controlling terminal: it starts `tlparse run ...` (its arguments) as a
+# foreground job in a group of its own, and says on the terminal when the
+# job stops ("STOPPED signal state-of-tlparse state-of-CMD") and ends
+# ("ENDED code"). After a stop it reads a line, then continues the job in
+# the foreground as `fg` does: the terminal first, then SIGCONT.
+JOB_SHELL = r'''
+import fcntl, os, signal, sys, termios
+
+def state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+gate_r, gate_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    os.close(gate_w)
+    os.read(gate_r, 1)  # the terminal is the job's once this returns
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+    os.execv(sys.argv[1], sys.argv[1:])
+os.setpgid(pid, pid)
+os.tcsetpgrp(0, pid)
+os.close(gate_r)
+os.close(gate_w)
+while True:
+    _, status = os.waitpid(pid, os.WUNTRACED)
+    if not os.WIFSTOPPED(status):
+        break
+    os.tcsetpgrp(0, os.getpgrp())
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        kids = [int(k) for k in f.read().split()]
+    print("STOPPED", os.WSTOPSIG(status),
+          " ".join(state(p) for p in [pid] + kids), flush=True)
+    input()
+    os.tcsetpgrp(0, pid)
+    os.killpg(pid, signal.SIGCONT)
+print("ENDED", os.waitstatus_to_exitcode(status), flush=True)
+'''
+
+# CMD for the job-control test: it reads a line from the terminal, then
+# writes a one-compile trace log to TORCH_TRACE.
+READ_THEN_LOG = r'''
+import os, sys
+print("ready", flush=True)
+line = sys.stdin.readline().strip()
+log = os.path.join(os.environ["TORCH_TRACE"], "dedicated_log_torch_trace.log")
+with open(log, "w") as f:
+    f.write('V1127 05:00:00.000000 1 torch/_dynamo/convert_frame.py:1] '
+            '{"dynamo_start": {"stack": []}, "frame_id": 0, '
+            '"frame_compile_id": 0, "attempt": 0}\n')
+print("read", line, flush=True)
 '''
 
 
@@ -366,6 +425,80 @@ class Run(unittest.TestCase):
             "torch.compile or torch.export?); no report written\n"
             % os.path.realpath(os.path.join(self.dir, "t3"))), r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "o3")))
+
+
+class JobControl(unittest.TestCase):
+    """Ctrl-Z while CMD holds the terminal stops the whole job (tlparse
+    and CMD), so the user's shell gets its prompt back; `fg` continues
+    both, with the terminal CMD's again. No torch needed."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.seen = b""
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def read_line(self, fd, marker, deadline):
+        """Reads the terminal until a whole line starting at `marker` has
+        come; returns the rest of that line."""
+        while not re.search(re.escape(marker) + b"[^\\n]*\\n", self.seen):
+            left = deadline - time.monotonic()
+            self.assertGreater(left, 0, "no %r on the terminal; it showed "
+                               "%r" % (marker, self.seen))
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # the terminal's last user left
+                    chunk = b""
+                self.assertTrue(chunk, "the terminal closed before %r; it "
+                                "showed %r" % (marker, self.seen))
+                self.seen += chunk
+        return re.search(re.escape(marker) + b"([^\\n]*)\\n",
+                         self.seen).group(1)
+
+    def test_ctrl_z_stops_the_job_and_fg_continues_it(self):
+        shell = os.path.join(self.dir, "job_shell.py")
+        with open(shell, "w") as f:
+            f.write(JOB_SHELL)
+        child = os.path.join(self.dir, "read_then_log.py")
+        with open(child, "w") as f:
+            f.write(READ_THEN_LOG)
+        out = os.path.join(self.dir, "out")
+        trace = os.path.join(self.dir, "trace")
+        master, slave = os.openpty()
+        env = dict(os.environ, CI="1")
+        env.pop("TORCH_TRACE", None)
+        p = subprocess.Popen(
+            [sys.executable, shell, TLPARSE, "run", "--no-browser", "-o", out,
+             "--trace-dir", trace, "--", sys.executable, child],
+            stdin=slave, stdout=slave, stderr=slave, cwd=self.dir, env=env,
+            start_new_session=True)
+        os.close(slave)
+        try:
+            deadline = time.monotonic() + 120
+            self.read_line(master, b"ready", deadline)
+            os.write(master, b"\x1a")  # Ctrl-Z: SIGTSTP to CMD's group
+            stop = self.read_line(master, b"STOPPED", deadline)
+            # The job stopped by the terminal's SIGTSTP: tlparse and CMD.
+            self.assertEqual(stop.split(),
+                             [str(int(signal.SIGTSTP)).encode(), b"T", b"T"])
+            os.write(master, b"fg\n")
+            os.write(master, b"after fg\n")  # read by CMD once it runs
+            self.read_line(master, b"ENDED", deadline)
+            self.assertEqual(p.wait(timeout=60), 0)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            os.close(master)
+        text = self.seen.replace(b"\r\n", b"\n").decode()
+        self.assertIn("\nread after fg\n", text)
+        self.assertIn("tlparse: wrote %s/index.html\n" % out, text)
+        self.assertIn("\nENDED 0\n", text)
+        self.assertTrue(os.path.isfile(os.path.join(out, "index.html")))
 
 
 if __name__ == "__main__":
