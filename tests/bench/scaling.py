@@ -1,19 +1,34 @@
 """scaling.py: how tlparse's time grows with the number of compile folders
-(a benchmark, not a test: figures for docs/performance.md, "Scaling with
-counts"). For each count N it writes a trace of N compile ids, each a
-dynamo_start with a two-frame stack and one small string artifact, runs
-`tlparse TRACE -o OUT --overwrite --no-browser` (and with -i), and prints the
-wall time, the user and system CPU time and the peak RSS (the largest of
-any run so far); then the exponent k of user time ~ N^k fitted over the
-counts (least squares on the logarithms): 1 is linear, 2 quadratic. System
-time is mostly the file system's: one folder and a few files per compile.
+or of ranks (a benchmark, not a test: figures for docs/performance.md,
+"Scaling with counts").
+
+Compile folders (the default): for each count N it writes a trace of N
+compile ids, each a dynamo_start with a two-frame stack and one small string
+artifact, and runs `tlparse TRACE -o OUT --overwrite --no-browser` (and
+with -i).
+
+Ranks (--ranks): for each count N it writes a job of N rank logs made by
+tests/e2e/multirank_gen.py, each rank one compile with a collective
+schedule, runtime estimates with tensor meta, cache state and an execution
+order (every cross-rank analysis has N entries to compare), and runs
+`tlparse JOB --all-ranks-html -o OUT --overwrite --no-browser` (and with
+-i). The CPU times include the rank children's.
+
+It prints the wall time, the user and system CPU time and the peak RSS (the
+largest single process of any run so far); then the exponent k of user time
+~ N^k fitted over the counts (least squares on the logarithms): 1 is linear,
+2 quadratic. System time is mostly the file system's: one folder and a few
+files per compile or rank.
 
     python3 tests/bench/scaling.py [--tlparse build/tlparse]
-        [--counts 10000,30000,100000] [--dir /dev/shm/tl-scaling] [-i]
+        [--counts 10000,30000,100000] [--ranks] [--dir /dev/shm/tl-scaling]
+        [-i]
 
 Writes its traces and reports under --dir (removed afterwards; tmpfs by
 default, so a disk's speed is not measured); 10^6 compile folders need
-about 4 GB there and a few million inodes.
+about 6 GB there and about 4 million inodes with -i (more than a default
+/dev/shm allows: mount a tmpfs with `nr_inodes=` set), 10^5 ranks about
+1 GB.
 """
 import argparse
 import hashlib
@@ -24,6 +39,10 @@ import shutil
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "e2e"))
+import multirank_gen  # noqa: E402
 
 PREFIX = "V1127 05:00:00.000000 1 torch/_dynamo/convert_frame.py:1] "
 
@@ -41,6 +60,19 @@ def write_trace(path, count):
             f.write(PREFIX + '{"artifact": {"name": "note", "encoding": '
                     '"string"}, %s, "has_payload": "%s"}\n\t%s\n'
                     % (ids, md5, payload))
+
+
+def write_job(folder, count):
+    """count rank logs, each one compile seen by every cross-rank check."""
+    compile = {"frame": 0, "attempt_of": 0, "cache": "miss",
+               "schedule": [multirank_gen.COLLECTIVES[0],
+                            multirank_gen.WAIT],
+               "runtime": [("extern_kernels.mm", 1500.25),
+                           ("triton_poi_fused_0", 999.5)],
+               "shape": [4, 4], "collectives": [multirank_gen.COLLECTIVES[0]],
+               "waits": 1}
+    spec = {"compiles": [compile], "order": ["0/0"]}
+    multirank_gen.write_job(folder, {r: spec for r in range(count)})
 
 
 def run(tlparse, trace, out, extra):
@@ -71,18 +103,28 @@ def main():
     ap.add_argument("--counts", default="10000,30000,100000")
     ap.add_argument("--dir", default="/dev/shm/tl-scaling")
     ap.add_argument("-i", action="store_true", help="also with -i")
+    ap.add_argument("--ranks", action="store_true",
+                    help="N rank logs with --all-ranks-html, not N compiles")
     args = ap.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     os.makedirs(args.dir, exist_ok=True)
     modes = [("", [])] + ([("-i", ["-i"])] if args.i else [])
-    print("| compile folders | mode | wall (s) | user CPU (s) | system CPU (s) | peak RSS (MiB) |")
+    counted = "ranks" if args.ranks else "compile folders"
+    print("| %s | mode | wall (s) | user CPU (s) | system CPU (s) "
+          "| peak RSS (MiB) |" % counted)
     print("|---:|---|---:|---:|---:|---:|")
     fits = {name: [] for name, _ in modes}
     try:
         for n in counts:
-            trace = os.path.join(args.dir, "trace-%d.log" % n)
-            write_trace(trace, n)
+            if args.ranks:
+                trace = os.path.join(args.dir, "job-%d" % n)
+                write_job(trace, n)
+            else:
+                trace = os.path.join(args.dir, "trace-%d.log" % n)
+                write_trace(trace, n)
             for name, extra in modes:
+                if args.ranks:
+                    extra = ["--all-ranks-html"] + extra
                 out = os.path.join(args.dir, "out")
                 wall, user, system, rss = run(args.tlparse, trace, out, extra)
                 fits[name].append((n, user))
@@ -90,7 +132,10 @@ def main():
                       % (n, name or "plain", wall, user, system, rss),
                       flush=True)
                 shutil.rmtree(out, ignore_errors=True)
-            os.remove(trace)
+            if args.ranks:
+                shutil.rmtree(trace)
+            else:
+                os.remove(trace)
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
     for name, points in fits.items():
