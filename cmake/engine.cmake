@@ -39,6 +39,10 @@ add_library(tl_engine STATIC
   src/diff/guards.c
   src/diff/recompile_reasons.c
   src/diff/recompiles.c
+  src/diff/compile_kernels.c
+  src/diff/kernel_diff.c
+  src/diff/recompile_parts.c
+  src/diff/shape_words.c
   ${TL_ENGINE_QUERY_SOURCES})
 target_link_libraries(tl_engine PUBLIC tl_ts_query tl_base tl_grammars
   PkgConfig::TREE_SITTER PkgConfig::CJSON Threads::Threads)

@@ -114,6 +114,21 @@ static bool split_id(tl_str line, tl_str *id, tl_str *rest) {
   return true;
 }
 
+/* The first "; " of `s` from `from` outside brackets, or NULL. */
+static const char *separator(tl_str s, size_t from) {
+  int depth = 0;
+  for (size_t i = from; i < s.len; i++) {
+    char c = s.ptr[i];
+    if (c == '(' || c == '[' || c == '{')
+      depth++;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+      depth--;
+    else if (c == ';' && depth == 0 && i + 1 < s.len && s.ptr[i + 1] == ' ')
+      return s.ptr + i;
+  }
+  return NULL;
+}
+
 void tl_recompile_reasons_read(tl_str text, tl_recompile_reasons *out) {
   size_t at = 0;
   while (at < text.len) {
@@ -123,10 +138,12 @@ void tl_recompile_reasons_read(tl_str text, tl_recompile_reasons *out) {
     at = end + 1;
     if (!split_id(line, &id, &rest))
       continue;
-    /* Several reasons of one compile are joined by "; ". */
+    /* Several reasons of one compile are joined by "; " (one inside
+     * brackets, as in a guard comment's "(... framework; to
+     * avoid ...)", is no separator). */
     size_t from = 0;
     for (;;) {
-      const char *sep = find(rest, from, "; ");
+      const char *sep = separator(rest, from);
       size_t to = sep ? (size_t)(sep - rest.ptr) : rest.len;
       tl_recompile_reason r = {0};
       r.earlier = id;

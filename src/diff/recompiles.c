@@ -8,7 +8,9 @@
 
 #include "diff/fx_diff.h"
 #include "diff/guards.h"
+#include "diff/recompile_parts.h"
 #include "diff/recompile_reasons.h"
+#include "diff/shape_words.h"
 #include "util/fsutil.h"
 
 /* "-_0_1_1" -> autograd "-", frame 0, compile 1, attempt 1. False for a
@@ -92,6 +94,48 @@ static bool is_post_fallback(const tl_artifact *a) {
   return a->role == TL_ROLE_POST_GRAD_FALLBACK;
 }
 
+static bool is_code(const tl_artifact *a) {
+  return a->role == TL_ROLE_OUTPUT_CODE || a->role == TL_ROLE_AOT_WRAPPER;
+}
+
+/* The first artifact after index `from` of `dir` for which `is` holds,
+ * before the next post-grad graph; NULL when none. */
+static const tl_artifact *after(const tl_compile_dir *dir, size_t from,
+                                bool (*is)(const tl_artifact *)) {
+  for (size_t i = from + 1; i < dir->artifacts.count; i++) {
+    const tl_artifact *a = &dir->artifacts.items[i];
+    if (is_post(a) || is_post_fallback(a))
+      return NULL;
+    if (a->text_path && is(a))
+      return a;
+  }
+  return NULL;
+}
+
+static bool is_kernel_code(const tl_artifact *a) {
+  return a->role == TL_ROLE_AOT_KERNELS;
+}
+static bool is_mappings(const tl_artifact *a) {
+  return a->role == TL_ROLE_NODE_MAPPINGS;
+}
+
+/* The code, kernel code and mappings of the compilation that logged the
+ * post-grad graph (in one of `dirs`). */
+static void take_compilation(tl_compile_files *c, const folder *dirs,
+                             size_t count) {
+  for (size_t k = 0; k < count && c->post_grad; k++) {
+    const tl_compile_dir *d = dirs[k].dir;
+    const tl_artifact *items = d->artifacts.items;
+    if (c->post_grad < items || c->post_grad >= items + d->artifacts.count)
+      continue;
+    size_t at = (size_t)(c->post_grad - items);
+    c->code = after(d, at, is_code);
+    c->kernel_code = after(d, at, is_kernel_code);
+    c->mappings = after(d, at, is_mappings);
+    return;
+  }
+}
+
 /* Fills the slot from the folder when still empty. */
 static void take(const tl_artifact **slot, const tl_compile_dir *dir,
                  bool (*is)(const tl_artifact *)) {
@@ -141,6 +185,9 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
     }
     if (!c.home)
       c.home = f[j - 1].dir; /* attempt 0 comes last in this order */
+    take_compilation(&c, f + i, j - i);
+    for (size_t x = j; x > i && !c.metrics; x--)
+      c.metrics = f[x - 1].dir->metric_numbers; /* attempt 0 first */
     TL_VEC_PUSH(out->compiles, c);
     i = j;
   }
@@ -320,37 +367,56 @@ static cJSON *side_json(const tl_fx_side *s) {
   return o;
 }
 
+/* A graph comparison and what its rows point into, kept for the kernels'
+ * alignment. */
+typedef struct graph_work {
+  text_file ta, tb;
+  tl_arena arena;
+  tl_fx_diff d;
+  bool ok;
+} graph_work;
+
+static void graph_work_free(graph_work *w) {
+  if (w->ok) {
+    tl_fx_diff_free(&w->d);
+    tl_arena_free(&w->arena);
+  }
+  tl_buf_free(&w->ta.text);
+  tl_buf_free(&w->tb.text);
+}
+
 static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
-                         const tl_artifact *b) {
+                         const tl_artifact *b, graph_work *w) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddItemToObject(
       o, "before", a ? cJSON_CreateString(a->text_path) : cJSON_CreateNull());
   cJSON_AddItemToObject(
       o, "after", b ? cJSON_CreateString(b->text_path) : cJSON_CreateNull());
-  text_file ta, tb;
-  read_artifact(out_dir, a, &ta);
-  read_artifact(out_dir, b, &tb);
-  if (!ta.ok || !tb.ok) {
-    tl_buf_free(&ta.text);
-    tl_buf_free(&tb.text);
+  memset(w, 0, sizeof *w);
+  read_artifact(out_dir, a, &w->ta);
+  read_artifact(out_dir, b, &w->tb);
+  if (!w->ta.ok || !w->tb.ok) {
     cJSON_AddBoolToObject(o, "available", false);
     return o;
   }
   cJSON_AddBoolToObject(o, "available", true);
-  tl_arena arena;
-  tl_arena_init(&arena);
-  tl_fx_diff d;
-  tl_fx_diff_texts(&arena, tl_buf_str(&ta.text), tl_buf_str(&tb.text), &d);
+  w->ok = true;
+  tl_arena_init(&w->arena);
+  tl_fx_diff *d = &w->d;
+  tl_fx_diff_texts(&w->arena, tl_buf_str(&w->ta.text), tl_buf_str(&w->tb.text),
+                   d);
   cJSON *sum = cJSON_AddObjectToObject(o, "summary");
-  cJSON_AddNumberToObject(sum, "same", (double)d.same);
-  cJSON_AddNumberToObject(sum, "renamed", (double)d.renamed);
-  cJSON_AddNumberToObject(sum, "changed", (double)d.changed);
-  cJSON_AddNumberToObject(sum, "removed", (double)d.removed);
-  cJSON_AddNumberToObject(sum, "added", (double)d.added);
-  cJSON_AddBoolToObject(o, "too_many_edits", d.too_large);
+  cJSON_AddNumberToObject(sum, "same", (double)d->same);
+  cJSON_AddNumberToObject(sum, "renamed", (double)d->renamed);
+  cJSON_AddNumberToObject(sum, "changed", (double)d->changed);
+  cJSON_AddNumberToObject(sum, "removed", (double)d->removed);
+  cJSON_AddNumberToObject(sum, "added", (double)d->added);
+  cJSON_AddBoolToObject(o, "too_many_edits", d->too_large);
   cJSON *rows = cJSON_AddArrayToObject(o, "nodes");
-  for (size_t i = 0; i < d.rows.count; i++) {
-    const tl_fx_row *r = &d.rows.items[i];
+  tl_buf words;
+  tl_buf_init(&words);
+  for (size_t i = 0; i < d->rows.count; i++) {
+    const tl_fx_row *r = &d->rows.items[i];
     cJSON *row = cJSON_CreateObject();
     cJSON_AddStringToObject(row, "change", fx_change_name(r->change));
     if (r->change == TL_FX_SAME || r->change == TL_FX_CHANGED)
@@ -358,6 +424,10 @@ static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
     if (r->change == TL_FX_CHANGED) {
       cJSON_AddBoolToObject(row, "type_changed", r->type_changed);
       cJSON_AddBoolToObject(row, "args_changed", r->args_changed);
+      tl_buf_clear(&words);
+      if (r->type_changed &&
+          tl_shape_change_words(&words, r->before.type, r->after.type))
+        cJSON_AddStringToObject(row, "type_change", words.data);
     }
     cJSON_AddItemToObject(row, "before",
                           r->before.name.ptr ? side_json(&r->before)
@@ -367,10 +437,7 @@ static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
                                             : cJSON_CreateNull());
     cJSON_AddItemToArray(rows, row);
   }
-  tl_fx_diff_free(&d);
-  tl_arena_free(&arena);
-  tl_buf_free(&ta.text);
-  tl_buf_free(&tb.text);
+  tl_buf_free(&words);
   return o;
 }
 
@@ -388,14 +455,25 @@ cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
   cJSON_AddNumberToObject(o, "frame", (double)b->frame);
   cJSON_AddItemToObject(o, "before", compile_json(a));
   cJSON_AddItemToObject(o, "after", compile_json(b));
+  cJSON *summary = cJSON_AddObjectToObject(o, "summary");
   cJSON_AddItemToObject(o, "reasons", tl_recompile_reasons_json(out_dir, b));
   cJSON_AddItemToObject(o, "guards", guards_json(out_dir, a, b));
   cJSON *graphs = cJSON_AddObjectToObject(o, "graphs");
-  cJSON_AddItemToObject(graphs, "dynamo",
-                        graph_json(out_dir, a->dynamo_graph, b->dynamo_graph));
+  graph_work w;
+  cJSON_AddItemToObject(
+      graphs, "dynamo",
+      graph_json(out_dir, a->dynamo_graph, b->dynamo_graph, &w));
+  graph_work_free(&w);
   cJSON_AddItemToObject(graphs, "pre_grad",
-                        graph_json(out_dir, a->pre_grad, b->pre_grad));
+                        graph_json(out_dir, a->pre_grad, b->pre_grad, &w));
+  graph_work_free(&w);
   cJSON_AddItemToObject(graphs, "post_grad",
-                        graph_json(out_dir, a->post_grad, b->post_grad));
+                        graph_json(out_dir, a->post_grad, b->post_grad, &w));
+  cJSON_AddItemToObject(
+      o, "kernels",
+      tl_recompile_kernels_json(out_dir, a, b, w.ok ? &w.d : NULL));
+  graph_work_free(&w);
+  cJSON_AddItemToObject(o, "metrics", tl_recompile_metrics_json(a, b));
+  tl_recompile_summarize(o, summary);
   return o;
 }

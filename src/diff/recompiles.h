@@ -6,24 +6,17 @@
  * `-_0_1_1` the graphs after a restart); its files are the first of each
  * kind found from its last attempt down. Consecutive compiles of a frame
  * are compared: the reasons Dynamo logged (recompile_reasons.h), the guards
- * that changed (guards.h), and the Dynamo, pre-grad and post-grad graphs
- * node by node (fx_diff.h).
+ * that changed (guards.h), the Dynamo, pre-grad and post-grad graphs
+ * node by node (fx_diff.h), the kernels by the nodes they come from
+ * (kernel_diff.h, compile_kernels.h), and the compilation metrics.
  */
 #ifndef TL_RECOMPILES_H
 #define TL_RECOMPILES_H
 
 #include <cjson/cJSON.h>
 
+#include "diff/compile_files.h"
 #include "store/store.h"
-
-typedef struct tl_compile_files {
-  char autograd[24];          /* "-" or the compiled-autograd id */
-  long long frame, compile;   /* frame id, frame compile id */
-  char display[96];           /* "[0/1]" (compiled autograd: "[!0/0/1]") */
-  const tl_compile_dir *home; /* the folder holding its graphs, else the
-                                 first of its folders */
-  const tl_artifact *reasons, *guards, *dynamo_graph, *pre_grad, *post_grad;
-} tl_compile_files;
 
 /* One frame's compiles, in compile order: compiles[first .. first+count). */
 typedef struct tl_recompiled_frame {

@@ -151,6 +151,12 @@ static void graph_section(tl_buf *h, const char *title, const cJSON *g,
       if (type) {
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "before");
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "after");
+        const char *words = str(r, "type_change");
+        if (*words) {
+          tl_buf_puts(h, "<span class=\"shape\">");
+          esc(h, words);
+          tl_buf_puts(h, "</span>: ");
+        }
         tl_buf_puts(h, "type <code>");
         esc(h, str(b, "type"));
         tl_buf_puts(h, "</code> &rarr; <code>");
@@ -169,6 +175,192 @@ static void graph_section(tl_buf *h, const char *title, const cJSON *g,
   if (hidden)
     tl_buf_printf(h, "<p class=\"note\">%zu unchanged node%s not shown.</p>\n",
                   hidden, hidden == 1 ? "" : "s");
+}
+
+static const cJSON *get(const cJSON *o, const char *key) {
+  return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* "3 changed, 1 added, 0 removed (2 renamed, 5 the same)" */
+static void counts(tl_buf *h, const cJSON *s) {
+  tl_buf_printf(h,
+                "%.0f changed, %.0f added, %.0f removed <span class=\"note\">"
+                "(%.0f renamed, %.0f the same)</span>",
+                num(s, "changed"), num(s, "added"), num(s, "removed"),
+                num(s, "renamed"), num(s, "same"));
+}
+
+static const char *graph_title(const char *key) {
+  return strcmp(key, "post_grad") == 0  ? "post-grad graph"
+         : strcmp(key, "pre_grad") == 0 ? "pre-grad graph"
+                                        : "Dynamo graph";
+}
+
+/* The summary at the top: nodes, kernels, compile time, inputs. */
+static void summary_list(tl_buf *h, const cJSON *s) {
+  tl_buf_puts(h, "<ul class=\"diff-summary\" id=\"summary\">\n");
+  const cJSON *nodes = get(s, "nodes");
+  tl_buf_puts(h, "<li><b>Nodes</b>");
+  if (cJSON_IsObject(nodes)) {
+    tl_buf_printf(h, " (%s): ", graph_title(str(nodes, "graph")));
+    counts(h, nodes);
+  } else {
+    tl_buf_puts(h, ": no graph logged for both compiles");
+  }
+  tl_buf_puts(h, "</li>\n<li><b>Kernels</b>: ");
+  const cJSON *kernels = get(s, "kernels");
+  if (cJSON_IsObject(kernels))
+    counts(h, kernels);
+  else
+    tl_buf_puts(h, "no output code logged for both compiles");
+  tl_buf_puts(h, "</li>\n");
+  const cJSON *time = get(s, "compile_time_s");
+  if (cJSON_IsObject(time))
+    tl_buf_printf(h,
+                  "<li><b>Compile time</b> (whole frame): %.2f s &rarr; "
+                  "%.2f s (%+.2f s)</li>\n",
+                  num(time, "before"), num(time, "after"), num(time, "delta"));
+  const cJSON *in;
+  cJSON_ArrayForEach(in, get(s, "inputs")) {
+    tl_buf_puts(h, "<li><b>Input</b> <code>");
+    esc(h, str(in, "name"));
+    tl_buf_puts(h, "</code>: <span class=\"shape\">");
+    esc(h, str(in, "words"));
+    tl_buf_puts(h, "</span> <span class=\"note\">(<code>");
+    esc(h, str(in, "before"));
+    tl_buf_puts(h, "</code> &rarr; <code>");
+    esc(h, str(in, "after"));
+    tl_buf_puts(h, "</code>)</span></li>\n");
+  }
+  tl_buf_puts(h, "</ul>\n");
+}
+
+/* One side of a kernel row: its name, linked to the kernel selected on the
+ * compile's provenance page when there is one, and its post-grad nodes. */
+static void kernel_cell(tl_buf *h, const cJSON *k, const char *page) {
+  tl_buf_puts(h, "<td>");
+  if (cJSON_IsObject(k)) {
+    if (page) {
+      tl_buf_puts(h, "<a class=\"kernel\" href=\"");
+      tl_url_path(h, page);
+      tl_buf_puts(h, ".html#kernel=");
+      tl_url_fragment_value(h, str(k, "key"));
+      tl_buf_puts(h, "\">");
+    }
+    tl_buf_puts(h, "<code>");
+    esc(h, str(k, "name"));
+    tl_buf_puts(h, "</code>");
+    if (page)
+      tl_buf_puts(h, "</a>");
+    const cJSON *nodes = get(k, "post_nodes"), *n;
+    if (cJSON_GetArraySize(nodes)) {
+      tl_buf_puts(h, "<br><span class=\"note\">from ");
+      bool first = true;
+      cJSON_ArrayForEach(n, nodes) {
+        if (!first)
+          tl_buf_puts(h, ", ");
+        first = false;
+        esc(h, cJSON_IsString(n) ? n->valuestring : "");
+      }
+      tl_buf_puts(h, "</span>");
+    }
+  }
+  tl_buf_puts(h, "</td>");
+}
+
+/* What differs in a paired kernel: fused ops, nodes, code. */
+static void kernel_changes(tl_buf *h, const cJSON *r) {
+  const cJSON *b = get(r, "before"), *a = get(r, "after");
+  bool any = false;
+  if (cJSON_IsTrue(get(r, "ops_changed"))) {
+    tl_buf_puts(h, "fused ops <code>");
+    esc(h, str(b, "fused_ops"));
+    tl_buf_puts(h, "</code> &rarr; <code>");
+    esc(h, str(a, "fused_ops"));
+    tl_buf_puts(h, "</code>");
+    any = true;
+  }
+  if (cJSON_IsTrue(get(r, "nodes_changed"))) {
+    tl_buf_puts(h, any ? "; source nodes" : "source nodes");
+    any = true;
+  }
+  const cJSON *c = get(r, "code_difference");
+  if (cJSON_IsObject(c)) {
+    tl_buf_printf(h, "%scode, first at lines %.0f / %.0f:<br><code>",
+                  any ? "; " : "", num(c, "before_line"), num(c, "after_line"));
+    tl_html_escape_cut(h, tl_str_trim(tl_str_from(str(c, "before"))),
+                       TL_HTML_SHOWN_MAX);
+    tl_buf_puts(h, "</code><br>&rarr; <code>");
+    tl_html_escape_cut(h, tl_str_trim(tl_str_from(str(c, "after"))),
+                       TL_HTML_SHOWN_MAX);
+    tl_buf_puts(h, "</code>");
+  }
+}
+
+static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
+                            const char *page_b) {
+  tl_buf_puts(h, "<h2 id=\"kernels\">Kernels</h2>\n");
+  if (!cJSON_IsTrue(get(k, "available"))) {
+    tl_buf_puts(h, "<p class=\"note\">No output code logged for both "
+                   "compiles.</p>\n");
+    return;
+  }
+  const cJSON *by = get(k, "matched_by");
+  bool nodes = strcmp(str(by, "before"), "nodes") == 0 &&
+               strcmp(str(by, "after"), "nodes") == 0;
+  tl_buf_puts(h, "<p class=\"diff-summary\">");
+  counts(h, get(k, "summary"));
+  tl_buf_puts(h, nodes ? ". Kernels are matched by the post-grad nodes they "
+                         "come from (the node mappings), so a renumbered "
+                         "kernel is no change.</p>\n"
+                       : ". A compile logged no node mappings: kernels are "
+                         "matched by their fused ops, in order.</p>\n");
+  tl_buf_puts(h, "<table class=\"diff\">\n<tr><th></th><th>before</th>"
+                 "<th>after</th><th>what differs</th></tr>\n");
+  size_t hidden = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, get(k, "kernels")) {
+    const char *change = str(r, "change");
+    bool renamed = cJSON_IsTrue(get(r, "renamed"));
+    if (strcmp(change, "same") == 0 && !renamed) {
+      hidden++;
+      continue;
+    }
+    tl_buf_puts(h, "<tr class=\"");
+    esc(h, change);
+    tl_buf_puts(h, "\"><td>");
+    esc(h, strcmp(change, "same") == 0 ? "renamed" : change);
+    tl_buf_puts(h, "</td>");
+    kernel_cell(h, get(r, "before"), page_a);
+    kernel_cell(h, get(r, "after"), page_b);
+    tl_buf_puts(h, "<td class=\"note\">");
+    kernel_changes(h, r);
+    tl_buf_puts(h, "</td></tr>\n");
+  }
+  tl_buf_puts(h, "</table>\n");
+  if (hidden)
+    tl_buf_printf(h,
+                  "<p class=\"note\">%zu unchanged kernel%s not shown.</p>\n",
+                  hidden, hidden == 1 ? "" : "s");
+}
+
+static void metrics_section(tl_buf *h, const cJSON *m) {
+  tl_buf_puts(h, "<h2 id=\"metrics\">Compilation metrics</h2>\n");
+  if (!cJSON_IsTrue(get(m, "available"))) {
+    tl_buf_puts(h, "<p class=\"note\">One of the compiles logged no "
+                   "compilation_metrics.</p>\n");
+    return;
+  }
+  tl_buf_puts(h, "<table class=\"diff\">\n<tr><th>metric</th><th>before</th>"
+                 "<th>after</th><th>difference</th></tr>\n");
+  const cJSON *r;
+  cJSON_ArrayForEach(r, get(m, "metrics")) {
+    tl_buf_puts(h, "<tr><td><code>");
+    esc(h, str(r, "name"));
+    tl_buf_printf(h, "</code></td><td>%g</td><td>%g</td><td>%+g</td></tr>\n",
+                  num(r, "before"), num(r, "after"), num(r, "delta"));
+  }
+  tl_buf_puts(h, "</table>\n");
 }
 
 static void compile_link(tl_buf *h, const tl_compile_files *c) {
@@ -198,7 +390,9 @@ static void write_page(tl_store *store, const tl_compile_files *a,
   compile_link(&h, a);
   tl_buf_puts(&h, " then ");
   compile_link(&h, b);
-  tl_buf_puts(&h, ".</p>\n<h2>Why it compiled again</h2>\n");
+  tl_buf_puts(&h, ".</p>\n");
+  summary_list(&h, cJSON_GetObjectItemCaseSensitive(diff, "summary"));
+  tl_buf_puts(&h, "<h2>Why it compiled again</h2>\n");
   reasons_list(&h, cJSON_GetObjectItemCaseSensitive(diff, "reasons"));
   guards_table(&h, cJSON_GetObjectItemCaseSensitive(diff, "guards"));
   const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(diff, "graphs");
@@ -215,6 +409,9 @@ static void write_page(tl_store *store, const tl_compile_files *a,
   graph_section(&h, "Post-grad graph",
                 cJSON_GetObjectItemCaseSensitive(graphs, "post_grad"), pa, pb,
                 "post");
+  kernels_section(&h, cJSON_GetObjectItemCaseSensitive(diff, "kernels"), pa,
+                  pb);
+  metrics_section(&h, cJSON_GetObjectItemCaseSensitive(diff, "metrics"));
   tl_html_page_end(&h);
   tl_buf name;
   tl_buf_init(&name);

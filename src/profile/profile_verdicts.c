@@ -163,13 +163,7 @@ static void kernel_link(tl_buf *html, const char *href, const char *key) {
   tl_buf_puts(html, "<a href=\"");
   tl_html_escape_cstr(html, href);
   tl_buf_puts(html, "#kernel=");
-  for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
-    if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-        (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
-      tl_buf_putc(html, (char)*c);
-    else
-      tl_buf_printf(html, "%%%02X", *c);
-  }
+  tl_url_fragment_value(html, key);
   tl_buf_puts(html, "\">");
   tl_html_escape_cstr(html, key);
   tl_buf_puts(html, "</a>");
@@ -327,13 +321,7 @@ static bool bar_href(tl_buf *html, const char *href, const char *kernel) {
   tl_html_escape_cstr(html, href);
   if (kernel) {
     tl_buf_puts(html, "#kernel=");
-    for (const unsigned char *c = (const unsigned char *)kernel; *c; c++) {
-      if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-          (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
-        tl_buf_putc(html, (char)*c);
-      else
-        tl_buf_printf(html, "%%%02X", *c);
-    }
+    tl_url_fragment_value(html, kernel);
   }
   return true;
 }

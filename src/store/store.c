@@ -482,6 +482,17 @@ static void free_shape_entries(tl_compile_dir *dir) {
   TL_VEC_FREE(dir->fast_guards);
 }
 
+/* The numeric members of a metrics object, copied. */
+static cJSON *metric_numbers(const cJSON *m) {
+  cJSON *out = cJSON_CreateObject();
+  const cJSON *v;
+  cJSON_ArrayForEach(v, m) {
+    if (cJSON_IsNumber(v) && v->string)
+      cJSON_AddNumberToObject(out, v->string, v->valuedouble);
+  }
+  return out;
+}
+
 /* A metrics entry: its part in the index's status of the id (filed under
  * attempt 0), then its page and failure rows (the page writers), which take
  * the id's specializations and fast guards. */
@@ -506,6 +517,8 @@ static void store_metrics(tl_store *store, tl_compile_dir *dir,
         !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "fail_type"));
     home->any_empty |= !cJSON_IsNumber(ops) || ops->valuedouble == 0;
     home->any_restart |= cJSON_IsArray(restarts) && restarts->child;
+    if (!home->metric_numbers)
+      home->metric_numbers = metric_numbers(m);
   }
   if (store->options.pages)
     store->options.pages->metrics(store, dir, home, known_id, rec);
@@ -799,6 +812,7 @@ void tl_store_free(tl_store *store) {
     tl_store_stacks_free(dir->stacks.items, dir->stacks.count);
     TL_VEC_FREE(dir->stacks);
     free(dir->fail_type);
+    cJSON_Delete(dir->metric_numbers);
     free_shape_entries(dir);
     free(dir);
   }

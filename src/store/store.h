@@ -65,6 +65,10 @@ typedef struct tl_compile_dir {
    * index's status colour (parity spec 5). */
   size_t metrics_count;
   bool any_fail, any_empty, any_restart;
+  /* The numeric members of the first compilation_metrics filed under this
+   * id with attempt 0 (a copy: compile times, guard and node counts), for
+   * the recompile diffs; NULL when none was. */
+  cJSON *metric_numbers;
   /* symbolic_shape_specialization and guard_added_fast values filed under
    * this id (copies), until a metrics page of the id takes them. */
   TL_VEC(cJSON *) specializations;

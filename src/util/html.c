@@ -134,6 +134,16 @@ void tl_url_path(tl_buf *out, const char *path) {
   }
 }
 
+void tl_url_fragment_value(tl_buf *out, const char *value) {
+  for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+    if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+        (*c >= '0' && *c <= '9') || strchr("-_.!~*'():", *c))
+      tl_buf_putc(out, (char)*c);
+    else
+      tl_buf_printf(out, "%%%02X", *c);
+  }
+}
+
 void tl_html_page_begin(tl_buf *out, const char *title,
                         const char *static_prefix) {
   tl_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"

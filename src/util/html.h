@@ -29,6 +29,10 @@ bool tl_url_is_safe(tl_str url);
 /* Percent-encodes a relative path for an href (keeps / and the safe
  * file-name alphabet). */
 void tl_url_path(tl_buf *out, const char *path);
+/* Percent-encodes a value of a page's fragment as the provenance page's
+ * selection.js writes it (encodeURIComponent, `:` kept): `#kernel=` and
+ * this. */
+void tl_url_fragment_value(tl_buf *out, const char *value);
 
 #endif
 

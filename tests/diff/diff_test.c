@@ -7,7 +7,9 @@
 #include "check.h"
 #include "diff/fx_diff.h"
 #include "diff/guards.h"
+#include "diff/kernel_diff.h"
 #include "diff/recompile_reasons.h"
+#include "diff/shape_words.h"
 
 static char *cstr(tl_str s) {
   static char buf[8][512];
@@ -231,11 +233,132 @@ TEST(graph_nodes_are_matched_by_what_they_are_not_by_name) {
   tl_arena_free(&arena);
 }
 
+static tl_kernel_item kernel(const char *name, const char *kind,
+                             const char *code, int first, const tl_str *nodes,
+                             size_t count) {
+  tl_kernel_item k = {0};
+  k.key = k.name = tl_str_from(name);
+  k.kind = tl_str_from(kind);
+  k.code = tl_str_from(code);
+  k.first = first;
+  k.file = tl_str_from(first ? "code" : "");
+  k.nodes = nodes;
+  k.node_count = count;
+  return k;
+}
+
+TEST(kernels_are_matched_by_their_nodes_not_by_their_numbers) {
+  static const tl_str add[] = {{"add", 3}}, mul[] = {{"mul", 3}},
+                      mul_b[] = {{"mul_1", 5}}, sin[] = {{"sin", 3}};
+  tl_kernel_item a[] = {
+      kernel("triton_poi_fused_add_0", "triton",
+             "def triton_poi_fused_add_0(in_ptr0):\n    x = 1", 10, add, 1),
+      kernel("triton_poi_fused_mul_1", "triton",
+             "def triton_poi_fused_mul_1(in_ptr0):\n    x = 2", 20, mul, 1)};
+  tl_kernel_item b[] = {
+      kernel("triton_poi_fused_sin_0", "triton",
+             "def triton_poi_fused_sin_0(in_ptr0):\n    x = 0", 10, sin, 1),
+      kernel("triton_poi_fused_add_1", "triton",
+             "def triton_poi_fused_add_1(in_ptr0):\n    x = 1", 20, add, 1),
+      kernel("triton_poi_fused_mul_2", "triton",
+             "def triton_poi_fused_mul_2(in_ptr0):\n    x = 3", 30, mul_b, 1)};
+  /* The post-grad alignment carries mul to mul_1. */
+  tl_fx_diff post = {0};
+  tl_fx_row rows[] = {{.change = TL_FX_SAME,
+                       .before = {.name = {"add", 3}},
+                       .after = {.name = {"add", 3}}},
+                      {.change = TL_FX_SAME,
+                       .renamed = true,
+                       .before = {.name = {"mul", 3}},
+                       .after = {.name = {"mul_1", 5}}},
+                      {.change = TL_FX_ADDED, .after = {.name = {"sin", 3}}}};
+  post.rows.items = rows;
+  post.rows.count = 3;
+  tl_kernel_diff d;
+  tl_kernel_diff_run(a, 2, b, 3, &post, &d);
+  CHECK_INT_EQ(d.rows.count, 3);
+  if (d.rows.count != 3)
+    return;
+  /* In b's order: sin added; add renumbered, the same code; mul
+   * renumbered with other code, its second line. */
+  CHECK_INT_EQ(d.rows.items[0].change, TL_KERNEL_ADDED);
+  CHECK_INT_EQ(d.rows.items[0].before, -1);
+  CHECK_INT_EQ(d.rows.items[1].change, TL_KERNEL_SAME);
+  CHECK(d.rows.items[1].renamed);
+  CHECK_INT_EQ(d.rows.items[1].before, 0);
+  CHECK_INT_EQ(d.rows.items[2].change, TL_KERNEL_CHANGED);
+  CHECK(d.rows.items[2].code_changed && !d.rows.items[2].nodes_changed &&
+        !d.rows.items[2].ops_changed);
+  CHECK_INT_EQ(d.rows.items[2].before_line, 21);
+  CHECK_INT_EQ(d.rows.items[2].after_line, 31);
+  CHECK_STR_EQ(cstr(d.rows.items[2].after_text), "    x = 3");
+  CHECK_INT_EQ(d.added, 1);
+  CHECK_INT_EQ(d.renamed, 1);
+  CHECK_INT_EQ(d.changed, 1);
+  CHECK_INT_EQ(d.same + d.removed, 0);
+  tl_kernel_diff_free(&d);
+}
+
+TEST(kernels_without_nodes_are_matched_by_their_fused_ops_in_order) {
+  tl_kernel_item a[] = {kernel("cpp_fused_add_0", "cpp", "", 0, NULL, 0),
+                        kernel("cpp_fused_mul_1", "cpp", "", 0, NULL, 0),
+                        kernel("extern_kernels.mm", "extern", "", 0, NULL, 0)};
+  tl_kernel_item b[] = {kernel("cpp_fused_mul_0", "cpp", "", 0, NULL, 0),
+                        kernel("extern_kernels.mm", "extern", "", 0, NULL, 0)};
+  CHECK_STR_EQ(cstr(tl_kernel_fused_ops(&a[1])), "cpp_fused_mul");
+  CHECK_STR_EQ(cstr(tl_kernel_fused_ops(&a[2])), "extern_kernels.mm");
+  tl_kernel_diff d;
+  tl_kernel_diff_run(a, 3, b, 2, NULL, &d);
+  CHECK_INT_EQ(d.rows.count, 3);
+  if (d.rows.count != 3)
+    return;
+  CHECK_INT_EQ(d.rows.items[0].before, 1);
+  CHECK(d.rows.items[0].change == TL_KERNEL_SAME && d.rows.items[0].renamed);
+  CHECK_INT_EQ(d.rows.items[1].before, 2);
+  CHECK(d.rows.items[1].change == TL_KERNEL_SAME && !d.rows.items[1].renamed);
+  CHECK_INT_EQ(d.rows.items[2].change, TL_KERNEL_REMOVED);
+  CHECK_INT_EQ(d.rows.items[2].before, 0);
+  tl_kernel_diff_free(&d);
+}
+
+static char *shape(const char *before, const char *after) {
+  static char out[256];
+  tl_buf b;
+  tl_buf_init(&b);
+  bool any = tl_shape_change_words(&b, tl_str_from(before), tl_str_from(after));
+  snprintf(out, sizeof out, "%s", any ? b.data : "(none)");
+  tl_buf_free(&b);
+  return out;
+}
+
+TEST(a_shape_change_is_said_per_dimension) {
+  CHECK_STR_EQ(shape("f32[4, 16][16, 1]cpu", "f32[s77, 16][16, 1]cpu"),
+               "dim 0 became dynamic (4 -> s77)");
+  CHECK_STR_EQ(shape("f32[s0, 16][16, 1]cpu", "f64[1, 16][16, 1]cpu"),
+               "dtype f32 -> f64; dim 0 became static (s0 -> 1)");
+  CHECK_STR_EQ(shape("f32[4, 16][16, 1]cpu", "f32[6, 16][16, 1]cpu"),
+               "dim 0 size (4 -> 6)");
+  CHECK_STR_EQ(
+      shape("f32[4, Max(1, s0)][s0, 1]cpu", "f32[4, Max(1, s1)][s1, 1]cpu"),
+      "dim 1 size (Max(1, s0) -> Max(1, s1))");
+  CHECK_STR_EQ(shape("f32[4, 16][16, 1]cpu", "f32[2, 4, 16][64, 16, 1]cpu"),
+               "rank 2 -> 3 ([4, 16] -> [2, 4, 16])");
+  CHECK_STR_EQ(shape("f32[4, 16][16, 1]cpu", "f32[4, 16][1, 4]cpu"),
+               "strides [16, 1] -> [1, 4]");
+  CHECK_STR_EQ(shape("f32[4][1]cpu", "f32[4][1]cuda:0"),
+               "device cpu -> cuda:0");
+  CHECK_STR_EQ(shape("Sym(s77)", "Sym(s27)"), "(none)");
+  CHECK_STR_EQ(shape("f32[4][1]cpu", "f32[4][1]cpu"), "(none)");
+}
+
 int main(void) {
   RUN(a_tensor_size_check_is_read_and_said_in_words);
   RUN(every_kind_of_reason_and_each_line_of_a_compile);
   RUN(the_guard_tree_gives_each_leaf_its_manager_source_and_user_line);
   RUN(guards_that_differ_are_changed_added_or_removed);
   RUN(graph_nodes_are_matched_by_what_they_are_not_by_name);
+  RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
+  RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
+  RUN(a_shape_change_is_said_per_dimension);
   return check_summary();
 }

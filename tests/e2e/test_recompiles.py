@@ -13,7 +13,13 @@ trace is read here again (tracelog.py), and:
   tool reports must be a longest common subsequence of the two op
   sequences (computed here), in order, each pair's verdict (same, renamed,
   type or arguments changed) right by this reading, arguments compared
-  through the tool's pairing.
+  through the tool's pairing;
+- the kernels: each compile's node mappings (cppCodeToPost) read here,
+  every kernel of both compiles listed once, the kernels whose nodes,
+  carried through the post-grad pairing, are exactly another's paired with
+  it, each pair's verdict (nodes, fused ops, code: the definition read
+  with `ast` from the output code, its own name left out) right;
+- the metrics: compilation_metrics of each compile as logged.
 
 Environment: TLPARSE (the binary).
 """
@@ -35,16 +41,21 @@ import tracelog  # noqa: E402
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "..", "examples")
-RECORDINGS = ["rec-recompiles", "rec-dynamic"]
+RECORDINGS = ["rec-recompiles", "rec-dynamic", "rec-recompile-kernels"]
 
 
 def compiles(path):
     """{(autograd, frame, compile): {name: payload}}: per compile, the first
     payload of each kind, its attempts read from the last one down."""
-    found = {}
+    found, metrics = {}, {}
     for _, env, payload in tracelog.records(path):
         if env.get("frame_id") is None or env.get("frame_compile_id") is None:
             continue
+        if "compilation_metrics" in env:
+            metrics.setdefault(
+                ("-" if env.get("compiled_autograd_id") is None
+                 else str(env["compiled_autograd_id"]), env["frame_id"],
+                 env["frame_compile_id"]), env["compilation_metrics"])
         k = tracelog.kind(env)
         name = env["artifact"]["name"] if k == "artifact" else k
         key = ("-" if env.get("compiled_autograd_id") is None
@@ -59,6 +70,7 @@ def compiles(path):
         for attempt in sorted(attempts, reverse=True):
             for name, payload in attempts[attempt].items():
                 files.setdefault(name, payload)
+        files["metrics"] = metrics.get(key)
         files["pre"] = files.get("before_pre_grad_graph",
                                  files.get("inductor_pre_grad_graph"))
         files["post"] = files.get("after_post_grad_graph",
@@ -81,13 +93,31 @@ def reason_lines(payload):
     return value if isinstance(value, list) else payload.split("\n")
 
 
+def top_level_split(text):
+    """The reasons of one line: split at "; " outside brackets (a guard's
+    comment may hold "(... framework; to avoid ...)")."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif text.startswith("; ", i) and depth == 0:
+            out.append(text[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    return out + [text[start:]]
+
+
 def expected_reasons(payload):
     out = []
     for line in reason_lines(payload or ""):
         m = re.match(r"([0-9_!/]+): (.*)$", line.strip())
         if not m or "/" not in m.group(1):
             continue
-        for text in m.group(2).split("; "):
+        for text in top_level_split(m.group(2)):
             where = ""
             if "  #" in text:
                 text, where = text.split("  #", 1)
@@ -104,6 +134,10 @@ def expected_reasons(payload):
                 words += "; it is now " + actual if actual else \
                     "; it differs now"
                 r["words"] = words
+            elif ("<" in text or ">" in text) and "size()" in text:
+                r["kind"] = "size_range"
+                r["words"] = ("[%s] was compiled for sizes in a range that "
+                              "no longer holds: %s" % (m.group(1), text))
             elif " == " in text and "<" not in text and ">" not in text:
                 subject, value = text.split(" == ", 1)
                 r["kind"] = "equals"
@@ -237,6 +271,44 @@ def lcs_length(xs, ys):
             cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
         prev = cur
     return prev[-1]
+
+
+# ---- kernels --------------------------------------------------------------
+
+def mapped_kernels(mappings):
+    """{key: [post-grad node names]} of a node mappings payload."""
+    if not mappings:
+        return {}
+    return {k: list(dict.fromkeys(v)) for k, v in
+            json.loads(mappings).get("cppCodeToPost", {}).items()}
+
+
+def kernel_name(key):
+    name, sep, handle = key.rpartition(":")
+    return name if sep and handle.isdigit() else key
+
+
+def fused_ops(name):
+    m = re.match(r"((?:triton|cpp)_.*)_\d+$", name)
+    return m.group(1) if m else name
+
+
+def definitions(code):
+    """{kernel name: its definition's text} of the JIT Python output code:
+    each module-level `name = async_compile.<kind>(...)` read with ast."""
+    out = {}
+    try:
+        tree = ast.parse(code or "")
+    except SyntaxError:
+        return out
+    for st in tree.body:
+        if (isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                isinstance(st.targets[0], ast.Name) and
+                isinstance(st.value, ast.Call) and
+                ast.get_source_segment(code, st.value.func).startswith(
+                    "async_compile.")):
+            out[st.targets[0].id] = ast.get_source_segment(code, st)
+    return out
 
 
 class Recompiles(unittest.TestCase):
@@ -382,6 +454,135 @@ class Recompiles(unittest.TestCase):
                                      (name, b, key))
                     checked += 1
         self.assertGreaterEqual(checked, 15)
+
+    def test_kernels_match_the_node_mappings(self):
+        checked = paired_exactly = 0
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                d = self.diff(out, a, b)
+                got = d["kernels"]
+                ka = mapped_kernels(fa.get("inductor_provenance_tracking_"
+                                           "node_mappings"))
+                kb = mapped_kernels(fb.get("inductor_provenance_tracking_"
+                                           "node_mappings"))
+                if not ka or not kb:
+                    continue
+                where = (name, b)
+                self.assertTrue(got["available"], where)
+                self.assertEqual(got["matched_by"],
+                                 {"before": "nodes", "after": "nodes"}, where)
+                rows = got["kernels"]
+                self.assertEqual(sorted(r["before"]["key"] for r in rows
+                                        if r["before"]), sorted(ka), where)
+                self.assertEqual(sorted(r["after"]["key"] for r in rows
+                                        if r["after"]), sorted(kb), where)
+                carry = {r["before"]["name"]: r["after"]["name"]
+                         for r in d["graphs"]["post_grad"]["nodes"]
+                         if r["before"] and r["after"]}
+                carried = {k: sorted(carry.get(n, "?" + n) for n in v)
+                           for k, v in ka.items()}
+                pairs = {r["before"]["key"]: r["after"]["key"] for r in rows
+                         if r["before"] and r["after"]}
+                # A kernel whose carried nodes are exactly one kernel's of
+                # the later compile is paired with it.
+                for k, nodes in carried.items():
+                    same = [x for x, v in kb.items() if sorted(v) == nodes]
+                    if len(same) == 1:
+                        self.assertEqual(pairs.get(k), same[0], (where, k))
+                        paired_exactly += 1
+                defs_a = definitions(fa.get("inductor_output_code"))
+                defs_b = definitions(fb.get("inductor_output_code"))
+                counts = dict.fromkeys(["same", "renamed", "changed",
+                                        "added", "removed"], 0)
+                for r in rows:
+                    x, y = r["before"], r["after"]
+                    self.assertEqual(x["post_nodes"] if x else y["post_nodes"],
+                                     ka[x["key"]] if x else kb[y["key"]])
+                    if not x or not y:
+                        self.assertEqual(r["change"],
+                                         "added" if y else "removed")
+                        counts[r["change"]] += 1
+                        continue
+                    nx, ny = kernel_name(x["key"]), kernel_name(y["key"])
+                    nodes = carried[x["key"]] != sorted(kb[y["key"]])
+                    ops = fused_ops(nx) != fused_ops(ny)
+                    self.assertEqual(r["nodes_changed"], nodes, (where, nx))
+                    self.assertEqual(r["ops_changed"], ops, (where, nx))
+                    self.assertEqual(r["renamed"], nx != ny, (where, nx))
+                    if nx in defs_a and ny in defs_b:
+                        code = (defs_a[nx].replace(nx, "") !=
+                                defs_b[ny].replace(ny, ""))
+                        self.assertEqual(r["code_changed"], code, (where, nx))
+                    change = "changed" if nodes or ops or \
+                        r["code_changed"] else "same"
+                    self.assertEqual(r["change"], change, (where, nx))
+                    counts["renamed" if change == "same" and nx != ny
+                           else change] += 1
+                self.assertEqual(got["summary"], counts, where)
+                self.assertEqual(d["summary"]["kernels"], counts, where)
+                checked += 1
+        self.assertGreaterEqual(checked, 10)
+        self.assertGreaterEqual(paired_exactly, 8)
+
+    def test_the_kernels_of_a_changed_attribute(self):
+        """rec-recompile-kernels [0/1]: relu -> gelu through a linear layer
+        more; the fused kernel before it changed, the sum kernel after it
+        renumbered (_1 -> _2) but the same, and gelu and the new addmm
+        added."""
+        out = self.report("rec-recompile-kernels")
+        d = self.diff(out, ("-", 0, 0), ("-", 0, 1))
+        rows = {r["before"]["key"]: r for r in d["kernels"]["kernels"]
+                if r["before"]}
+        self.assertEqual(rows["cpp_fused_sum_1:3"]["after"]["key"],
+                         "cpp_fused_sum_2:5")
+        self.assertEqual(rows["cpp_fused_sum_1:3"]["change"], "same")
+        self.assertEqual(rows["cpp_fused_add_mul_relu_0:1"]["after"]["key"],
+                         "cpp_fused_add_mul_0:1")
+        self.assertEqual(rows["cpp_fused_add_mul_relu_0:1"]["change"],
+                         "changed")
+        self.assertEqual(
+            sorted(r["after"]["key"] for r in d["kernels"]["kernels"]
+                   if r["change"] == "added"),
+            ["cpp_fused_gelu_1:3", "extern_kernels.addmm:2"])
+        with open(os.path.join(out, "recompile_-_0_0_to_1.html")) as f:
+            page = f.read()
+        self.assertIn('<a class="kernel" href="provenance_tracking_-_0_1_0'
+                      '.html#kernel=cpp_fused_sum_2:5"><code>cpp_fused_sum_2'
+                      '</code></a>', page)
+
+    def test_shapes_and_metrics(self):
+        """The Dynamo graph's inputs whose shapes changed, in words (dim 0
+        becoming dynamic, or static for a batch of 1), and the compile
+        times and counts as logged."""
+        out = self.report("rec-recompile-kernels")
+        spread = self.diff(out, ("-", 1, 0), ("-", 1, 1))["summary"]
+        self.assertEqual([(i["name"], i["words"]) for i in spread["inputs"]],
+                         [("L_x_", "dim 0 became static (s77 -> 1)")])
+        auto = self.diff(out, ("-", 2, 0), ("-", 2, 1))["summary"]
+        self.assertEqual([(i["name"], i["words"]) for i in auto["inputs"]],
+                         [("L_x_", "dim 0 became dynamic (4 -> s77)")])
+        checked = 0
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                d = self.diff(out, a, b)
+                ma, mb = fa["metrics"], fb["metrics"]
+                self.assertEqual(d["metrics"]["available"],
+                                 bool(ma and mb), (name, b))
+                if not (ma and mb):
+                    continue
+                for row in d["metrics"]["metrics"]:
+                    k = row["name"]
+                    self.assertEqual((row["before"], row["after"]),
+                                     (ma[k], mb[k]), (name, b, k))
+                    self.assertAlmostEqual(row["delta"], mb[k] - ma[k],
+                                           places=6)
+                self.assertEqual(
+                    d["summary"]["compile_time_s"]["after"],
+                    mb["entire_frame_compile_time_s"])
+                checked += 1
+        self.assertGreaterEqual(checked, 8)
 
     def test_the_page_says_why_and_escapes_the_trace(self):
         out = self.report("rec-recompiles")

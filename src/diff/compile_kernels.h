@@ -1,0 +1,34 @@
+/* compile_kernels.h: a compile's kernels, read from the store's files for
+ * kernel_diff.h.
+ *
+ * With node mappings (`inductor_provenance_tracking_node_mappings`), the
+ * compile's view is joined as the provenance page's is
+ * (join/provenance.h, any mode: JIT Python, cpp_wrapper, AOTInductor):
+ * one kernel per mapping key, with its post-grad nodes and the text of its
+ * definition. Without them (a trace logged without INDUCTOR_PROVENANCE),
+ * the kernels the output code defines, without nodes.
+ */
+#ifndef TL_COMPILE_KERNELS_H
+#define TL_COMPILE_KERNELS_H
+
+#include "diff/kernel_diff.h"
+#include "store/store.h"
+
+typedef struct tl_compile_kernels {
+  tl_arena arena; /* every slice of the items */
+  TL_VEC(tl_kernel_item) items;
+  bool available;    /* output code was logged and read */
+  bool from_mapping; /* the node mappings named the kernels */
+} tl_compile_kernels;
+
+/* Reads the kernels of one compilation: its post-grad graph, output code
+ * (inductor_output_code or the AOT wrapper), AOT kernel code and node
+ * mappings, any of them NULL, from files under `out_dir`. */
+void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
+                             const tl_artifact *code,
+                             const tl_artifact *kernel_code,
+                             const tl_artifact *mappings,
+                             tl_compile_kernels *out);
+void tl_compile_kernels_free(tl_compile_kernels *k);
+
+#endif

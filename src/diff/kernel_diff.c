@@ -1,0 +1,383 @@
+/* kernel_diff.c: two compiles' kernels -> pairs by the nodes they come
+ * from, each the same or changed, and the kernels of one side only (see
+ * kernel_diff.h). */
+#include "diff/kernel_diff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool generated(tl_str kind) {
+  return tl_str_eq_cstr(kind, "triton") || tl_str_eq_cstr(kind, "cpp") ||
+         tl_str_eq_cstr(kind, "combo") || tl_str_eq_cstr(kind, "template");
+}
+
+tl_str tl_kernel_fused_ops(const tl_kernel_item *k) {
+  tl_str s = k->name;
+  if (!generated(k->kind))
+    return s;
+  size_t i = s.len;
+  while (i > 0 && s.ptr[i - 1] >= '0' && s.ptr[i - 1] <= '9')
+    i--;
+  if (i < s.len && i > 1 && s.ptr[i - 1] == '_')
+    s.len = i - 1;
+  return s;
+}
+
+/* A node name of one side -> its partner's name on the other. */
+typedef struct name_pair {
+  tl_str from, to;
+} name_pair;
+
+static int by_from(const void *x, const void *y) {
+  return tl_str_cmp(((const name_pair *)x)->from, ((const name_pair *)y)->from);
+}
+
+/* A node of b's kernels: which kernel holds it. */
+typedef struct node_of {
+  tl_str name;
+  size_t kernel;
+} node_of;
+
+static int by_node(const void *x, const void *y) {
+  const node_of *a = x, *b = y;
+  int c = tl_str_cmp(a->name, b->name);
+  if (c)
+    return c;
+  return a->kernel < b->kernel ? -1 : a->kernel > b->kernel;
+}
+
+/* A possible pair and how many nodes it shares. */
+typedef struct edge {
+  size_t a, b, shared;
+  bool exact, same_ops;
+} edge;
+
+static int by_strength(const void *x, const void *y) {
+  const edge *p = x, *q = y;
+  if (p->exact != q->exact)
+    return p->exact ? -1 : 1;
+  if (p->shared != q->shared)
+    return p->shared > q->shared ? -1 : 1;
+  if (p->same_ops != q->same_ops)
+    return p->same_ops ? -1 : 1;
+  if (p->a != q->a)
+    return p->a < q->a ? -1 : 1;
+  return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* A kernel left unpaired, by its fused ops and kind, then its place. */
+typedef struct leftover {
+  tl_str ops, kind;
+  size_t index;
+} leftover;
+
+static int by_ops(const void *x, const void *y) {
+  const leftover *a = x, *b = y;
+  int c = tl_str_cmp(a->ops, b->ops);
+  if (!c)
+    c = tl_str_cmp(a->kind, b->kind);
+  if (c)
+    return c;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static tl_str carried(const name_pair *map, size_t count, tl_str name,
+                      bool identity) {
+  if (identity)
+    return name;
+  name_pair key = {name, {0}};
+  const name_pair *hit =
+      count ? bsearch(&key, map, count, sizeof *map, by_from) : NULL;
+  return hit ? hit->to : (tl_str){NULL, 0};
+}
+
+/* Whether the nodes of `x`, carried, are exactly those of `y`. */
+static bool same_nodes(const tl_kernel_item *x, const tl_kernel_item *y,
+                       const name_pair *map, size_t count, bool identity) {
+  if (x->node_count != y->node_count)
+    return false;
+  tl_str *p = tl_xmalloc((x->node_count + 1) * sizeof *p);
+  tl_str *q = tl_xmalloc((y->node_count + 1) * sizeof *q);
+  bool same = true;
+  for (size_t i = 0; i < x->node_count; i++) {
+    p[i] = carried(map, count, x->nodes[i], identity);
+    q[i] = y->nodes[i];
+    if (!p[i].ptr)
+      same = false;
+  }
+  if (same) {
+    tl_sort(p, x->node_count, sizeof *p, tl_str_cmp_p);
+    tl_sort(q, y->node_count, sizeof *q, tl_str_cmp_p);
+    for (size_t i = 0; i < x->node_count && same; i++)
+      same = tl_str_eq(p[i], q[i]);
+  }
+  free(p);
+  free(q);
+  return same;
+}
+
+/* The next line of `s` from `*at`, without its newline. */
+static tl_str next_line(tl_str s, size_t *at) {
+  size_t start = *at, i = start;
+  while (i < s.len && s.ptr[i] != '\n')
+    i++;
+  *at = i < s.len ? i + 1 : i;
+  return (tl_str){s.ptr + start, i - start};
+}
+
+/* Whether lines x (of kernel `kx`) and y are the same with each side's own
+ * kernel name read as one. */
+static bool same_line(tl_str x, tl_str nx, tl_str y, tl_str ny) {
+  size_t i = 0, j = 0;
+  while (i < x.len || j < y.len) {
+    bool ax =
+        nx.len && x.len - i >= nx.len && memcmp(x.ptr + i, nx.ptr, nx.len) == 0;
+    bool ay =
+        ny.len && y.len - j >= ny.len && memcmp(y.ptr + j, ny.ptr, ny.len) == 0;
+    if (ax && ay) {
+      i += nx.len;
+      j += ny.len;
+      continue;
+    }
+    if (ax || ay || i == x.len || j == y.len || x.ptr[i] != y.ptr[j])
+      return false;
+    i++;
+    j++;
+  }
+  return true;
+}
+
+/* Compares the codes of a pair; on a difference, fills the row's first
+ * differing lines. */
+static bool code_differs(const tl_kernel_item *x, const tl_kernel_item *y,
+                         tl_kernel_row *row) {
+  size_t i = 0, j = 0;
+  for (int k = 0;; k++) {
+    bool end_x = i >= x->code.len, end_y = j >= y->code.len;
+    if (end_x && end_y)
+      return false;
+    tl_str lx = end_x ? (tl_str){"", 0} : next_line(x->code, &i);
+    tl_str ly = end_y ? (tl_str){"", 0} : next_line(y->code, &j);
+    if (end_x || end_y || !same_line(lx, x->name, ly, y->name)) {
+      row->before_line = end_x || !x->first ? 0 : x->first + k;
+      row->after_line = end_y || !y->first ? 0 : y->first + k;
+      row->before_text = lx;
+      row->after_text = ly;
+      return true;
+    }
+  }
+}
+
+static void judge(const tl_kernel_item *x, const tl_kernel_item *y, bool exact,
+                  tl_kernel_row *row) {
+  row->renamed = !tl_str_eq(x->name, y->name);
+  row->nodes_changed = !exact;
+  row->ops_changed =
+      !tl_str_eq(tl_kernel_fused_ops(x), tl_kernel_fused_ops(y)) ||
+      !tl_str_eq(x->kind, y->kind);
+  row->code_changed = code_differs(x, y, row);
+  row->change = row->nodes_changed || row->ops_changed || row->code_changed
+                    ? TL_KERNEL_CHANGED
+                    : TL_KERNEL_SAME;
+}
+
+static int by_size(const void *x, const void *y) {
+  size_t a = *(const size_t *)x, b = *(const size_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The b kernels holding node `to`: the run of `index` with that name. */
+static void kernels_holding(const node_of *index, size_t count, tl_str to,
+                            void (*each)(void *ctx, size_t kernel), void *ctx) {
+  size_t lo = 0, hi = count;
+  while (lo < hi) { /* the first entry of that name */
+    size_t mid = lo + (hi - lo) / 2;
+    if (tl_str_cmp(index[mid].name, to) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t m = lo; m < count && tl_str_eq(index[m].name, to); m++)
+    each(ctx, index[m].kernel);
+}
+
+typedef TL_VEC(size_t) size_vec;
+
+static void push_hit(void *ctx, size_t kernel) {
+  size_vec *hits = ctx;
+  TL_VEC_PUSH(*hits, kernel);
+}
+
+typedef struct pairing {
+  const tl_kernel_item *a, *b;
+  size_t na, nb;
+  const name_pair *map;
+  size_t map_count;
+  bool identity;
+  long *partner_a, *partner_b; /* -1: unpaired */
+  bool *exact;                 /* by a's index */
+} pairing;
+
+/* Pairs by nodes: every (a, b) that share a node carried over, the exact
+ * ones first, then by how many they share; each kernel paired once. */
+static void pair_by_nodes(pairing *p) {
+  TL_VEC(node_of) index = {0};
+  for (size_t j = 0; j < p->nb; j++)
+    for (size_t k = 0; k < p->b[j].node_count; k++) {
+      node_of n = {p->b[j].nodes[k], j};
+      TL_VEC_PUSH(index, n);
+    }
+  index.count =
+      tl_sort_unique(index.items, index.count, sizeof *index.items, by_node);
+  TL_VEC(edge) edges = {0};
+  size_vec hits = {0};
+  for (size_t i = 0; i < p->na; i++) {
+    hits.count = 0;
+    for (size_t k = 0; k < p->a[i].node_count; k++) {
+      tl_str to = carried(p->map, p->map_count, p->a[i].nodes[k], p->identity);
+      if (to.ptr)
+        kernels_holding(index.items, index.count, to, push_hit, &hits);
+    }
+    tl_sort(hits.items, hits.count, sizeof *hits.items, by_size);
+    for (size_t h = 0; h < hits.count;) {
+      size_t e = h;
+      while (e < hits.count && hits.items[e] == hits.items[h])
+        e++;
+      size_t j = hits.items[h];
+      edge x = {
+          i, j, e - h,
+          same_nodes(&p->a[i], &p->b[j], p->map, p->map_count, p->identity),
+          tl_str_eq(tl_kernel_fused_ops(&p->a[i]),
+                    tl_kernel_fused_ops(&p->b[j]))};
+      TL_VEC_PUSH(edges, x);
+      h = e;
+    }
+  }
+  tl_sort(edges.items, edges.count, sizeof *edges.items, by_strength);
+  for (size_t e = 0; e < edges.count; e++) {
+    const edge *x = &edges.items[e];
+    if (p->partner_a[x->a] >= 0 || p->partner_b[x->b] >= 0)
+      continue;
+    p->partner_a[x->a] = (long)x->b;
+    p->partner_b[x->b] = (long)x->a;
+    p->exact[x->a] = x->exact;
+  }
+  TL_VEC_FREE(edges);
+  TL_VEC_FREE(hits);
+  TL_VEC_FREE(index);
+}
+
+/* Pairs what is left by fused ops and kind: the k-th kernel of those ops
+ * on one side with the k-th on the other. Exact when both have no nodes
+ * (nothing to compare). */
+static void pair_by_ops(pairing *p) {
+  leftover *la = tl_xmalloc((p->na + 1) * sizeof *la);
+  leftover *lb = tl_xmalloc((p->nb + 1) * sizeof *lb);
+  size_t ca = 0, cb = 0;
+  for (size_t i = 0; i < p->na; i++)
+    if (p->partner_a[i] < 0)
+      la[ca++] = (leftover){tl_kernel_fused_ops(&p->a[i]), p->a[i].kind, i};
+  for (size_t j = 0; j < p->nb; j++)
+    if (p->partner_b[j] < 0)
+      lb[cb++] = (leftover){tl_kernel_fused_ops(&p->b[j]), p->b[j].kind, j};
+  tl_sort(la, ca, sizeof *la, by_ops);
+  tl_sort(lb, cb, sizeof *lb, by_ops);
+  size_t i = 0, j = 0;
+  while (i < ca && j < cb) {
+    int c = tl_str_cmp(la[i].ops, lb[j].ops);
+    if (!c)
+      c = tl_str_cmp(la[i].kind, lb[j].kind);
+    if (c < 0) {
+      i++;
+    } else if (c > 0) {
+      j++;
+    } else {
+      size_t x = la[i].index, y = lb[j].index;
+      p->partner_a[x] = (long)y;
+      p->partner_b[y] = (long)x;
+      p->exact[x] = p->a[x].node_count == 0 && p->b[y].node_count == 0;
+      i++;
+      j++;
+    }
+  }
+  free(la);
+  free(lb);
+}
+
+static void count_row(tl_kernel_diff *d, const tl_kernel_row *r) {
+  switch (r->change) {
+  case TL_KERNEL_SAME:
+    if (r->renamed)
+      d->renamed++;
+    else
+      d->same++;
+    break;
+  case TL_KERNEL_CHANGED:
+    d->changed++;
+    break;
+  case TL_KERNEL_REMOVED:
+    d->removed++;
+    break;
+  case TL_KERNEL_ADDED:
+    d->added++;
+    break;
+  }
+}
+
+void tl_kernel_diff_run(const tl_kernel_item *a, size_t na,
+                        const tl_kernel_item *b, size_t nb,
+                        const tl_fx_diff *post, tl_kernel_diff *out) {
+  memset(out, 0, sizeof *out);
+  TL_VEC(name_pair) map = {0};
+  if (post)
+    for (size_t r = 0; r < post->rows.count; r++) {
+      const tl_fx_row *row = &post->rows.items[r];
+      if (row->before.name.ptr && row->after.name.ptr) {
+        name_pair x = {row->before.name, row->after.name};
+        TL_VEC_PUSH(map, x);
+      }
+    }
+  tl_sort(map.items, map.count, sizeof *map.items, by_from);
+  pairing p = {a,
+               b,
+               na,
+               nb,
+               map.items,
+               map.count,
+               !post,
+               tl_xmalloc((na + 1) * sizeof(long)),
+               tl_xmalloc((nb + 1) * sizeof(long)),
+               tl_xcalloc(na + 1, sizeof(bool))};
+  for (size_t i = 0; i < na; i++)
+    p.partner_a[i] = -1;
+  for (size_t j = 0; j < nb; j++)
+    p.partner_b[j] = -1;
+  pair_by_nodes(&p);
+  pair_by_ops(&p);
+  for (size_t j = 0; j < nb; j++) {
+    tl_kernel_row r = {0};
+    r.after = (long)j;
+    r.before = p.partner_b[j];
+    if (r.before < 0)
+      r.change = TL_KERNEL_ADDED;
+    else
+      judge(&a[r.before], &b[j], p.exact[r.before], &r);
+    TL_VEC_PUSH(out->rows, r);
+    count_row(out, &r);
+  }
+  for (size_t i = 0; i < na; i++)
+    if (p.partner_a[i] < 0) {
+      tl_kernel_row r = {0};
+      r.change = TL_KERNEL_REMOVED;
+      r.before = (long)i;
+      r.after = -1;
+      TL_VEC_PUSH(out->rows, r);
+      count_row(out, &r);
+    }
+  free(p.partner_a);
+  free(p.partner_b);
+  free(p.exact);
+  TL_VEC_FREE(map);
+}
+
+void tl_kernel_diff_free(tl_kernel_diff *d) { TL_VEC_FREE(d->rows); }

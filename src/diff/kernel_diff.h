@@ -1,0 +1,75 @@
+/* kernel_diff.h: the kernels of two compiles matched by the post-grad nodes
+ * they come from, so that a renumbered kernel (`triton_poi_fused_add_0`
+ * then `_1`) is no change.
+ *
+ * A kernel is one key of a compile's node mappings
+ * (`inductor_provenance_tracking_node_mappings`, `cppCodeToPost`:
+ * `cpp_fused_add_mul_0:1` -> ["add", "mul"]), or, in a compile logged
+ * without them, one kernel the output code defines (no nodes). Its fused
+ * ops are its name without Inductor's running number (`cpp_fused_add_mul`),
+ * its code the text of its definition. Two kernels pair when the nodes of
+ * one, carried through the post-grad graphs' alignment (fx_diff.h), are
+ * those of the other, else when they share the most nodes, else (no nodes
+ * in common) when their fused ops and kind agree, in order. A pair is the
+ * same kernel when its nodes, fused ops and code (its own name left out)
+ * agree; else changed.
+ */
+#ifndef TL_KERNEL_DIFF_H
+#define TL_KERNEL_DIFF_H
+
+#include "diff/fx_diff.h"
+#include "util/buf.h"
+
+typedef struct tl_kernel_item {
+  tl_str key;  /* as the mapping spells it ("cpp_fused_add_0:1"), else the
+                  name */
+  tl_str name; /* "cpp_fused_add_0", "extern_kernels.addmm" */
+  tl_str kind; /* "cpp", "triton", "extern", ... (provenance-json.md) */
+  tl_str code; /* its definition's text, empty when none (extern) */
+  int first;   /* the definition's first line in its file, 0 when none */
+  tl_str file; /* "code" or "kernel_code", empty when none */
+  const tl_str *nodes; /* post-grad node names, in mapping order */
+  size_t node_count;
+} tl_kernel_item;
+
+/* The fused ops of a kernel: its name without the `_<digits>` Inductor
+ * appends to a generated kernel (triton, cpp, combo, template). */
+tl_str tl_kernel_fused_ops(const tl_kernel_item *k);
+
+typedef enum tl_kernel_change {
+  TL_KERNEL_SAME,    /* same nodes, fused ops and code (perhaps renamed) */
+  TL_KERNEL_CHANGED, /* paired, but nodes, fused ops or code differ */
+  TL_KERNEL_REMOVED, /* only in the earlier compile */
+  TL_KERNEL_ADDED    /* only in the later one */
+} tl_kernel_change;
+
+typedef struct tl_kernel_row {
+  tl_kernel_change change;
+  bool renamed;       /* paired, under another name */
+  bool nodes_changed; /* paired, their nodes (through the alignment) differ */
+  bool ops_changed;   /* paired, their fused ops differ */
+  bool code_changed;  /* paired, their code differs (names aside) */
+  long before, after; /* indices into a and b; -1 where absent */
+  /* code_changed: the first line that differs, as lines of each file
+   * (0: past the end of that side's code), and its texts. */
+  int before_line, after_line;
+  tl_str before_text, after_text;
+} tl_kernel_row;
+
+typedef struct tl_kernel_diff {
+  TL_VEC(tl_kernel_row)
+  rows; /* paired and added in b's order, then the
+           removed in a's */
+  size_t same, renamed, changed, removed, added;
+} tl_kernel_diff;
+
+/* Compares kernels `a` (earlier) with `b`; `post`, the two post-grad
+ * graphs' alignment, carries a's node names to b's (NULL: a name is the
+ * same node on both sides). O((n + m) log(n + m)) in the kernels and their
+ * nodes. */
+void tl_kernel_diff_run(const tl_kernel_item *a, size_t na,
+                        const tl_kernel_item *b, size_t nb,
+                        const tl_fx_diff *post, tl_kernel_diff *out);
+void tl_kernel_diff_free(tl_kernel_diff *d);
+
+#endif

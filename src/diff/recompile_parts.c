@@ -1,0 +1,235 @@
+/* recompile_parts.c: a recompile diff's kernels, metrics and summary, as
+ * JSON (see recompile_parts.h). */
+#include "diff/recompile_parts.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/compile_kernels.h"
+#include "diff/kernel_diff.h"
+
+static void add_str(cJSON *o, const char *key, tl_str s) {
+  char *copy = tl_xmalloc(s.len + 1);
+  if (s.len) /* an empty slice may have no pointer */
+    memcpy(copy, s.ptr, s.len);
+  copy[s.len] = '\0';
+  cJSON_AddStringToObject(o, key, copy);
+  free(copy);
+}
+
+/* ---- kernels ------------------------------------------------------------ */
+
+static const char *kernel_change_name(tl_kernel_change c) {
+  switch (c) {
+  case TL_KERNEL_SAME:
+    return "same";
+  case TL_KERNEL_CHANGED:
+    return "changed";
+  case TL_KERNEL_REMOVED:
+    return "removed";
+  case TL_KERNEL_ADDED:
+    break;
+  }
+  return "added";
+}
+
+static cJSON *kernel_json(const tl_kernel_item *k) {
+  cJSON *o = cJSON_CreateObject();
+  add_str(o, "key", k->key);
+  add_str(o, "name", k->name);
+  add_str(o, "kind", k->kind);
+  add_str(o, "fused_ops", tl_kernel_fused_ops(k));
+  cJSON *nodes = cJSON_AddArrayToObject(o, "post_nodes");
+  for (size_t i = 0; i < k->node_count; i++) {
+    char *copy = tl_xmalloc(k->nodes[i].len + 1);
+    memcpy(copy, k->nodes[i].ptr, k->nodes[i].len);
+    copy[k->nodes[i].len] = '\0';
+    cJSON_AddItemToArray(nodes, cJSON_CreateString(copy));
+    free(copy);
+  }
+  if (k->first) {
+    cJSON *def = cJSON_AddObjectToObject(o, "definition");
+    add_str(def, "file", k->file);
+    cJSON_AddNumberToObject(def, "first", k->first);
+  } else {
+    cJSON_AddNullToObject(o, "definition");
+  }
+  return o;
+}
+
+static cJSON *kernel_row_json(const tl_kernel_row *r,
+                              const tl_compile_kernels *ka,
+                              const tl_compile_kernels *kb) {
+  cJSON *row = cJSON_CreateObject();
+  cJSON_AddStringToObject(row, "change", kernel_change_name(r->change));
+  if (r->before >= 0 && r->after >= 0) {
+    cJSON_AddBoolToObject(row, "renamed", r->renamed);
+    cJSON_AddBoolToObject(row, "nodes_changed", r->nodes_changed);
+    cJSON_AddBoolToObject(row, "ops_changed", r->ops_changed);
+    cJSON_AddBoolToObject(row, "code_changed", r->code_changed);
+  }
+  cJSON_AddItemToObject(row, "before",
+                        r->before >= 0
+                            ? kernel_json(&ka->items.items[r->before])
+                            : cJSON_CreateNull());
+  cJSON_AddItemToObject(row, "after",
+                        r->after >= 0 ? kernel_json(&kb->items.items[r->after])
+                                      : cJSON_CreateNull());
+  if (r->code_changed) {
+    cJSON *c = cJSON_AddObjectToObject(row, "code_difference");
+    cJSON_AddNumberToObject(c, "before_line", r->before_line);
+    cJSON_AddNumberToObject(c, "after_line", r->after_line);
+    add_str(c, "before", r->before_text);
+    add_str(c, "after", r->after_text);
+  }
+  return row;
+}
+
+cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
+                                 const tl_compile_files *b,
+                                 const tl_fx_diff *post) {
+  cJSON *o = cJSON_CreateObject();
+  tl_compile_kernels ka, kb;
+  tl_compile_kernels_read(out_dir, a->post_grad, a->code, a->kernel_code,
+                          a->mappings, &ka);
+  tl_compile_kernels_read(out_dir, b->post_grad, b->code, b->kernel_code,
+                          b->mappings, &kb);
+  cJSON_AddBoolToObject(o, "available", ka.available && kb.available);
+  cJSON *by = cJSON_AddObjectToObject(o, "matched_by");
+  cJSON_AddStringToObject(by, "before", ka.from_mapping ? "nodes" : "code");
+  cJSON_AddStringToObject(by, "after", kb.from_mapping ? "nodes" : "code");
+  if (ka.available && kb.available) {
+    tl_kernel_diff d;
+    tl_kernel_diff_run(ka.items.items, ka.items.count, kb.items.items,
+                       kb.items.count, post, &d);
+    cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+    cJSON_AddNumberToObject(sum, "same", (double)d.same);
+    cJSON_AddNumberToObject(sum, "renamed", (double)d.renamed);
+    cJSON_AddNumberToObject(sum, "changed", (double)d.changed);
+    cJSON_AddNumberToObject(sum, "removed", (double)d.removed);
+    cJSON_AddNumberToObject(sum, "added", (double)d.added);
+    cJSON *rows = cJSON_AddArrayToObject(o, "kernels");
+    for (size_t i = 0; i < d.rows.count; i++)
+      cJSON_AddItemToArray(rows, kernel_row_json(&d.rows.items[i], &ka, &kb));
+    tl_kernel_diff_free(&d);
+  }
+  tl_compile_kernels_free(&ka);
+  tl_compile_kernels_free(&kb);
+  return o;
+}
+
+/* ---- metrics ------------------------------------------------------------ */
+
+/* The members of compilation_metrics compared, in the order shown. */
+static const char *const METRICS[] = {
+    "entire_frame_compile_time_s",
+    "backend_compile_time_s",
+    "inductor_compile_time_s",
+    "code_gen_time_s",
+    "guard_count",
+    "shape_env_guard_count",
+    "graph_op_count",
+    "graph_node_count",
+    "graph_input_count",
+    "ir_count",
+    "num_graph_breaks",
+    "inductor_fx_local_cache_hit_count",
+    "inductor_fx_local_cache_miss_count",
+    "aotautograd_local_cache_hit_count",
+    "aotautograd_local_cache_miss_count",
+};
+
+cJSON *tl_recompile_metrics_json(const tl_compile_files *a,
+                                 const tl_compile_files *b) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddBoolToObject(o, "available", a->metrics && b->metrics);
+  cJSON *rows = cJSON_AddArrayToObject(o, "metrics");
+  if (!a->metrics || !b->metrics)
+    return o;
+  for (size_t i = 0; i < sizeof METRICS / sizeof *METRICS; i++) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a->metrics, METRICS[i]);
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(b->metrics, METRICS[i]);
+    if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y))
+      continue;
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "name", METRICS[i]);
+    cJSON_AddNumberToObject(row, "before", x->valuedouble);
+    cJSON_AddNumberToObject(row, "after", y->valuedouble);
+    /* to the microsecond, as the metrics are logged */
+    cJSON_AddNumberToObject(
+        row, "delta", round((y->valuedouble - x->valuedouble) * 1e6) / 1e6);
+    cJSON_AddItemToArray(rows, row);
+  }
+  return o;
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+static const cJSON *get(const cJSON *o, const char *key) {
+  return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static const char *str_of(const cJSON *o, const char *key) {
+  const char *s = cJSON_GetStringValue(get(o, key));
+  return s ? s : "";
+}
+
+static void copy_counts(cJSON *to, const cJSON *from) {
+  static const char *const KEYS[] = {"same", "renamed", "changed", "removed",
+                                     "added"};
+  for (size_t i = 0; i < 5; i++)
+    cJSON_AddNumberToObject(to, KEYS[i],
+                            cJSON_GetNumberValue(get(from, KEYS[i])));
+}
+
+void tl_recompile_summarize(const cJSON *diff, cJSON *summary) {
+  const cJSON *graphs = get(diff, "graphs");
+  static const char *const GRAPHS[] = {"post_grad", "pre_grad", "dynamo"};
+  const cJSON *counted = NULL;
+  const char *which = NULL;
+  for (size_t i = 0; i < 3 && !counted; i++)
+    if (cJSON_IsTrue(get(get(graphs, GRAPHS[i]), "available"))) {
+      counted = get(graphs, GRAPHS[i]);
+      which = GRAPHS[i];
+    }
+  if (counted) {
+    cJSON *nodes = cJSON_AddObjectToObject(summary, "nodes");
+    cJSON_AddStringToObject(nodes, "graph", which);
+    copy_counts(nodes, get(counted, "summary"));
+  } else {
+    cJSON_AddNullToObject(summary, "nodes");
+  }
+  const cJSON *kernels = get(diff, "kernels");
+  if (cJSON_IsTrue(get(kernels, "available")))
+    copy_counts(cJSON_AddObjectToObject(summary, "kernels"),
+                get(kernels, "summary"));
+  else
+    cJSON_AddNullToObject(summary, "kernels");
+  const cJSON *row, *time = NULL;
+  cJSON_ArrayForEach(row, get(get(diff, "metrics"), "metrics")) {
+    if (strcmp(str_of(row, "name"), "entire_frame_compile_time_s") == 0)
+      time = row;
+  }
+  if (time)
+    cJSON_AddItemToObject(summary, "compile_time_s",
+                          cJSON_Duplicate(time, true));
+  else
+    cJSON_AddNullToObject(summary, "compile_time_s");
+  /* The graph's inputs whose annotation changed: the Dynamo graph's
+   * placeholders (the user's tensors), said in words. */
+  cJSON *inputs = cJSON_AddArrayToObject(summary, "inputs");
+  cJSON_ArrayForEach(row, get(get(graphs, "dynamo"), "nodes")) {
+    const cJSON *before = get(row, "before"), *after = get(row, "after");
+    if (strcmp(str_of(row, "change"), "changed") != 0 ||
+        strncmp(str_of(before, "op"), "placeholder", 11) != 0 ||
+        !cJSON_IsString(get(row, "type_change")))
+      continue;
+    cJSON *in = cJSON_CreateObject();
+    cJSON_AddStringToObject(in, "name", str_of(after, "name"));
+    cJSON_AddStringToObject(in, "before", str_of(before, "type"));
+    cJSON_AddStringToObject(in, "after", str_of(after, "type"));
+    cJSON_AddStringToObject(in, "words", str_of(row, "type_change"));
+    cJSON_AddItemToArray(inputs, in);
+  }
+}
