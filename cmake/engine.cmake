@@ -43,6 +43,7 @@ add_library(tl_engine STATIC
   src/diff/kernel_diff.c
   src/diff/recompile_parts.c
   src/diff/shape_words.c
+  src/diff/run_diff.c
   ${TL_ENGINE_QUERY_SOURCES})
 target_link_libraries(tl_engine PUBLIC tl_ts_query tl_base tl_grammars
   PkgConfig::TREE_SITTER PkgConfig::CJSON Threads::Threads)

@@ -2,7 +2,8 @@
  * its command (src/command/): `tlparse PATH` writes the report of a log or
  * a folder of rank logs (report_command.h); `tlparse run ... -- CMD` runs
  * CMD with TORCH_TRACE set and then writes the report of what it logged
- * (run_command.h). A subcommand is a first word main() checks for.
+ * (run_command.h); `tlparse diff A B` compares two runs
+ * (diff_command.h). A subcommand is a first word main() checks for.
  * Exit codes: 0 success; 1 environment errors, and with --strict or
  * --strict-compile-id the input failures they name, except with -e, which
  * (as the Rust tool) enforces neither; `run` returns its child's failing
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "command/diff_command.h"
 #include "command/report_command.h"
 #include "command/run_command.h"
 #include "util/buf.h"
@@ -30,6 +32,8 @@ static const char USAGE[] =
     " [--profile TRACE.json[.gz]|DIR]...\n"
     "               [--all-ranks-html [-j N]] [--version] [--help]\n"
     "       tlparse run [--trace-dir DIR] [OPTIONS] -- CMD [ARGS...]\n"
+    "       tlparse diff A B [-o DIR] [--overwrite] [--no-browser] [-i]\n"
+    "               [-p] [-v] [--strict] [--custom-header-html HTML]\n"
     "\n"
     "Turns a TORCH_TRACE structured log into a browsable folder (default\n"
     "tl_out/) with index.html and every artifact; -i adds the provenance\n"
@@ -40,6 +44,10 @@ static const char USAGE[] =
     "INDUCTOR_PROVENANCE=1 with -i), then writes the report of what it\n"
     "logged (several rank logs: the --all-ranks-html report); it exits\n"
     "with CMD's status when CMD failed.\n"
+    "`tlparse diff A B` compares two runs (each a trace log or a trace\n"
+    "folder), written to DIR (default tl_diff/): compiles matched by\n"
+    "function then order, what changed in each, functions only one run\n"
+    "compiled, graph breaks that appeared or went, kernels (-i).\n"
     "Every flag, exit code and variable: man tlparse.\n";
 
 typedef struct cli {
@@ -234,6 +242,102 @@ static int parse_args(int argc, char **argv, bool run, cli *c) {
   return -1;
 }
 
+/* `tlparse diff A B [OPTIONS]` (argv[0] is "diff"): -1 after filling *d, or
+ * the exit code to stop with. */
+static int parse_diff_args(int argc, char **argv, tl_diff_request *d) {
+  static const struct option options[] = {
+      {"out", required_argument, NULL, 'o'},
+      {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+      {"no-browser", no_argument, NULL, OPT_NO_BROWSER},
+      {"inductor-provenance", no_argument, NULL, 'i'},
+      {"strict", no_argument, NULL, OPT_STRICT},
+      {"plain-text", no_argument, NULL, 'p'},
+      {"verbose", no_argument, NULL, 'v'},
+      {"custom-header-html", required_argument, NULL, OPT_CUSTOM_HEADER},
+      {"help", no_argument, NULL, OPT_HELP},
+      {NULL, 0, NULL, 0}};
+  memset(d, 0, sizeof *d);
+  d->out_dir = "tl_diff";
+  const char *paths[2] = {NULL, NULL};
+  size_t npaths = 0;
+  opterr = 0;
+  optind = 1;
+  int opt;
+  /* '-': the two paths may come before or after the options. */
+  while ((opt = getopt_long(argc, argv, "-o:ipvh", options, NULL)) != -1) {
+    switch (opt) {
+    case 1:
+      if (npaths == 2) {
+        fprintf(stderr,
+                "tlparse: diff: unexpected argument %s (give two "
+                "runs, A and B)\n",
+                optarg);
+        return 1;
+      }
+      paths[npaths++] = optarg;
+      break;
+    case 'o':
+      d->out_dir = optarg;
+      break;
+    case 'i':
+      d->provenance = true;
+      break;
+    case 'p':
+      d->plain_text = true;
+      break;
+    case 'v':
+      d->verbose = true;
+      break;
+    case OPT_OVERWRITE:
+      d->overwrite = true;
+      break;
+    case OPT_NO_BROWSER:
+      d->no_browser = true;
+      break;
+    case OPT_STRICT:
+      d->strict = true;
+      break;
+    case OPT_CUSTOM_HEADER:
+      d->custom_header_html = optarg;
+      break;
+    case 'h':
+    case OPT_HELP:
+      fputs(USAGE, stdout);
+      return 0;
+    default:
+      if (optopt == 'o' || optopt == OPT_CUSTOM_HEADER)
+        fprintf(stderr, "tlparse: diff: %s needs a value\n",
+                optopt == 'o' ? "-o" : "--custom-header-html");
+      else if (optopt > 0 && optopt < 128)
+        fprintf(stderr, "tlparse: diff: unknown option -%c\n", optopt);
+      else
+        fprintf(stderr, "tlparse: diff: unknown option %s\n", argv[optind - 1]);
+      fputs(USAGE, stderr);
+      return 1;
+    }
+  }
+  while (optind < argc && npaths < 2) /* after "--" */
+    paths[npaths++] = argv[optind++];
+  if (optind < argc) {
+    fprintf(stderr,
+            "tlparse: diff: unexpected argument %s (give two runs, "
+            "A and B)\n",
+            argv[optind]);
+    return 1;
+  }
+  if (npaths < 2) {
+    fprintf(stderr,
+            "tlparse: diff: missing %s (tlparse diff A B: each a "
+            "trace log or a trace folder)\n",
+            npaths ? "B" : "A and B");
+    fputs(USAGE, stderr);
+    return 1;
+  }
+  d->path_a = paths[0];
+  d->path_b = paths[1];
+  return -1;
+}
+
 int main(int argc, char **argv) {
 #ifdef __GLIBC__
   /* Blocks of 1 MiB and more (texts, payloads, page buffers) are mapped
@@ -245,6 +349,11 @@ int main(int argc, char **argv) {
 #endif
   /* The subcommands: a first word that names one (a log of that name is
    * read as ./NAME). */
+  if (argc > 1 && strcmp(argv[1], "diff") == 0) {
+    tl_diff_request d;
+    int code = parse_diff_args(argc - 1, argv + 1, &d);
+    return code < 0 ? tl_diff_command(&d) : code;
+  }
   bool run = argc > 1 && strcmp(argv[1], "run") == 0;
   cli c;
   int code = run ? parse_args(argc - 1, argv + 1, true, &c)

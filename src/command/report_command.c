@@ -42,17 +42,21 @@ static void open_browser(const char *index_path) {
     waitpid(pid, NULL, 0);
 }
 
-/* Opens OUT/index.html unless --no-browser or CI is set. */
-static void open_report(const tl_report_request *c) {
+void tl_report_open_browser(const char *out_dir, bool no_browser) {
   const char *ci = getenv("CI");
-  if (c->no_browser || (ci && *ci))
+  if (no_browser || (ci && *ci))
     return;
   tl_buf index;
   tl_buf_init(&index);
-  tl_buf_printf(&index, "%s/index.html", c->out_dir);
+  tl_buf_printf(&index, "%s/index.html", out_dir);
   fflush(stdout);
   open_browser(index.data);
   tl_buf_free(&index);
+}
+
+/* Opens OUT/index.html unless --no-browser or CI is set. */
+static void open_report(const tl_report_request *c) {
+  tl_report_open_browser(c->out_dir, c->no_browser);
 }
 
 /* Resolves PATH (file, or folder with --latest) into *input (malloc'd).

@@ -29,4 +29,8 @@ typedef struct tl_report_request {
  * failures they name (docs/cli.md). Messages go to stdout and stderr. */
 int tl_report_command(const tl_report_request *r);
 
+/* Opens OUT/index.html with xdg-open, detached, unless `no_browser`, the
+ * CI variable is set or there is no display. */
+void tl_report_open_browser(const char *out_dir, bool no_browser);
+
 #endif

@@ -363,6 +363,30 @@ static void metrics_section(tl_buf *h, const cJSON *m) {
   tl_buf_puts(h, "</table>\n");
 }
 
+void tl_compile_diff_body(tl_buf *h, const cJSON *diff, const char *page_a,
+                          const char *page_b) {
+  summary_list(h, cJSON_GetObjectItemCaseSensitive(diff, "summary"));
+  const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(diff, "reasons");
+  if (reasons) {
+    tl_buf_puts(h, "<h2>Why it compiled again</h2>\n");
+    reasons_list(h, reasons);
+  }
+  guards_table(h, cJSON_GetObjectItemCaseSensitive(diff, "guards"));
+  const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(diff, "graphs");
+  graph_section(h, "Dynamo graph",
+                cJSON_GetObjectItemCaseSensitive(graphs, "dynamo"), NULL, NULL,
+                "");
+  graph_section(h, "Pre-grad graph",
+                cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad"), page_a,
+                page_b, "pre");
+  graph_section(h, "Post-grad graph",
+                cJSON_GetObjectItemCaseSensitive(graphs, "post_grad"), page_a,
+                page_b, "post");
+  kernels_section(h, cJSON_GetObjectItemCaseSensitive(diff, "kernels"), page_a,
+                  page_b);
+  metrics_section(h, cJSON_GetObjectItemCaseSensitive(diff, "metrics"));
+}
+
 static void compile_link(tl_buf *h, const tl_compile_files *c) {
   tl_buf_puts(h, "<a href=\"index.html#");
   tl_url_path(h, c->home->dir_name);
@@ -391,27 +415,11 @@ static void write_page(tl_store *store, const tl_compile_files *a,
   tl_buf_puts(&h, " then ");
   compile_link(&h, b);
   tl_buf_puts(&h, ".</p>\n");
-  summary_list(&h, cJSON_GetObjectItemCaseSensitive(diff, "summary"));
-  tl_buf_puts(&h, "<h2>Why it compiled again</h2>\n");
-  reasons_list(&h, cJSON_GetObjectItemCaseSensitive(diff, "reasons"));
-  guards_table(&h, cJSON_GetObjectItemCaseSensitive(diff, "guards"));
-  const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(diff, "graphs");
   const char *pa =
       view_page && a->post_grad ? view_page(ctx, a->post_grad) : NULL;
   const char *pb =
       view_page && b->post_grad ? view_page(ctx, b->post_grad) : NULL;
-  graph_section(&h, "Dynamo graph",
-                cJSON_GetObjectItemCaseSensitive(graphs, "dynamo"), NULL, NULL,
-                "");
-  graph_section(&h, "Pre-grad graph",
-                cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad"), pa, pb,
-                "pre");
-  graph_section(&h, "Post-grad graph",
-                cJSON_GetObjectItemCaseSensitive(graphs, "post_grad"), pa, pb,
-                "post");
-  kernels_section(&h, cJSON_GetObjectItemCaseSensitive(diff, "kernels"), pa,
-                  pb);
-  metrics_section(&h, cJSON_GetObjectItemCaseSensitive(diff, "metrics"));
+  tl_compile_diff_body(&h, diff, pa, pb);
   tl_html_page_end(&h);
   tl_buf name;
   tl_buf_init(&name);

@@ -6,6 +6,8 @@
 #ifndef TL_RECOMPILE_PAGES_H
 #define TL_RECOMPILE_PAGES_H
 
+#include <cjson/cJSON.h>
+
 #include "store/store.h"
 #include "util/buf.h"
 
@@ -18,5 +20,14 @@ typedef const char *(*tl_view_page_fn)(void *ctx, const tl_artifact *post);
  * recompiled). `view_page` may be NULL (no provenance pages). */
 void tl_recompile_pages_write(tl_store *store, tl_buf *section,
                               tl_view_page_fn view_page, void *ctx);
+
+/* The body of a page comparing two compiles (the JSON of
+ * tl_recompile_diff): the summary, the reasons when the JSON has them, the
+ * guards that differ, the three graphs node by node, the kernels and the
+ * metrics; lines and kernels linked to the provenance pages `page_a` and
+ * `page_b` (file names without .html; NULL: not linked). The recompile
+ * pages and `tlparse diff`'s pages show it. */
+void tl_compile_diff_body(tl_buf *h, const cJSON *diff, const char *page_a,
+                          const char *page_b);
 
 #endif

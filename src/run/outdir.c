@@ -36,9 +36,20 @@ static const char *const REPORT_FILES[] = {
     "chromium_trace_with_runtime.json",
     "collective_schedules.json",
     "collectives_parity.json",
+    "recompile_*.html",
+    "recompile_*.json",
+    "diff.json",           /* tlparse diff */
+    "compile_*_vs_*.html", /* tlparse diff */
+    "compile_*_vs_*.json",
 };
-static const char *const REPORT_FOLDERS[] = {"static", "payloads", "dump_file",
-                                             "rank_[0-9]*", "unknown_[0-9]*"};
+static const char
+    *const REPORT_FOLDERS[] = {"static",
+                               "payloads",
+                               "dump_file",
+                               "rank_[0-9]*",
+                               "unknown_[0-9]*",
+                               "a",
+                               "b" /* tlparse diff: the two runs' reports */};
 
 static bool matches_any(const char *name, const char *const *patterns,
                         size_t count) {

@@ -94,6 +94,8 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
     snprintf(error, error_size, "%s", store.error);
     ok = false;
   }
+  if (ok && options->on_report)
+    options->on_report(options->on_report_ctx, &store);
   tl_store_free(&store);
   return ok;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "store/store.h"
 #include "util/diag.h"
 
 typedef struct tl_pipeline_options {
@@ -33,6 +34,10 @@ typedef struct tl_pipeline_options {
    * analyses of their texts (tl_report_options.shared_analyses); NULL:
    * none. */
   const char *shared_analyses;
+  /* Called with the store once the report is written, before the store is
+   * freed (`tlparse diff` keeps what it compares); NULL: not. */
+  void (*on_report)(void *ctx, const tl_store *store);
+  void *on_report_ctx;
 } tl_pipeline_options;
 
 /* Reads options->input into options->out_dir. Bad input is counted in

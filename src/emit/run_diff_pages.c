@@ -1,0 +1,626 @@
+/* run_diff_pages.c: `tlparse diff`'s index, diff.json and pair pages
+ * (run_diff_pages.h). Every text from a trace goes through the escapes of
+ * util/html.h. */
+#include "emit/run_diff_pages.h"
+
+#ifdef HAVE_tl_engine
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/recompile_pages.h"
+#include "emit/report.h"
+#include "emit/report_internal.h"
+#include "util/fsutil.h"
+#include "util/html.h"
+#include "json/json_print.h"
+
+/* ---- the runs' provenance pages ---------------------------------------- */
+
+typedef struct page_of {
+  const tl_artifact *post; /* a copied post-grad graph */
+  size_t order;
+  const char *page;
+} page_of;
+
+static int by_post(const void *x, const void *y) {
+  const page_of *a = x, *b = y;
+  uintptr_t p = (uintptr_t)a->post, q = (uintptr_t)b->post;
+  if (p != q)
+    return p < q ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
+}
+
+void tl_run_diff_take(tl_run *run, const char *folder, const tl_store *store,
+                      const char *diff_dir, bool provenance) {
+  tl_run_take(run, folder, store, diff_dir);
+  if (!provenance)
+    return;
+  TL_VEC(page_of) pages = {0};
+  for (size_t d = 0; d < store->dirs.count; d++) {
+    const tl_compile_dir *dir = store->dirs.items[d];
+    const tl_compile_dir *copy = run->view.dirs.items[d];
+    tl_view *views = NULL;
+    size_t n = tl_report_choose_views(dir, &views);
+    tl_report_name_views(store, dir, views, n);
+    for (size_t k = 0; k < n; k++) {
+      if (views[k].post) {
+        size_t at = (size_t)(views[k].post - dir->artifacts.items);
+        page_of p = {
+            &copy->artifacts.items[at], pages.count,
+            tl_arena_printf(&run->arena, "%s/%s", folder, views[k].name)};
+        TL_VEC_PUSH(pages, p);
+      }
+      free(views[k].name);
+    }
+    free(views);
+  }
+  tl_sort(pages.items, pages.count, sizeof *pages.items, by_post);
+  for (size_t i = 0; i < run->found.compiles.count; i++) {
+    const tl_artifact *post = run->found.compiles.items[i].post_grad;
+    size_t lo = 0, hi = pages.count;
+    while (lo < hi) { /* the first view of the graph */
+      size_t mid = lo + (hi - lo) / 2;
+      if ((uintptr_t)pages.items[mid].post < (uintptr_t)post)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (post && lo < pages.count && pages.items[lo].post == post)
+      run->view_pages[i] = pages.items[lo].page;
+  }
+  TL_VEC_FREE(pages);
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static const char *str(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void esc(tl_buf *h, const char *s) { tl_html_escape_cstr(h, s); }
+
+static bool write_text(const char *dir, const char *name, const tl_buf *text,
+                       char *error, size_t error_size) {
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_printf(&path, "%s/%s", dir, name);
+  bool ok = tl_fs_write_file(path.data, text->data ? text->data : "", text->len,
+                             error, error_size);
+  tl_buf_free(&path);
+  return ok;
+}
+
+static bool write_json(const char *dir, const char *name, const cJSON *o,
+                       char *error, size_t error_size) {
+  tl_buf text;
+  tl_buf_init(&text);
+  tl_json_print_tree(&text, o);
+  tl_buf_putc(&text, '\n');
+  bool ok = write_text(dir, name, &text, error, error_size);
+  tl_buf_free(&text);
+  return ok;
+}
+
+static size_t index_of(const tl_run *r, const tl_compile_files *c) {
+  return (size_t)(c - r->found.compiles.items);
+}
+
+/* The counts of a graph's summary that are changes (a rename is none). */
+static double graph_changes(const cJSON *g) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(g, "summary");
+  return num(s, "changed") + num(s, "added") + num(s, "removed");
+}
+
+static double kernel_changes(const cJSON *k) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
+  return num(s, "changed") + num(s, "added") + num(s, "removed");
+}
+
+static void compile_link(tl_buf *h, const tl_run *r,
+                         const tl_compile_files *c) {
+  tl_buf_puts(h, "<a href=\"");
+  tl_url_path(h, r->folder);
+  tl_buf_puts(h, "/index.html#");
+  tl_url_path(h, c->home->dir_name);
+  tl_buf_puts(h, "\">");
+  esc(h, c->display);
+  tl_buf_puts(h, "</a>");
+}
+
+/* ---- one pair of compiles ---------------------------------------------- */
+
+/* The provenance JSON of a compile's view, or NULL. */
+static char *prov_path(const char *diff_dir, const tl_run *r,
+                       const tl_compile_files *c) {
+  const char *page = r->view_pages[index_of(r, c)];
+  if (!page)
+    return NULL;
+  size_t n = strlen(diff_dir) + strlen(page) + 8;
+  char *p = tl_xmalloc(n);
+  snprintf(p, n, "%s/%s.json", diff_dir, page);
+  return p;
+}
+
+/* The folder of a side, relative to the diff's folder. */
+static void set_folder(cJSON *side, const tl_run *r,
+                       const tl_compile_files *c) {
+  tl_buf f;
+  tl_buf_init(&f);
+  tl_buf_printf(&f, "%s/%s", r->folder, c->home->dir_name);
+  cJSON_ReplaceItemInObjectCaseSensitive(side, "folder",
+                                         cJSON_CreateString(f.data));
+  tl_buf_free(&f);
+}
+
+/* The comparison of compile `a` of run A with `b` of run B: the recompile
+ * pages' JSON without the reasons (which say why B compiled again, not how
+ * it differs from A), the folders relative to the diff's, and the kernels. */
+static cJSON *pair_diff(const char *diff_dir, const tl_run *ra,
+                        const tl_compile_files *a, const tl_run *rb,
+                        const tl_compile_files *b) {
+  cJSON *d = tl_recompile_diff(diff_dir, a, b);
+  cJSON_DeleteItemFromObjectCaseSensitive(d, "reasons");
+  cJSON_DeleteItemFromObjectCaseSensitive(d, "frame");
+  tl_run_guards_without_ids(cJSON_GetObjectItemCaseSensitive(d, "guards"));
+  set_folder(cJSON_GetObjectItemCaseSensitive(d, "before"), ra, a);
+  set_folder(cJSON_GetObjectItemCaseSensitive(d, "after"), rb, b);
+  char *pa = prov_path(diff_dir, ra, a), *pb = prov_path(diff_dir, rb, b);
+  const cJSON *post = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(d, "graphs"), "post_grad");
+  cJSON_AddItemToObject(d, "kernel_provenance",
+                        tl_run_kernels_diff(pa, pb, post));
+  free(pa);
+  free(pb);
+  return d;
+}
+
+static void kernel_side(tl_buf *h, const cJSON *side) {
+  tl_buf_puts(h, "<td>");
+  if (cJSON_IsObject(side)) {
+    tl_buf_puts(h, "<code>");
+    esc(h, str(side, "name"));
+    tl_buf_puts(h, "</code> <span class=\"note\">");
+    esc(h, str(side, "kind"));
+    tl_buf_puts(h, "; from");
+    const cJSON *n;
+    size_t shown = 0, total = 0;
+    cJSON_ArrayForEach(n,
+                       cJSON_GetObjectItemCaseSensitive(side, "post_nodes")) {
+      total++;
+      if (shown < 12 && cJSON_IsString(n)) {
+        tl_buf_puts(h, " ");
+        esc(h, n->valuestring);
+        shown++;
+      }
+    }
+    if (total > shown)
+      tl_buf_printf(h, " and %zu more", total - shown);
+    if (!total)
+      tl_buf_puts(h, " no post-grad node");
+    tl_buf_puts(h, "</span>");
+  }
+  tl_buf_puts(h, "</td>");
+}
+
+static void kernels_section(tl_buf *h, const cJSON *k) {
+  tl_buf_puts(h, "<h2>Kernels</h2>\n");
+  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "available"))) {
+    tl_buf_puts(h, "<p class=\"note\">Not compared: both runs need a "
+                   "provenance view of this compile (record with "
+                   "INDUCTOR_PROVENANCE=1, run tlparse diff with -i).</p>\n");
+    return;
+  }
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
+  tl_buf_printf(h,
+                "<p class=\"diff-summary\">%.0f kernels the same, %.0f "
+                "renamed, %.0f changed, %.0f added, %.0f removed. A kernel is "
+                "the same when it is made from the same post-grad nodes (as "
+                "the graphs were aligned above); another name alone is a "
+                "rename.</p>\n",
+                num(s, "same"), num(s, "renamed"), num(s, "changed"),
+                num(s, "added"), num(s, "removed"));
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(k, "kernels"), *r;
+  if (!cJSON_GetArraySize(list))
+    return;
+  tl_buf_puts(h, "<table class=\"diff kernels\">\n<tr><th></th><th>A</th>"
+                 "<th>B</th></tr>\n");
+  cJSON_ArrayForEach(r, list) {
+    tl_buf_puts(h, "<tr class=\"");
+    esc(h, str(r, "change"));
+    tl_buf_puts(h, "\"><td>");
+    esc(h, str(r, "change"));
+    tl_buf_puts(h, "</td>");
+    kernel_side(h, cJSON_GetObjectItemCaseSensitive(r, "before"));
+    kernel_side(h, cJSON_GetObjectItemCaseSensitive(r, "after"));
+    tl_buf_puts(h, "</tr>\n");
+  }
+  tl_buf_puts(h, "</table>\n");
+}
+
+static void pair_page(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
+                      const tl_run *rb, const tl_compile_files *b,
+                      const tl_run_frame *fa, const cJSON *diff,
+                      const char *stem) {
+  tl_buf title;
+  tl_buf_init(&title);
+  tl_run_frame_label(&title, fa);
+  tl_buf_printf(&title, ": %s in A vs %s in B", a->display, b->display);
+  tl_html_page_begin(h, title.data, "a/");
+  tl_buf_puts(h, "<p><a href=\"index.html\">&larr; the comparison</a> · "
+                 "<a href=\"");
+  tl_url_path(h, stem);
+  tl_buf_puts(h, ".json\">this diff as JSON</a> · <a href=\"a/help.html#"
+                 "recompiles\">how to read it</a></p>\n<h1>");
+  esc(h, title.data);
+  tl_buf_puts(h, "</h1>\n<p>");
+  compile_link(h, ra, a);
+  tl_buf_puts(h, " of run A, then ");
+  compile_link(h, rb, b);
+  tl_buf_puts(h, " of run B (the same function, its compiles in order).</p>\n");
+  kernels_section(h,
+                  cJSON_GetObjectItemCaseSensitive(diff, "kernel_provenance"));
+  double ids =
+      num(cJSON_GetObjectItemCaseSensitive(diff, "guards"), "ids_only");
+  if (ids > 0)
+    tl_buf_printf(h,
+                  "<p class=\"note\">%.0f guard%s that differ only in an "
+                  "object or type id (which differ between any two "
+                  "processes) are left out below.</p>\n",
+                  ids, ids == 1 ? "" : "s");
+  tl_compile_diff_body(h, diff, ra->view_pages[index_of(ra, a)],
+                       rb->view_pages[index_of(rb, b)]);
+  tl_html_page_end(h);
+  tl_buf_free(&title);
+}
+
+/* ---- the index and diff.json ------------------------------------------- */
+
+static cJSON *run_json(const tl_run *r, const char *input) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "input", input);
+  tl_buf index;
+  tl_buf_init(&index);
+  tl_buf_printf(&index, "%s/index.html", r->folder);
+  cJSON_AddStringToObject(o, "report", index.data);
+  tl_buf_free(&index);
+  cJSON_AddNumberToObject(o, "frames", (double)r->frames.count);
+  cJSON_AddNumberToObject(o, "compiles", (double)r->found.compiles.count);
+  cJSON_AddNumberToObject(o, "graph_breaks", (double)r->breaks.count);
+  return o;
+}
+
+static cJSON *frame_side(const tl_run *r, const tl_run_frame *f) {
+  if (!f)
+    return cJSON_CreateNull();
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "frame", (double)f->frame);
+  cJSON_AddStringToObject(o, "autograd", f->autograd);
+  cJSON_AddStringToObject(o, "file", f->file);
+  cJSON_AddNumberToObject(o, "line", (double)f->line);
+  cJSON *ids = cJSON_AddArrayToObject(o, "compiles");
+  for (size_t k = 0; k < f->count; k++)
+    cJSON_AddItemToArray(
+        ids, cJSON_CreateString(r->found.compiles.items[f->first + k].display));
+  return o;
+}
+
+static cJSON *graph_summary(const cJSON *g) {
+  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "available")))
+    return cJSON_CreateNull();
+  return cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(g, "summary"), true);
+}
+
+/* The index line of one pair of compiles. */
+static void pair_line(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
+                      const tl_run *rb, const tl_compile_files *b,
+                      const cJSON *diff, const char *stem, bool changed) {
+  tl_buf_printf(h, "<li class=\"%s\">", changed ? "changed" : "same");
+  compile_link(h, ra, a);
+  tl_buf_puts(h, " vs ");
+  compile_link(h, rb, b);
+  tl_buf_puts(h, ": <a class=\"pair\" href=\"");
+  tl_url_path(h, stem);
+  tl_buf_printf(h, ".html\">%s</a>", changed ? "what changed" : "the same");
+  const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(diff, "graphs");
+  static const char *const names[] = {"dynamo", "pre_grad", "post_grad"};
+  static const char *const shown[] = {"Dynamo", "pre-grad", "post-grad"};
+  tl_buf_puts(h, " <span class=\"note\">(");
+  const cJSON *guards = cJSON_GetObjectItemCaseSensitive(diff, "guards");
+  tl_buf_printf(
+      h, "guards: %d differ",
+      cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(guards, "changes")));
+  for (int g = 0; g < 3; g++) {
+    const cJSON *gr = cJSON_GetObjectItemCaseSensitive(graphs, names[g]);
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(gr, "available")))
+      continue;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(gr, "summary");
+    tl_buf_printf(h, "; %s: %.0f changed, %.0f added, %.0f removed", shown[g],
+                  num(s, "changed"), num(s, "added"), num(s, "removed"));
+  }
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(diff, "kernel_provenance");
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "available"))) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
+    tl_buf_printf(h, "; kernels: %.0f changed, %.0f added, %.0f removed",
+                  num(s, "changed"), num(s, "added"), num(s, "removed"));
+  }
+  tl_buf_puts(h, ")</span></li>\n");
+}
+
+static void breaks_list(tl_buf *h, const cJSON *changes) {
+  if (!cJSON_GetArraySize(changes))
+    return;
+  tl_buf_puts(h, "<ul class=\"breaks\">\n");
+  const cJSON *c;
+  cJSON_ArrayForEach(c, changes) {
+    const char *change = str(c, "change");
+    const cJSON *before = cJSON_GetObjectItemCaseSensitive(c, "before");
+    const cJSON *after = cJSON_GetObjectItemCaseSensitive(c, "after");
+    tl_buf_puts(h, "<li class=\"break ");
+    esc(h, change);
+    tl_buf_puts(h, "\">Graph break ");
+    if (strcmp(change, "moved") == 0) {
+      tl_buf_puts(h, "moved from <code>");
+      esc(h, str(before, "where"));
+      tl_buf_puts(h, "</code> to <code>");
+      esc(h, str(after, "where"));
+      tl_buf_puts(h, "</code>");
+    } else {
+      const cJSON *side = cJSON_IsObject(after) ? after : before;
+      tl_buf_puts(h, strcmp(change, "appeared") == 0 ? "appeared in B"
+                                                     : "gone in B");
+      tl_buf_puts(h, " at <code>");
+      esc(h, str(side, "where"));
+      tl_buf_puts(h, "</code>");
+    }
+    tl_buf_puts(h, ": ");
+    tl_html_escape_cut(h, tl_str_from(str(c, "reason")), TL_HTML_SHOWN_MAX);
+    tl_buf_puts(h, "</li>\n");
+  }
+  tl_buf_puts(h, "</ul>\n");
+}
+
+static void only_list(tl_buf *h, const tl_run *r, const tl_run_frame *f,
+                      size_t from, const char *run_name) {
+  if (from >= f->count)
+    return;
+  tl_buf_printf(h, "<li class=\"only\">Only in %s: ", run_name);
+  for (size_t k = from; k < f->count; k++) {
+    if (k > from)
+      tl_buf_puts(h, ", ");
+    compile_link(h, r, &r->found.compiles.items[f->first + k]);
+  }
+  tl_buf_puts(h, "</li>\n");
+}
+
+bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
+                       const char *input_a, const char *input_b,
+                       tl_run_diff_summary *sum, char *error,
+                       size_t error_size) {
+  memset(sum, 0, sizeof *sum);
+  tl_run_match m;
+  tl_run_match_frames(a, b, &m);
+  cJSON *top = cJSON_CreateObject();
+  cJSON_AddNumberToObject(top, "schema", 1);
+  cJSON_AddItemToObject(top, "a", run_json(a, input_a));
+  cJSON_AddItemToObject(top, "b", run_json(b, input_b));
+  cJSON *summary = cJSON_AddObjectToObject(top, "summary");
+  cJSON *frames = cJSON_AddArrayToObject(top, "frames");
+  tl_buf body, page;
+  tl_buf_init(&body);
+  tl_buf_init(&page);
+  bool ok = true;
+  for (size_t i = 0; i < m.frames.count && ok; i++) {
+    const tl_run_frame *fa = m.frames.items[i].a, *fb = m.frames.items[i].b;
+    const tl_run_frame *f = fa ? fa : fb;
+    cJSON *fj = cJSON_CreateObject();
+    cJSON_AddItemToArray(frames, fj);
+    cJSON_AddStringToObject(fj, "function", f->function);
+    cJSON_AddStringToObject(fj, "file", f->base);
+    cJSON_AddStringToObject(fj, "status",
+                            fa && fb ? "matched"
+                            : fa     ? "only_a"
+                                     : "only_b");
+    cJSON_AddItemToObject(fj, "a", frame_side(a, fa));
+    cJSON_AddItemToObject(fj, "b", frame_side(b, fb));
+    size_t same_breaks = 0;
+    cJSON *breaks = tl_run_breaks_diff(a, fa, b, fb, &same_breaks);
+    cJSON_AddNumberToObject(fj, "graph_breaks_same", (double)same_breaks);
+    cJSON_AddItemToObject(fj, "graph_breaks", breaks);
+    const cJSON *br;
+    cJSON_ArrayForEach(br, breaks) {
+      const char *c = str(br, "change");
+      if (strcmp(c, "appeared") == 0)
+        sum->breaks_appeared++;
+      else if (strcmp(c, "gone") == 0)
+        sum->breaks_gone++;
+      else
+        sum->breaks_moved++;
+    }
+    cJSON *pairs = cJSON_AddArrayToObject(fj, "pairs");
+    size_t n = fa && fb ? (fa->count < fb->count ? fa->count : fb->count) : 0;
+    if (fa && fb)
+      sum->frames_matched++;
+    else if (fa)
+      sum->frames_only_a++;
+    else
+      sum->frames_only_b++;
+    sum->compiles_matched += n;
+    sum->compiles_only_a += fa ? fa->count - n : 0;
+    sum->compiles_only_b += fb ? fb->count - n : 0;
+    tl_buf_printf(&body, "<li class=\"frame %s\" id=\"frame-%zu\"><b>",
+                  fa && fb ? "matched"
+                  : fa     ? "only-a"
+                           : "only-b",
+                  i);
+    tl_buf label;
+    tl_buf_init(&label);
+    tl_run_frame_label(&label, f);
+    esc(&body, label.data);
+    tl_buf_free(&label);
+    tl_buf_puts(&body, "</b>");
+    if (!fa || !fb)
+      tl_buf_printf(&body,
+                    " <span class=\"note\">compiled only in run %s "
+                    "(%zu compile%s)</span>",
+                    fa ? "A" : "B", f->count, f->count == 1 ? "" : "s");
+    tl_buf_puts(&body, "\n");
+    breaks_list(&body, breaks);
+    tl_buf_puts(&body, "<ul>\n");
+    for (size_t k = 0; k < n && ok; k++) {
+      const tl_compile_files *ca = &a->found.compiles.items[fa->first + k];
+      const tl_compile_files *cb = &b->found.compiles.items[fb->first + k];
+      char stem[256];
+      tl_run_pair_stem(ca, cb, stem, sizeof stem);
+      cJSON *d = pair_diff(diff_dir, a, ca, b, cb);
+      const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(d, "graphs");
+      const cJSON *guards = cJSON_GetObjectItemCaseSensitive(d, "guards");
+      const cJSON *kernels =
+          cJSON_GetObjectItemCaseSensitive(d, "kernel_provenance");
+      double kc = kernel_changes(kernels);
+      bool changed =
+          cJSON_GetArraySize(
+              cJSON_GetObjectItemCaseSensitive(guards, "changes")) > 0 ||
+          graph_changes(cJSON_GetObjectItemCaseSensitive(graphs, "dynamo")) >
+              0 ||
+          graph_changes(cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad")) >
+              0 ||
+          graph_changes(cJSON_GetObjectItemCaseSensitive(graphs, "post_grad")) >
+              0 ||
+          kc > 0;
+      sum->compiles_changed += changed;
+      sum->kernels_changed += (size_t)kc;
+      cJSON *pj = cJSON_CreateObject();
+      cJSON_AddStringToObject(pj, "a", ca->display);
+      cJSON_AddStringToObject(pj, "b", cb->display);
+      tl_buf file;
+      tl_buf_init(&file);
+      tl_buf_printf(&file, "%s.json", stem);
+      cJSON_AddStringToObject(pj, "diff", file.data);
+      cJSON_AddBoolToObject(pj, "changed", changed);
+      cJSON_AddNumberToObject(
+          pj, "guards_differ",
+          cJSON_GetArraySize(
+              cJSON_GetObjectItemCaseSensitive(guards, "changes")));
+      cJSON *gs = cJSON_AddObjectToObject(pj, "graphs");
+      cJSON_AddItemToObject(
+          gs, "dynamo",
+          graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "dynamo")));
+      cJSON_AddItemToObject(
+          gs, "pre_grad",
+          graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad")));
+      cJSON_AddItemToObject(
+          gs, "post_grad",
+          graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "post_grad")));
+      cJSON_AddItemToObject(
+          pj, "kernel_provenance",
+          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kernels, "available"))
+              ? cJSON_Duplicate(
+                    cJSON_GetObjectItemCaseSensitive(kernels, "summary"), true)
+              : cJSON_CreateNull());
+      cJSON_AddItemToArray(pairs, pj);
+      ok = write_json(diff_dir, file.data, d, error, error_size);
+      tl_buf_clear(&page);
+      pair_page(&page, a, ca, b, cb, fa, d, stem);
+      tl_buf_clear(&file);
+      tl_buf_printf(&file, "%s.html", stem);
+      ok = ok && write_text(diff_dir, file.data, &page, error, error_size);
+      tl_buf_free(&file);
+      pair_line(&body, a, ca, b, cb, d, stem, changed);
+      cJSON_Delete(d);
+    }
+    cJSON *oa = cJSON_AddArrayToObject(fj, "only_a");
+    cJSON *ob = cJSON_AddArrayToObject(fj, "only_b");
+    for (size_t k = n; fa && k < fa->count; k++)
+      cJSON_AddItemToArray(
+          oa,
+          cJSON_CreateString(a->found.compiles.items[fa->first + k].display));
+    for (size_t k = n; fb && k < fb->count; k++)
+      cJSON_AddItemToArray(
+          ob,
+          cJSON_CreateString(b->found.compiles.items[fb->first + k].display));
+    if (fa)
+      only_list(&body, a, fa, n, "A");
+    if (fb)
+      only_list(&body, b, fb, n, "B");
+    tl_buf_puts(&body, "</ul></li>\n");
+  }
+  cJSON_AddNumberToObject(summary, "frames_matched",
+                          (double)sum->frames_matched);
+  cJSON_AddNumberToObject(summary, "frames_only_a", (double)sum->frames_only_a);
+  cJSON_AddNumberToObject(summary, "frames_only_b", (double)sum->frames_only_b);
+  cJSON_AddNumberToObject(summary, "compiles_matched",
+                          (double)sum->compiles_matched);
+  cJSON_AddNumberToObject(summary, "compiles_changed",
+                          (double)sum->compiles_changed);
+  cJSON_AddNumberToObject(summary, "compiles_only_a",
+                          (double)sum->compiles_only_a);
+  cJSON_AddNumberToObject(summary, "compiles_only_b",
+                          (double)sum->compiles_only_b);
+  cJSON_AddNumberToObject(summary, "graph_breaks_appeared",
+                          (double)sum->breaks_appeared);
+  cJSON_AddNumberToObject(summary, "graph_breaks_gone",
+                          (double)sum->breaks_gone);
+  cJSON_AddNumberToObject(summary, "graph_breaks_moved",
+                          (double)sum->breaks_moved);
+  cJSON_AddNumberToObject(summary, "kernels_changed",
+                          (double)sum->kernels_changed);
+  if (ok)
+    ok = write_json(diff_dir, "diff.json", top, error, error_size);
+  if (ok) {
+    tl_buf_clear(&page);
+    tl_html_page_begin(&page, "tlparse diff", "a/");
+    tl_buf_puts(&page, "<p><a href=\"diff.json\">this comparison as JSON</a>"
+                       " · <a href=\"a/index.html\">run A's report</a> · "
+                       "<a href=\"b/index.html\">run B's report</a></p>\n"
+                       "<h1>Two runs compared</h1>\n<p>A: <code>");
+    esc(&page, input_a);
+    tl_buf_puts(&page, "</code><br>B: <code>");
+    esc(&page, input_b);
+    tl_buf_printf(
+        &page,
+        "</code></p>\n<p class=\"diff-summary\">%zu function%s compiled by "
+        "both runs, %zu only by A, %zu only by B; %zu compile%s matched, "
+        "%zu of them changed; %zu only in A, %zu only in B. Graph breaks: "
+        "%zu appeared, %zu gone, %zu moved. Kernels whose provenance "
+        "changed: %zu.</p>\n",
+        sum->frames_matched, sum->frames_matched == 1 ? "" : "s",
+        sum->frames_only_a, sum->frames_only_b, sum->compiles_matched,
+        sum->compiles_matched == 1 ? "" : "s", sum->compiles_changed,
+        sum->compiles_only_a, sum->compiles_only_b, sum->breaks_appeared,
+        sum->breaks_gone, sum->breaks_moved, sum->kernels_changed);
+    tl_buf_puts(&page,
+                "<p class=\"help\">Compiles are matched by the function "
+                "Dynamo compiled (its file name, without folders, and its "
+                "name; several such functions by path and first line), then "
+                "in compile order within it. Each pair is compared as the "
+                "recompile pages compare two compiles of one frame: the "
+                "guards, and the Dynamo, pre-grad and post-grad graphs node "
+                "by node (a renamed node is no change); with -i also the "
+                "kernels, by the nodes they were made from.</p>\n");
+    if (!m.frames.count)
+      tl_buf_puts(&page, "<p>Neither run compiled anything.</p>\n");
+    else
+      tl_buf_puts(&page,
+                  "<h2>Compiled functions</h2>\n<ul class=\"frames\">\n");
+    tl_buf_append(&page, body.data ? body.data : "", body.len);
+    if (m.frames.count)
+      tl_buf_puts(&page, "</ul>\n");
+    tl_html_page_end(&page);
+    ok = write_text(diff_dir, "index.html", &page, error, error_size);
+  }
+  tl_buf_free(&body);
+  tl_buf_free(&page);
+  cJSON_Delete(top);
+  tl_run_match_free(&m);
+  return ok;
+}
+#endif
