@@ -3,8 +3,9 @@
 # loads it the first time `tlparse <TAB>` is pressed; it also works alone:
 # `source tlparse.bash` in ~/.bashrc. Completes every flag of `tlparse --help`,
 # folders after -o, Chrome traces after --profile, a trace or folder as PATH
-# (or the subcommand run); after `tlparse run [OPTIONS] [--]`, a command and
-# then its arguments.
+# (or the subcommands run and diff); after `tlparse run [OPTIONS] [--]`, a
+# command and then its arguments; after `tlparse diff`, its own flags and
+# two traces or folders.
 
 _tlparse()
 {
@@ -79,6 +80,19 @@ _tlparse()
             ;;
     esac
 
+    if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == diff ]]; then
+        # `tlparse diff A B [OPTIONS]`: its flags; A and B, traces or folders.
+        if [[ $cur == -* ]]; then
+            mapfile -t COMPREPLY < <(compgen -W "-o --out --overwrite
+                --no-browser -i --inductor-provenance -p --plain-text
+                -v --verbose --strict --custom-header-html -h --help" -- "$cur")
+            return
+        fi
+        compopt -o filenames 2>/dev/null
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        return
+    fi
+
     if [[ $cur == -* ]]; then
         local flags="-o --out --overwrite --no-browser
             -i --inductor-provenance --strict --strict-compile-id
@@ -97,10 +111,11 @@ _tlparse()
         mapfile -t COMPREPLY < <(compgen -c -- "$cur")
         return
     fi
-    # PATH: a trace log, or a folder (--latest, --all-ranks-html); first, run.
+    # PATH: a trace log, or a folder (--latest, --all-ranks-html); first, run
+    # and diff.
     compopt -o filenames 2>/dev/null
     mapfile -t COMPREPLY < <(
-        ((COMP_CWORD == 1)) && compgen -W run -- "$cur"
+        ((COMP_CWORD == 1)) && compgen -W "run diff" -- "$cur"
         compgen -f -- "$cur"
     )
 } &&

@@ -96,6 +96,12 @@ offers "bash: 'tlparse run -<TAB>' offers every flag of --help but --latest and 
   "${run_flags[@]}" -- $(bash_complete tlparse run -)
 expect "bash: 'tlparse run --l<TAB>' offers nothing" -- $(bash_complete tlparse run --l)
 expect "bash: 'tlparse r<TAB>' offers run and the folder" run reports -- $(bash_complete tlparse r)
+expect "bash: 'tlparse d<TAB>' offers diff" diff -- $(bash_complete tlparse d)
+offers "bash: 'tlparse diff -<TAB>' offers diff's flags" -o --out --overwrite \
+  --no-browser -i --inductor-provenance -p -v --strict --custom-header-html -- \
+  $(bash_complete tlparse diff -)
+expect "bash: 'tlparse diff a.log tr<TAB>' offers the trace and the folder" \
+  trace.log traces -- $(bash_complete tlparse diff a.log tr)
 expect "bash: 'tlparse run --trace-dir <TAB>' offers folders" reports traces -- \
   $(bash_complete tlparse run --trace-dir '')
 expect "bash: 'tlparse run -i -- tlparse-test-c<TAB>' offers the command" tlparse-test-cmd -- \
