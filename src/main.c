@@ -47,7 +47,7 @@ static const char USAGE[] =
     "`tlparse diff A B` compares two runs (each a trace log or a trace\n"
     "folder), written to DIR (default tl_diff/): compiles matched by\n"
     "function then order, what changed in each, functions only one run\n"
-    "compiled, graph breaks that appeared or went, kernels (-i).\n"
+    "compiled, graph breaks that appeared or went.\n"
     "Every flag, exit code and variable: man tlparse.\n";
 
 typedef struct cli {

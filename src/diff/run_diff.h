@@ -5,8 +5,9 @@
  * A run is kept as a copy of its store's folder list (names and paths,
  * every path prefixed with the run's folder, so that recompiles.h's
  * comparison of two compiles reads both runs' files from the diff's folder)
- * and, for each frame, the compiled function as dynamo_start's stack names
- * it (file, function, first line) and the graph breaks it logged. Frames of
+ * (and its compilation metrics' numbers) and, for each frame, the compiled
+ * function as dynamo_start's stack names it (file, function, first line)
+ * and the graph breaks it logged. Frames of
  * the two runs are matched by file name (without folders: two runs are
  * often made from two checkouts), function name and compiled-autograd id,
  * several such frames in order of path and first line; the compiles of
@@ -99,16 +100,5 @@ cJSON *tl_run_breaks_diff(const tl_run *ra, const tl_run_frame *a,
  * "guards" member of tl_recompile_diff) each change whose two codes differ
  * only in such an id, and counts them in "ids_only". */
 void tl_run_guards_without_ids(cJSON *guards);
-
-/* The kernels of two compiles' provenance views (provenance_tracking_*.json
- * files, either path NULL when absent) compared through the post-grad
- * graphs' node alignment (`post_grad`, the "post_grad" member of
- * tl_recompile_diff's "graphs"): a kernel of A is the same as the kernel
- * of B made from the nodes its nodes were aligned with (another name is a
- * rename), changed when a kernel of B shares some of them, else removed.
- * {"available", "summary": {same, renamed, changed, removed, added},
- * "kernels": [the others]}. */
-cJSON *tl_run_kernels_diff(const char *prov_a, const char *prov_b,
-                           const cJSON *post_grad);
 
 #endif

@@ -125,6 +125,18 @@ static double kernel_changes(const cJSON *k) {
   return num(s, "changed") + num(s, "added") + num(s, "removed");
 }
 
+/* The kernels added, removed, or paired with other post-grad nodes. */
+static size_t provenance_changes(const cJSON *k) {
+  size_t n = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(k, "kernels")) {
+    const char *c = str(r, "change");
+    n += strcmp(c, "added") == 0 || strcmp(c, "removed") == 0 ||
+         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "nodes_changed"));
+  }
+  return n;
+}
+
 static void compile_link(tl_buf *h, const tl_run *r,
                          const tl_compile_files *c) {
   tl_buf_puts(h, "<a href=\"");
@@ -137,18 +149,6 @@ static void compile_link(tl_buf *h, const tl_run *r,
 }
 
 /* ---- one pair of compiles ---------------------------------------------- */
-
-/* The provenance JSON of a compile's view, or NULL. */
-static char *prov_path(const char *diff_dir, const tl_run *r,
-                       const tl_compile_files *c) {
-  const char *page = r->view_pages[index_of(r, c)];
-  if (!page)
-    return NULL;
-  size_t n = strlen(diff_dir) + strlen(page) + 8;
-  char *p = tl_xmalloc(n);
-  snprintf(p, n, "%s/%s.json", diff_dir, page);
-  return p;
-}
 
 /* The folder of a side, relative to the diff's folder. */
 static void set_folder(cJSON *side, const tl_run *r,
@@ -163,7 +163,8 @@ static void set_folder(cJSON *side, const tl_run *r,
 
 /* The comparison of compile `a` of run A with `b` of run B: the recompile
  * pages' JSON without the reasons (which say why B compiled again, not how
- * it differs from A), the folders relative to the diff's, and the kernels. */
+ * it differs from A), the folders relative to the diff's, the guards that
+ * differ only in object ids left out. */
 static cJSON *pair_diff(const char *diff_dir, const tl_run *ra,
                         const tl_compile_files *a, const tl_run *rb,
                         const tl_compile_files *b) {
@@ -173,77 +174,7 @@ static cJSON *pair_diff(const char *diff_dir, const tl_run *ra,
   tl_run_guards_without_ids(cJSON_GetObjectItemCaseSensitive(d, "guards"));
   set_folder(cJSON_GetObjectItemCaseSensitive(d, "before"), ra, a);
   set_folder(cJSON_GetObjectItemCaseSensitive(d, "after"), rb, b);
-  char *pa = prov_path(diff_dir, ra, a), *pb = prov_path(diff_dir, rb, b);
-  const cJSON *post = cJSON_GetObjectItemCaseSensitive(
-      cJSON_GetObjectItemCaseSensitive(d, "graphs"), "post_grad");
-  cJSON_AddItemToObject(d, "kernel_provenance",
-                        tl_run_kernels_diff(pa, pb, post));
-  free(pa);
-  free(pb);
   return d;
-}
-
-static void kernel_side(tl_buf *h, const cJSON *side) {
-  tl_buf_puts(h, "<td>");
-  if (cJSON_IsObject(side)) {
-    tl_buf_puts(h, "<code>");
-    esc(h, str(side, "name"));
-    tl_buf_puts(h, "</code> <span class=\"note\">");
-    esc(h, str(side, "kind"));
-    tl_buf_puts(h, "; from");
-    const cJSON *n;
-    size_t shown = 0, total = 0;
-    cJSON_ArrayForEach(n,
-                       cJSON_GetObjectItemCaseSensitive(side, "post_nodes")) {
-      total++;
-      if (shown < 12 && cJSON_IsString(n)) {
-        tl_buf_puts(h, " ");
-        esc(h, n->valuestring);
-        shown++;
-      }
-    }
-    if (total > shown)
-      tl_buf_printf(h, " and %zu more", total - shown);
-    if (!total)
-      tl_buf_puts(h, " no post-grad node");
-    tl_buf_puts(h, "</span>");
-  }
-  tl_buf_puts(h, "</td>");
-}
-
-static void kernels_section(tl_buf *h, const cJSON *k) {
-  tl_buf_puts(h, "<h2>Kernels</h2>\n");
-  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "available"))) {
-    tl_buf_puts(h, "<p class=\"note\">Not compared: both runs need a "
-                   "provenance view of this compile (record with "
-                   "INDUCTOR_PROVENANCE=1, run tlparse diff with -i).</p>\n");
-    return;
-  }
-  const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
-  tl_buf_printf(h,
-                "<p class=\"diff-summary\">%.0f kernels the same, %.0f "
-                "renamed, %.0f changed, %.0f added, %.0f removed. A kernel is "
-                "the same when it is made from the same post-grad nodes (as "
-                "the graphs were aligned above); another name alone is a "
-                "rename.</p>\n",
-                num(s, "same"), num(s, "renamed"), num(s, "changed"),
-                num(s, "added"), num(s, "removed"));
-  const cJSON *list = cJSON_GetObjectItemCaseSensitive(k, "kernels"), *r;
-  if (!cJSON_GetArraySize(list))
-    return;
-  tl_buf_puts(h, "<table class=\"diff kernels\">\n<tr><th></th><th>A</th>"
-                 "<th>B</th></tr>\n");
-  cJSON_ArrayForEach(r, list) {
-    tl_buf_puts(h, "<tr class=\"");
-    esc(h, str(r, "change"));
-    tl_buf_puts(h, "\"><td>");
-    esc(h, str(r, "change"));
-    tl_buf_puts(h, "</td>");
-    kernel_side(h, cJSON_GetObjectItemCaseSensitive(r, "before"));
-    kernel_side(h, cJSON_GetObjectItemCaseSensitive(r, "after"));
-    tl_buf_puts(h, "</tr>\n");
-  }
-  tl_buf_puts(h, "</table>\n");
 }
 
 static void pair_page(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
@@ -266,8 +197,6 @@ static void pair_page(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
   tl_buf_puts(h, " of run A, then ");
   compile_link(h, rb, b);
   tl_buf_puts(h, " of run B (the same function, its compiles in order).</p>\n");
-  kernels_section(h,
-                  cJSON_GetObjectItemCaseSensitive(diff, "kernel_provenance"));
   double ids =
       num(cJSON_GetObjectItemCaseSensitive(diff, "guards"), "ids_only");
   if (ids > 0)
@@ -346,7 +275,7 @@ static void pair_line(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
     tl_buf_printf(h, "; %s: %.0f changed, %.0f added, %.0f removed", shown[g],
                   num(s, "changed"), num(s, "added"), num(s, "removed"));
   }
-  const cJSON *k = cJSON_GetObjectItemCaseSensitive(diff, "kernel_provenance");
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(diff, "kernels");
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "available"))) {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
     tl_buf_printf(h, "; kernels: %.0f changed, %.0f added, %.0f removed",
@@ -483,8 +412,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
       cJSON *d = pair_diff(diff_dir, a, ca, b, cb);
       const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(d, "graphs");
       const cJSON *guards = cJSON_GetObjectItemCaseSensitive(d, "guards");
-      const cJSON *kernels =
-          cJSON_GetObjectItemCaseSensitive(d, "kernel_provenance");
+      const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(d, "kernels");
       double kc = kernel_changes(kernels);
       bool changed =
           cJSON_GetArraySize(
@@ -498,6 +426,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
           kc > 0;
       sum->compiles_changed += changed;
       sum->kernels_changed += (size_t)kc;
+      sum->kernels_provenance_changed += provenance_changes(kernels);
       cJSON *pj = cJSON_CreateObject();
       cJSON_AddStringToObject(pj, "a", ca->display);
       cJSON_AddStringToObject(pj, "b", cb->display);
@@ -521,7 +450,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
           gs, "post_grad",
           graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "post_grad")));
       cJSON_AddItemToObject(
-          pj, "kernel_provenance",
+          pj, "kernels",
           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kernels, "available"))
               ? cJSON_Duplicate(
                     cJSON_GetObjectItemCaseSensitive(kernels, "summary"), true)
@@ -573,6 +502,8 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
                           (double)sum->breaks_moved);
   cJSON_AddNumberToObject(summary, "kernels_changed",
                           (double)sum->kernels_changed);
+  cJSON_AddNumberToObject(summary, "kernels_provenance_changed",
+                          (double)sum->kernels_provenance_changed);
   if (ok)
     ok = write_json(diff_dir, "diff.json", top, error, error_size);
   if (ok) {
@@ -590,22 +521,28 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
         "</code></p>\n<p class=\"diff-summary\">%zu function%s compiled by "
         "both runs, %zu only by A, %zu only by B; %zu compile%s matched, "
         "%zu of them changed; %zu only in A, %zu only in B. Graph breaks: "
-        "%zu appeared, %zu gone, %zu moved. Kernels whose provenance "
-        "changed: %zu.</p>\n",
+        "%zu appeared, %zu gone, %zu moved. Kernels: %zu changed, "
+        "added or removed, %zu of them made from other nodes or "
+        "new or gone.</p>\n",
         sum->frames_matched, sum->frames_matched == 1 ? "" : "s",
         sum->frames_only_a, sum->frames_only_b, sum->compiles_matched,
         sum->compiles_matched == 1 ? "" : "s", sum->compiles_changed,
         sum->compiles_only_a, sum->compiles_only_b, sum->breaks_appeared,
-        sum->breaks_gone, sum->breaks_moved, sum->kernels_changed);
+        sum->breaks_gone, sum->breaks_moved, sum->kernels_changed,
+        sum->kernels_provenance_changed);
     tl_buf_puts(&page,
                 "<p class=\"help\">Compiles are matched by the function "
                 "Dynamo compiled (its file name, without folders, and its "
                 "name; several such functions by path and first line), then "
                 "in compile order within it. Each pair is compared as the "
                 "recompile pages compare two compiles of one frame: the "
-                "guards, and the Dynamo, pre-grad and post-grad graphs node "
-                "by node (a renamed node is no change); with -i also the "
-                "kernels, by the nodes they were made from.</p>\n");
+                "guards (object and type ids aside: they differ between "
+                "any two processes), the Dynamo, pre-grad and post-grad "
+                "graphs node by node (a renamed node is no change), the "
+                "kernels by the post-grad nodes they come from (a "
+                "renumbered kernel is no change) and the compilation "
+                "metrics. With -i, lines and kernels link each run's "
+                "provenance pages.</p>\n");
     if (!m.frames.count)
       tl_buf_puts(&page, "<p>Neither run compiled anything.</p>\n");
     else

@@ -3,8 +3,9 @@
  * the frames the runs compiled, matched (diff/run_diff.h), with what
  * changed; diff.json, the same for scripts; and for each pair of matched
  * compiles a page and a JSON file (`compile_-_0_0_vs_-_0_0.html`, `.json`)
- * with the comparison the recompile pages make (recompile_pages.h) and the
- * kernels whose provenance changed. Every text from a trace is escaped.
+ * with the comparison the recompile pages make (recompile_pages.h), the
+ * guards that differ only in object ids left out. Every text from a trace is
+ * escaped.
  */
 #ifndef TL_RUN_DIFF_PAGES_H
 #define TL_RUN_DIFF_PAGES_H
@@ -25,6 +26,8 @@ typedef struct tl_run_diff_summary {
   size_t compiles_matched, compiles_changed, compiles_only_a, compiles_only_b;
   size_t breaks_appeared, breaks_gone, breaks_moved;
   size_t kernels_changed; /* changed, added or removed, over the pairs */
+  /* of those, added, removed or made from other post-grad nodes */
+  size_t kernels_provenance_changed;
 } tl_run_diff_summary;
 
 /* Writes the diff's files into `diff_dir` (the runs' reports are in it

@@ -58,8 +58,9 @@ const pairJson = JSON.parse(readFileSync(join(out, pair.diff), 'utf8'));
 check('pair page: its title names both compiles',
   (await page.locator('h1').innerText()).includes(`${pair.a} in A vs ${pair.b} in B`));
 eq('pair page: the kernels table lists the added kernels',
-  await page.locator('table.kernels tr.added td:nth-child(3) code').allInnerTexts(),
-  pairJson.kernel_provenance.kernels.filter((k) => k.change === 'added').map((k) => k.after.name));
+  await page.locator('xpath=//h2[@id="kernels"]/following-sibling::table[1]')
+    .locator('tr.added td:nth-child(3) code').allInnerTexts(),
+  pairJson.kernels.kernels.filter((k) => k.change === 'added').map((k) => k.after.name));
 
 // The changed post-grad nodes of B whose line the view links: from the JSON.
 const table = page.locator('xpath=//h2[text()="Post-grad graph"]/following-sibling::table[1]');

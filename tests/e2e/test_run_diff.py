@@ -293,8 +293,11 @@ class RunDiff(unittest.TestCase):
         for p in forward["pairs"]:
             self.assertTrue(p["changed"])
             # fc2 and the relu moved into forward's graph: both kernels new
-            self.assertEqual(p["kernel_provenance"]["added"], 2)
-            self.assertEqual(p["kernel_provenance"]["removed"], 0)
+            self.assertEqual(p["kernels"]["added"], 2)
+            self.assertEqual(p["kernels"]["removed"], 0)
+        # both new kernels are new provenance; gelu's and fc1's addmm are
+        # made from the same nodes (the gelu's code changed: 32 -> 48)
+        self.assertEqual(got["summary"]["kernels_provenance_changed"], 4)
 
     def test_each_pair_matches_an_independent_reading(self):
         checked = 0
@@ -333,7 +336,7 @@ class RunDiff(unittest.TestCase):
         self.assertGreaterEqual(checked, 12)
 
     def check_kernels(self, d, xa, xb, where):
-        k = d["kernel_provenance"]
+        k = d["kernels"]
         ma, mb = mapping_kernels(xa), mapping_kernels(xb)
         self.assertTrue(k["available"], where)
         s = k["summary"]
@@ -341,22 +344,25 @@ class RunDiff(unittest.TestCase):
                          s["removed"], len(ma), where)
         self.assertEqual(s["same"] + s["renamed"] + s["changed"] +
                          s["added"], len(mb), where)
-        # Through the post-grad alignment: A's node names as B's.
+        # Through the post-grad alignment, A's nodes named as B's: the
+        # kernels made from exactly the nodes of a kernel of B are paired
+        # with it, their nodes unchanged.
         rows = d["graphs"]["post_grad"]["nodes"]
         to_b = {r["before"]["name"]: r["after"]["name"] for r in rows
                 if r["before"] and r["after"]}
         want_b = sorted(frozenset(to_b[n] for n in nodes if n in to_b)
                         for nodes in ma.values())
         have_b = list(mb.values())
-        same = 0
+        exact = 0
         for nodes in want_b:
             if nodes in have_b:
                 have_b.remove(nodes)
-                same += 1
-        self.assertEqual(s["same"] + s["renamed"], same, where)
-        self.assertEqual(len([c for c in k["kernels"]
-                              if c["change"] != "same"]),
-                         s["changed"] + s["added"] + s["removed"], where)
+                exact += 1
+        paired = [r for r in k["kernels"] if r["before"] and r["after"]]
+        self.assertEqual(len([r for r in paired if not r["nodes_changed"]]),
+                         exact, where)
+        self.assertEqual(len(paired), s["same"] + s["renamed"] +
+                         s["changed"], where)
 
     def test_pages_link_up_and_escape(self):
         out = self.diff("rec-change-before", "rec-change-after")
