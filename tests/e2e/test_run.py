@@ -427,6 +427,19 @@ class Run(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.dir, "o3")))
 
 
+def kill_session(sid):
+    """SIGKILL to every process of session `sid` (each job-control group
+    in it: a stopped job would otherwise outlive a failed test)."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.getsid(int(pid)) == sid:
+                os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 class JobControl(unittest.TestCase):
     """Ctrl-Z while CMD holds the terminal stops the whole job (tlparse
     and CMD), so the user's shell gets its prompt back; `fg` continues
@@ -490,9 +503,8 @@ class JobControl(unittest.TestCase):
             self.read_line(master, b"ENDED", deadline)
             self.assertEqual(p.wait(timeout=60), 0)
         finally:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+            kill_session(p.pid)  # on a failure: the shell, tlparse and CMD
+            p.wait()
             os.close(master)
         text = self.seen.replace(b"\r\n", b"\n").decode()
         self.assertIn("\nread after fg\n", text)
