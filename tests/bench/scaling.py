@@ -7,6 +7,9 @@ compile ids, each a dynamo_start with a two-frame stack and one small string
 artifact, and runs `tlparse TRACE -o OUT --overwrite --no-browser` (and
 with -i).
 
+Artifacts in one compile folder (--artifacts): for each count N it writes
+a trace of one compile id with N small string artifacts, run as above.
+
 Ranks (--ranks): for each count N it writes a job of N rank logs made by
 tests/e2e/multirank_gen.py, each rank one compile with a collective
 schedule, runtime estimates with tensor meta, cache state and an execution
@@ -62,6 +65,22 @@ def write_trace(path, count):
                     % (ids, md5, payload))
 
 
+def write_artifacts_trace(path, count):
+    """One compile id with `count` small string artifacts."""
+    payload = "small artifact"
+    md5 = hashlib.md5(payload.encode()).hexdigest()
+    ids = '"frame_id": 0, "frame_compile_id": 0, "attempt": 0'
+    with open(path, "w") as f:
+        f.write(PREFIX + '{"str": ["model.py", 0]}\n')
+        f.write(PREFIX + '{"dynamo_start": {"stack": [{"line": 1, "name": '
+                '"f", "filename": 0}]}, %s}\n' % ids)
+        entry = (PREFIX + '{"artifact": {"name": "note", "encoding": '
+                 '"string"}, %s, "has_payload": "%s"}\n\t%s\n'
+                 % (ids, md5, payload))
+        for _ in range(count):
+            f.write(entry)
+
+
 def write_job(folder, count):
     """count rank logs, each one compile seen by every cross-rank check."""
     compile = {"frame": 0, "attempt_of": 0, "cache": "miss",
@@ -103,13 +122,17 @@ def main():
     ap.add_argument("--counts", default="10000,30000,100000")
     ap.add_argument("--dir", default="/dev/shm/tl-scaling")
     ap.add_argument("-i", action="store_true", help="also with -i")
-    ap.add_argument("--ranks", action="store_true",
-                    help="N rank logs with --all-ranks-html, not N compiles")
+    shape = ap.add_mutually_exclusive_group()
+    shape.add_argument("--ranks", action="store_true",
+                       help="N rank logs with --all-ranks-html")
+    shape.add_argument("--artifacts", action="store_true",
+                       help="N artifacts in one compile folder")
     args = ap.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     os.makedirs(args.dir, exist_ok=True)
     modes = [("", [])] + ([("-i", ["-i"])] if args.i else [])
-    counted = "ranks" if args.ranks else "compile folders"
+    counted = ("ranks" if args.ranks else "artifacts in one folder"
+               if args.artifacts else "compile folders")
     print("| %s | mode | wall (s) | user CPU (s) | system CPU (s) "
           "| peak RSS (MiB) |" % counted)
     print("|---:|---|---:|---:|---:|---:|")
@@ -121,7 +144,8 @@ def main():
                 write_job(trace, n)
             else:
                 trace = os.path.join(args.dir, "trace-%d.log" % n)
-                write_trace(trace, n)
+                (write_artifacts_trace if args.artifacts else write_trace)(
+                    trace, n)
             for name, extra in modes:
                 if args.ranks:
                     extra = ["--all-ranks-html"] + extra
