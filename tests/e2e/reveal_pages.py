@@ -16,14 +16,23 @@ from fixture_pages import (  # noqa: E402
     ROOT, TLPARSE, fixture_traces, provenance_pages)
 
 
+# Examples whose provenance pages are of shapes other examples' pages
+# already are, left out of the page-by-page browser checks (each example
+# adds about a minute): rec-recompile-kernels' ten are CPU compiles as
+# rec-recompiles' (JIT Python) and rec-cpp-wrapper's (cpp_wrapper); its
+# recompile pages are clicked by browser_recompile (recompile_pages.py).
+SHAPES_SEEN = {"rec-recompile-kernels"}
+
+
 def example_traces():
-    """(trace, name, extra arguments) of every examples/<name>/trace.log,
-    sorted by name; one with a profile beside it (profile.json.gz) is run
-    once more with --profile, so its time tables and charts are clicked."""
+    """(trace, name, extra arguments) of every examples/<name>/trace.log
+    (but SHAPES_SEEN), sorted by name; one with a profile beside it
+    (profile.json.gz) is run once more with --profile, so its time tables
+    and charts are clicked."""
     base = os.path.join(ROOT, "examples")
     for name in sorted(os.listdir(base)):
         trace = os.path.join(base, name, "trace.log")
-        if os.path.isfile(trace):
+        if os.path.isfile(trace) and name not in SHAPES_SEEN:
             yield trace, "example-" + name, []
             profile = os.path.join(base, name, "profile.json.gz")
             if os.path.isfile(profile):
