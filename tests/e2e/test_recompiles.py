@@ -26,6 +26,7 @@ Environment: TLPARSE (the binary).
 
 import ast
 import html
+import itertools
 import json
 import os
 import re
@@ -311,6 +312,56 @@ def definitions(code):
     return out
 
 
+def renumbered_twice(path, out, mappings=True):
+    """Writes to `out` a log of two compiles of frame 0 made from the one
+    compile of `path`: [0/0] its records as they are, [0/1] the same with
+    every generated kernel (a mapping key's name ending in a number)
+    renumbered, its number + 100, in every payload; without the node
+    mappings when `mappings` is false. Returns {old: new}."""
+    records = list(tracelog.records(path))
+    names = set()
+    for _, env, payload in records:
+        k = tracelog.kind(env)
+        if k == "artifact" and env[k].get("name") == \
+                "inductor_provenance_tracking_node_mappings":
+            for key in json.loads(payload).get("cppCodeToPost", {}):
+                name = kernel_name(key)
+                if re.match(r"(triton|cpp)_\w+_\d+$", name):
+                    names.add(name)
+    renames = {n: re.sub(r"\d+$", lambda m: str(int(m.group(0)) + 100), n)
+               for n in names}
+    # Derived names too: `call_triton_..._1`, `..._1_cubin`.
+    pattern = re.compile(r"(?<![0-9A-Za-z])(%s)(?![0-9])" % "|".join(
+        sorted(map(re.escape, renames), key=len, reverse=True)))
+    lines = []
+
+    def emit(env, payload):
+        if payload is not None:
+            env = dict(env, has_payload=tracelog.md5(payload))
+        lines.append("V1127 00:00:00.000000 1 synthetic.py:1] " +
+                     json.dumps(env))
+        if payload is not None:
+            lines.extend("\t" + line for line in payload.split("\n"))
+    for compile_id in (0, 1):
+        for _, env, payload in records:
+            if tracelog.kind(env) == "str":
+                if compile_id == 0:
+                    emit(env, payload)
+                continue
+            k = tracelog.kind(env)
+            if not mappings and k == "artifact" and env[k].get("name") == \
+                    "inductor_provenance_tracking_node_mappings":
+                continue
+            env = dict(env, frame_id=0, frame_compile_id=compile_id,
+                       attempt=0)
+            if compile_id and payload is not None:
+                payload = pattern.sub(lambda m: renames[m.group(0)], payload)
+            emit(env, payload)
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return renames
+
+
 class Recompiles(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -524,6 +575,48 @@ class Recompiles(unittest.TestCase):
                 checked += 1
         self.assertGreaterEqual(checked, 10)
         self.assertGreaterEqual(paired_exactly, 8)
+
+    def test_renumbered_kernels_are_no_change_in_every_mode(self):
+        """One compile logged twice, the second time with every generated
+        kernel renumbered: Triton (JIT CUDA, combo, AOT CUDA) and C++ (AOT
+        CPU, cpp_wrapper) kernels are all matched, renamed, none changed;
+        by their nodes, and by their fused ops without node mappings."""
+        for name, mappings in itertools.product(
+                ("jit-cuda", "combo", "aot-cuda", "aot-cpu", "rec-aot-cpu",
+                 "rec-cpp-wrapper"), (True, False)):
+            where = (name, mappings)
+            log = os.path.join(self.tmp, "%s-twice-%s.log" % where)
+            renames = renumbered_twice(
+                os.path.join(EXAMPLES, name, "trace.log"), log, mappings)
+            self.assertTrue(renames, name)
+            out = log[:-len(".log")]
+            r = subprocess.run([TLPARSE, log, "-o", out, "--no-browser"],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, CI="1"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(out, "recompile_-_0_0_to_1.json")) as f:
+                d = json.load(f)
+            rows = d["kernels"]["kernels"]
+            self.assertTrue(rows, name)
+            by = "nodes" if mappings else "code"
+            self.assertEqual(d["kernels"]["matched_by"],
+                             {"before": by, "after": by}, where)
+            if not mappings:  # each generated kernel defined once
+                self.assertEqual(sorted(r["before"]["name"] for r in rows
+                                        if r["before"]["name"] in renames),
+                                 sorted(renames), where)
+            for row in rows:
+                x, y = row["before"], row["after"]
+                self.assertEqual(row["change"], "same", (where, x, y))
+                self.assertEqual(renames.get(x["name"], x["name"]),
+                                 y["name"], name)
+                self.assertEqual(row["renamed"], x["name"] in renames, name)
+            s = d["summary"]["kernels"]
+            self.assertEqual((s["changed"], s["added"], s["removed"]),
+                             (0, 0, 0), name)
+            self.assertEqual(s["renamed"], sum(
+                r["before"]["name"] in renames for r in rows), name)
+            self.assertEqual(s["renamed"] + s["same"], len(rows), name)
 
     def test_the_kernels_of_a_changed_attribute(self):
         """rec-recompile-kernels [0/1]: relu -> gelu through a linear layer
