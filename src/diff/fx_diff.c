@@ -108,16 +108,18 @@ static void read_body(graph *g, TSNode body) {
 }
 
 /* A parameter's op: `placeholder`, its dtype and rank read off its
- * annotation (`f32[4, 16][16, 1]cpu` -> "placeholder f32 2d", `Sym(s77)`
- * -> "placeholder Sym"), so that a parameter added (a symbolic size of a
- * dynamic graph) does not shift the others. */
+ * annotation (`f32[4, 16][16, 1]cpu` -> "placeholder f32 2d"), so that a
+ * parameter added (a symbolic size of a dynamic graph) does not shift the
+ * others; a symbolic size's is its symbol (`Sym(s77)` -> "placeholder
+ * Sym(s77)"): a size that stays dynamic keeps its symbol, and one that
+ * became static is the one whose symbol went. */
 static tl_str placeholder_op(tl_arena *arena, tl_str type) {
   size_t i = 0;
   while (i < type.len && type.ptr[i] != '[' && type.ptr[i] != '(')
     i++;
-  if (i == type.len || type.ptr[i] == '(')
+  if (i == type.len || type.ptr[i] == '(') /* Sym(s77): the symbol too */
     return tl_str_from(
-        tl_arena_printf(arena, "placeholder %.*s", (int)i, type.ptr));
+        tl_arena_printf(arena, "placeholder %.*s", (int)type.len, type.ptr));
   int rank = 0;
   if (i + 1 < type.len && type.ptr[i + 1] != ']') {
     rank = 1;

@@ -321,6 +321,8 @@ static cJSON *guards_json(const char *out_dir, const tl_compile_files *a,
   tl_guard_diff d = {0};
   tl_guards_diff(&ga, &gb, &d);
   cJSON *changes = cJSON_AddArrayToObject(o, "changes");
+  tl_buf words;
+  tl_buf_init(&words);
   for (size_t i = 0; i < d.count; i++) {
     const tl_guard_diff_item *it = &d.items[i];
     const tl_guard *g = it->after ? it->after : it->before;
@@ -332,9 +334,14 @@ static cJSON *guards_json(const char *out_dir, const tl_compile_files *a,
       add_str(c, "before", it->before->code);
     if (it->after)
       add_str(c, "after", it->after->code);
+    tl_buf_clear(&words);
+    if (it->before && it->after &&
+        tl_guard_shape_words(&words, it->before->code, it->after->code))
+      cJSON_AddStringToObject(c, "shape_change", words.data);
     add_opt_str(c, "where", g->comment);
     cJSON_AddItemToArray(changes, c);
   }
+  tl_buf_free(&words);
   TL_VEC_FREE(d);
   TL_VEC_FREE(ga);
   TL_VEC_FREE(gb);

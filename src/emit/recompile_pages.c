@@ -72,6 +72,11 @@ static void guards_table(tl_buf *h, const cJSON *guards) {
     esc(h, str(c, "change"));
     tl_buf_puts(h, "</td><td>");
     esc(h, str(c, "kind"));
+    if (*str(c, "shape_change")) {
+      tl_buf_puts(h, "<br><span class=\"shape\">");
+      esc(h, str(c, "shape_change"));
+      tl_buf_puts(h, "</span>");
+    }
     tl_buf_puts(h, "</td><td><code>");
     esc(h, str(c, "source"));
     tl_buf_puts(h, "</code></td><td><code>");

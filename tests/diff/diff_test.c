@@ -351,6 +351,37 @@ TEST(a_shape_change_is_said_per_dimension) {
   CHECK_STR_EQ(shape("f32[4][1]cpu", "f32[4][1]cpu"), "(none)");
 }
 
+static char *guard_shape(const char *before, const char *after) {
+  static char out[256];
+  tl_buf b;
+  tl_buf_init(&b);
+  bool any = tl_guard_shape_words(&b, tl_str_from(before), tl_str_from(after));
+  snprintf(out, sizeof out, "%s", any ? b.data : "(none)");
+  tl_buf_free(&b);
+  return out;
+}
+
+#define CHECK_TENSOR(dtype, size, stride)                                      \
+  "check_tensor(L['x'], Tensor, DispatchKeySet(CPU, BackendSelect, "           \
+  "ADInplaceOrView, AutogradCPU), " dtype ", device=None, "                    \
+  "requires_grad=False, size=" size ", stride=" stride ")"
+
+TEST(a_tensor_guard_change_is_said_per_dimension) {
+  CHECK_STR_EQ(
+      guard_shape(CHECK_TENSOR("torch.float32", "[4, 16]", "[16, 1]"),
+                  CHECK_TENSOR("torch.float32", "[None, 16]", "[16, 1]")),
+      "dim 0 became dynamic (4 -> None)");
+  CHECK_STR_EQ(guard_shape(CHECK_TENSOR("torch.float32", "[4, 16]", "[16, 1]"),
+                           CHECK_TENSOR("torch.float64", "[6, 16]", "[16, 1]")),
+               "dtype torch.float32 -> torch.float64; dim 0 size (4 -> 6)");
+  CHECK_STR_EQ(guard_shape(CHECK_TENSOR("torch.float32", "[4, 16]", "[16, 1]"),
+                           CHECK_TENSOR("torch.float32", "[4, 16]", "[1, 4]")),
+               "strides [16, 1] -> [1, 4]");
+  CHECK_STR_EQ(guard_shape("___check_obj_id(G['cfg'], 1)",
+                           "___check_obj_id(G['cfg'], 2)"),
+               "(none)");
+}
+
 int main(void) {
   RUN(a_tensor_size_check_is_read_and_said_in_words);
   RUN(every_kind_of_reason_and_each_line_of_a_compile);
@@ -360,5 +391,6 @@ int main(void) {
   RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
   RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
   RUN(a_shape_change_is_said_per_dimension);
+  RUN(a_tensor_guard_change_is_said_per_dimension);
   return check_summary();
 }

@@ -197,6 +197,70 @@ def expected_guard_changes(a, b):
     return changes
 
 
+def top_level_args(call):
+    """The arguments of `f(a, b=[1, 2])`, split at top-level commas."""
+    inner = call[call.index("(") + 1:-1]
+    out, depth, cur = [], 0, ""
+    for c in inner + ",":
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    return out
+
+
+def dims_words(x, y):
+    """What changed from size list x to y (lists of str), in words."""
+    if len(x) != len(y):
+        return ["rank %d -> %d ([%s] -> [%s])" % (
+            len(x), len(y), ", ".join(x), ", ".join(y))]
+    out = []
+    for d, (p, q) in enumerate(zip(x, y)):
+        if p == q:
+            continue
+        how = "became dynamic" if p.isdigit() and not q.isdigit() else \
+            "became static" if q.isdigit() and not p.isdigit() else "size"
+        out.append("dim %d %s (%s -> %s)" % (d, how, p, q))
+    return out
+
+
+def tensor_guard_words(before, after):
+    """The words of a changed check_tensor guard, or None."""
+    if not (before and after and before.startswith("check_tensor(") and
+            after.startswith("check_tensor(")):
+        return None
+    a, b = top_level_args(before), top_level_args(after)
+    if len(a) != len(b):
+        return None
+    out, sizes = [], False
+    for x, y in zip(a, b):
+        if x == y:
+            continue
+        if x.startswith("torch.") and y.startswith("torch."):
+            out.append("dtype %s -> %s" % (x, y))
+        elif x.startswith("size=[") and y.startswith("size=["):
+            split = (lambda v: [d.strip() for d in v[6:-1].split(",")]
+                     if v[6:-1].strip() else [])
+            out += dims_words(split(x), split(y))
+            sizes = True
+        else:
+            for key in ("device", "requires_grad"):
+                if x.startswith(key + "=") and y.startswith(key + "="):
+                    out.append("%s %s -> %s" % (key, x[len(key) + 1:],
+                                                y[len(key) + 1:]))
+    if not sizes and not out:
+        for x, y in zip(a, b):
+            if x.startswith("stride=") and y.startswith("stride=") and \
+                    x != y:
+                out.append("strides %s -> %s" % (x[7:], y[7:]))
+    return "; ".join(out) or None
+
+
 # ---- graphs ---------------------------------------------------------------
 
 def in_order(node):
@@ -208,7 +272,7 @@ def in_order(node):
 def placeholder_op(t):
     head = re.match(r"[^\[(]*", t).group(0)
     if not t[len(head):].startswith("["):
-        return "placeholder " + head
+        return "placeholder " + t  # Sym(s77): with its symbol
     inside = t[len(head) + 1:t.index("]")]
     return "placeholder %s %dd" % (head, inside.count(",") + 1 if inside
                                    else 0)
@@ -430,6 +494,7 @@ class Recompiles(unittest.TestCase):
                         self.assertEqual(g[k], v, (name, b, k))
 
     def test_guards_that_differ(self):
+        shapes = 0
         for name in RECORDINGS:
             out = self.report(name)
             for a, b, fa, fb in self.pairs(name):
@@ -445,6 +510,12 @@ class Recompiles(unittest.TestCase):
                     expected_guard_changes(fa["dynamo_cpp_guards_str"],
                                            fb["dynamo_cpp_guards_str"]),
                     (name, b))
+                for c in got["changes"]:
+                    want = tensor_guard_words(c.get("before"), c.get("after"))
+                    self.assertEqual(c.get("shape_change"), want, (name, b))
+                    if want:
+                        shapes += 1
+        self.assertGreaterEqual(shapes, 8)
 
     def check_graph(self, got, ta, tb, where):
         na, nb = graph_nodes(ta), graph_nodes(tb)
