@@ -231,6 +231,21 @@ static void read_frames(tl_run *run, const tl_store *store,
   }
   TL_VEC_FREE(found);
   free(keys);
+  /* A frame id without a dynamo_start nor any file compared is no compile
+   * (torch 2.15's export logs its input tensors' descriptions so). */
+  size_t kept = 0;
+  for (size_t i = 0; i < run->frames.count; i++) {
+    tl_run_frame *f = &run->frames.items[i];
+    bool any = f->function[0] || f->break_count;
+    for (size_t k = 0; !any && k < f->count; k++) {
+      const tl_compile_files *c = &r->compiles.items[f->first + k];
+      any = c->guards || c->dynamo_graph || c->pre_grad || c->post_grad ||
+            c->code || c->mappings;
+    }
+    if (any)
+      run->frames.items[kept++] = *f;
+  }
+  run->frames.count = kept;
 }
 
 void tl_run_take(tl_run *run, const char *folder, const tl_store *store,
@@ -349,6 +364,10 @@ void tl_run_frame_label(tl_buf *out, const tl_run_frame *f) {
     tl_buf_printf(out, "frame %lld (no stack logged)", f->frame);
     return;
   }
+  if (!f->base[0]) {
+    tl_buf_puts(out, f->function);
+    return;
+  }
   tl_buf_printf(out, "%s (%s:%lld)", f->function, f->base, f->line);
   if (strcmp(f->autograd, "-") != 0)
     tl_buf_printf(out, " [compiled autograd %s]", f->autograd);
@@ -356,8 +375,13 @@ void tl_run_frame_label(tl_buf *out, const tl_run_frame *f) {
 
 void tl_run_pair_stem(const tl_compile_files *a, const tl_compile_files *b,
                       char *out, size_t size) {
-  snprintf(out, size, "compile_%s_%lld_%lld_vs_%s_%lld_%lld", a->autograd,
-           a->frame, a->compile, b->autograd, b->frame, b->compile);
+  char fa[24] = "-", fb[24] = "-"; /* no frame id: "-" */
+  if (a->frame >= 0)
+    snprintf(fa, sizeof fa, "%lld", a->frame);
+  if (b->frame >= 0)
+    snprintf(fb, sizeof fb, "%lld", b->frame);
+  snprintf(out, size, "compile_%s_%s_%lld_vs_%s_%s_%lld", a->autograd, fa,
+           a->compile, b->autograd, fb, b->compile);
 }
 
 /* ---- graph breaks ------------------------------------------------------ */

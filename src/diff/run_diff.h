@@ -32,6 +32,10 @@ typedef struct tl_run_break {
   char *file;   /* its text file, relative to the diff's folder */
 } tl_run_break;
 
+/* The function name of the frame that holds a run's compiles without a
+ * compile id (torch.export, AOTInductor), which the caller adds. */
+#define TL_RUN_UNNAMED "(no compile id: torch.export or AOTInductor)"
+
 /* One frame of a run: a compiled function and its compiles. */
 typedef struct tl_run_frame {
   const char *autograd; /* "-" or the compiled-autograd id */

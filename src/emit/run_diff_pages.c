@@ -33,9 +33,78 @@ static int by_post(const void *x, const void *y) {
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* The artifact of the copied folder `copy` at the place `a` has in `dir`. */
+static const tl_artifact *copied(const tl_compile_dir *dir,
+                                 const tl_compile_dir *copy,
+                                 const tl_artifact *a) {
+  return a ? &copy->artifacts.items[a - dir->artifacts.items] : NULL;
+}
+
+/* Whether a folder name has a frame id ("-_0_0_0"; not "-_-_-_-"). */
+static bool has_frame(const char *name) {
+  const char *us = strchr(name, '_');
+  return us && us[1] >= '0' && us[1] <= '9';
+}
+
+/* The compiles without a compile id (torch.export and AOTInductor log
+ * theirs so, into `-_-_-_-`): one per Inductor compilation of the folder
+ * (its views, as report.c chooses them), all of one frame of their own. */
+static void take_unnamed(tl_run *run, const tl_store *store) {
+  size_t first = run->found.compiles.count;
+  for (size_t d = 0; d < store->dirs.count; d++) {
+    const tl_compile_dir *dir = store->dirs.items[d];
+    if (dir->unknown_id || has_frame(dir->dir_name))
+      continue;
+    const tl_compile_dir *copy = run->view.dirs.items[d];
+    tl_view *views = NULL;
+    size_t n = tl_report_choose_views(dir, &views);
+    for (size_t k = 0; k < n; k++) {
+      const tl_view *v = &views[k];
+      if (v->post || v->pre || v->code) {
+        tl_compile_files c = {0};
+        snprintf(c.autograd, sizeof c.autograd, "-");
+        c.frame = -1;
+        c.compile = (long long)(run->found.compiles.count - first);
+        char number[24] = "";
+        if (n > 1)
+          snprintf(number, sizeof number, " #%zu", k + 1);
+        snprintf(c.display, sizeof c.display, "%.60s%.22s", dir->display,
+                 number);
+        c.home = copy;
+        c.pre_grad = copied(dir, copy, v->pre);
+        c.post_grad = copied(dir, copy, v->post);
+        c.code = copied(dir, copy, v->code);
+        c.kernel_code = copied(dir, copy, v->kernel_code);
+        c.mappings = copied(dir, copy, v->mappings);
+        c.metrics = copy->metric_numbers;
+        TL_VEC_PUSH(run->found.compiles, c);
+      }
+      free(views[k].name);
+    }
+    free(views);
+  }
+  size_t count = run->found.compiles.count - first;
+  if (!count)
+    return;
+  tl_run_frame f = {0};
+  f.autograd = "-";
+  f.frame = -1;
+  f.file = f.base = "";
+  f.function = TL_RUN_UNNAMED;
+  f.first = first;
+  f.count = count;
+  TL_VEC_PUSH(run->frames, f);
+  run->view_pages =
+      tl_xrealloc(run->view_pages,
+                  (run->found.compiles.count + 1) * sizeof *run->view_pages);
+  for (size_t i = first; i < run->found.compiles.count; i++)
+    run->view_pages[i] = NULL;
+}
+
 void tl_run_diff_take(tl_run *run, const char *folder, const tl_store *store,
                       const char *diff_dir, bool provenance) {
   tl_run_take(run, folder, store, diff_dir);
+  take_unnamed(run, store);
   if (!provenance)
     return;
   TL_VEC(page_of) pages = {0};
@@ -222,7 +291,10 @@ static cJSON *run_json(const tl_run *r, const char *input) {
   cJSON_AddStringToObject(o, "report", index.data);
   tl_buf_free(&index);
   cJSON_AddNumberToObject(o, "frames", (double)r->frames.count);
-  cJSON_AddNumberToObject(o, "compiles", (double)r->found.compiles.count);
+  size_t compiles = 0;
+  for (size_t i = 0; i < r->frames.count; i++)
+    compiles += r->frames.items[i].count;
+  cJSON_AddNumberToObject(o, "compiles", (double)compiles);
   cJSON_AddNumberToObject(o, "graph_breaks", (double)r->breaks.count);
   return o;
 }

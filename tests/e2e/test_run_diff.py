@@ -21,6 +21,7 @@ input, no time asserted).
 Environment: TLPARSE (the binary).
 """
 
+import ast
 import hashlib
 import json
 import os
@@ -75,9 +76,64 @@ def frames_of(path):
         if k == "artifact" and \
                 env["artifact"]["name"] == "dynamo_graph_break_reason":
             f["breaks"].add(graph_break(payload))
+        name = env["artifact"]["name"] if k == "artifact" else k
+        if name in COMPARED:
+            f["compared"] = True
+    for key in [k for k, f in frames.items()
+                if not f["function"] and not f["breaks"] and
+                not f.get("compared")]:
+        del frames[key]  # no compile: only descriptions of its inputs
     for f in frames.values():
         f["compiles"] = sorted(f["compiles"])
+        f.pop("compared", None)
     return frames
+
+
+# What a compile is compared by: a frame that logged none of these and no
+# dynamo_start is no compile.
+COMPARED = {"dynamo_cpp_guards_str", "dynamo_output_graph",
+            "before_pre_grad_graph", "inductor_pre_grad_graph",
+            "after_post_grad_graph", "inductor_post_grad_graph",
+            "inductor_output_code",
+            "inductor_provenance_tracking_node_mappings"}
+
+
+def unnamed_files(path):
+    """The first payload of each kind among the entries without a compile
+    id (torch.export, AOTInductor), as rc.compiles gives a compile's."""
+    files = {}
+    for _, env, payload in tracelog.records(path):
+        if env.get("frame_id") is not None or payload is None:
+            continue
+        k = tracelog.kind(env)
+        name = env["artifact"]["name"] if k == "artifact" else \
+            env["graph_dump"]["name"] if k == "graph_dump" else k
+        files.setdefault(name, payload)
+    files["pre"] = files.get("before_pre_grad_graph",
+                             files.get("inductor_pre_grad_graph"))
+    files["post"] = files.get("after_post_grad_graph",
+                              files.get("inductor_post_grad_graph"))
+    return files
+
+
+def undeclared(text):
+    """The graph without its body's declarations of inputs (an AOT graph's
+    `arg12_1: "f32[8, 64][64, 1]cpu"; ` before `arg12_1, = fx_pytree...`):
+    fx_diff.c reads a forward's parameters as its inputs, and these are no
+    node to it (known: the flattened inputs of AOT graphs are not
+    compared), while test_recompiles' reading counts them."""
+    lines = text.split("\n")
+    keep = []
+    for line in lines:
+        try:
+            st = ast.parse(line.strip()).body
+        except SyntaxError:
+            st = []
+        if len(st) == 1 and isinstance(st[0], ast.AnnAssign) and \
+                st[0].value is None:
+            continue
+        keep.append(line)
+    return "\n".join(keep)
 
 
 def graph_break(text):
@@ -363,6 +419,32 @@ class RunDiff(unittest.TestCase):
                          exact, where)
         self.assertEqual(len(paired), s["same"] + s["renamed"] +
                          s["changed"], where)
+
+    def test_aot_compiles_without_a_compile_id_are_one_frame(self):
+        # AOTInductor logs its compilation without a compile id: one pair,
+        # its graphs and kernels as read here, on torch 2.13 vs 2.14 / 2.15.
+        for other in ("rec-aot-cpu-2.14", "rec-aot-cpu-2.15"):
+            out = self.diff("rec-aot-cpu", other)
+            got = self.load(out, "diff.json")
+            unnamed = [f for f in got["frames"] if f["a"] and
+                       f["a"]["frame"] == -1]
+            self.assertEqual(len(unnamed), 1, other)
+            f = unnamed[0]
+            self.assertEqual(f["status"], "matched")
+            self.assertEqual(f["function"],
+                             "(no compile id: torch.export or AOTInductor)")
+            self.assertEqual([(p["a"], p["b"]) for p in f["pairs"]],
+                             [("[-/-]", "[-/-]")])
+            d = self.load(out, f["pairs"][0]["diff"])
+            xa = unnamed_files(log("rec-aot-cpu"))
+            xb = unnamed_files(log(other))
+            for key, kind in (("pre_grad", "pre"), ("post_grad", "post")):
+                self.check_graph(d["graphs"][key], undeclared(xa[kind]),
+                                 undeclared(xb[kind]), (other, key))
+            self.assertFalse(d["graphs"]["dynamo"]["available"])
+            self.check_kernels(d, xa, xb, other)
+            # the frames with a compile id: none compiled in either run
+            self.assertEqual(len(got["frames"]), 1, other)
 
     def test_pages_link_up_and_escape(self):
         out = self.diff("rec-change-before", "rec-change-after")
