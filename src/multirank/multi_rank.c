@@ -91,7 +91,6 @@ static bool discover(const char *dir, rank_list *out) {
     r->rank = rank;
     r->path = tl_xstrdup(path.data);
     r->file_name = tl_xstrdup(e->d_name);
-    tl_diag_init(&r->diag, r->path);
     TL_VEC_PUSH(*out, r);
   }
   closedir(d);
@@ -274,10 +273,28 @@ static bool take(const tl_buf *b, size_t *at, void *out, size_t len) {
   return true;
 }
 
-/* Fills r->diag from the child's message; the child's error, if any, in
- * `error`. False when the message is cut short. */
+static bool decode_diag_into(tl_diag *d, const tl_buf *b, char *error,
+                             size_t error_size);
+
+/* Fills r->diag from the child's message (left NULL when it tells no
+ * diagnostic); the child's error, if any, in `error`. False when the
+ * message is cut short (what came before the cut is kept). */
 static bool decode_diag(tl_mr_rank *r, const tl_buf *b, char *error,
                         size_t error_size) {
+  tl_diag d;
+  tl_diag_init(&d, r->path);
+  bool whole = decode_diag_into(&d, b, error, error_size);
+  if (tl_diag_total(&d) == 0) {
+    tl_diag_free(&d);
+    return whole;
+  }
+  r->diag = tl_xmalloc(sizeof *r->diag);
+  *r->diag = d;
+  return whole;
+}
+
+static bool decode_diag_into(tl_diag *d, const tl_buf *b, char *error,
+                             size_t error_size) {
   size_t at = 0;
   for (int k = 0; k < TL_DIAG_KIND_COUNT; k++) {
     uint64_t count;
@@ -285,17 +302,17 @@ static bool decode_diag(tl_mr_rank *r, const tl_buf *b, char *error,
     if (!take(b, &at, &count, sizeof count) ||
         !take(b, &at, &shown, sizeof shown) || shown > TL_DIAG_EXAMPLES)
       return false;
-    r->diag.counts[k] = (size_t)count;
+    d->counts[k] = (size_t)count;
     for (uint32_t i = 0; i < shown; i++) {
       uint64_t line;
       uint32_t len;
       if (!take(b, &at, &line, sizeof line) ||
           !take(b, &at, &len, sizeof len) || b->len - at < len)
         return false;
-      r->diag.examples[k][i].line = (size_t)line;
-      r->diag.examples[k][i].message = tl_xmalloc(len + 1);
-      take(b, &at, r->diag.examples[k][i].message, len);
-      r->diag.examples[k][i].message[len] = '\0';
+      d->examples[k][i].line = (size_t)line;
+      d->examples[k][i].message = tl_xmalloc(len + 1);
+      take(b, &at, d->examples[k][i].message, len);
+      d->examples[k][i].message[len] = '\0';
     }
   }
   uint32_t len;
@@ -540,9 +557,11 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
          tl_mr_page_write(o, ranks.items, ranks.count, &a, error, error_size);
   for (size_t i = 0; i < ranks.count; i++) {
     tl_mr_rank *r = ranks.items[i];
-    tl_diag_print_summary(&r->diag);
-    result->parse_failures += tl_diag_parse_failures(&r->diag);
-    result->no_compile_id += r->diag.counts[TL_DIAG_NO_COMPILE_ID];
+    if (r->diag) {
+      tl_diag_print_summary(r->diag);
+      result->parse_failures += tl_diag_parse_failures(r->diag);
+      result->no_compile_id += r->diag->counts[TL_DIAG_NO_COMPILE_ID];
+    }
     result->failed += r->failed;
   }
   result->ranks = ranks.count;

@@ -376,5 +376,7 @@ void tl_mr_rank_free(tl_mr_rank *r) {
   free(r->failure);
   free(r->compile_ids);
   free(r->cache_seq);
-  tl_diag_free(&r->diag);
+  if (r->diag)
+    tl_diag_free(r->diag);
+  free(r->diag);
 }

@@ -198,7 +198,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tl_buf_clear(&path);
     tl_buf_printf(&path, "rank_%zu", i);
     r->dir_name = tl_xstrdup(path.data);
-    tl_diag_init(&r->diag, r->path);
     tl_str parts[PARTS];
     split(ranks_text[i], 0x1e, parts, PARTS);
     tl_buf_clear(&path);
