@@ -593,9 +593,9 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
         "</code></p>\n<p class=\"diff-summary\">%zu function%s compiled by "
         "both runs, %zu only by A, %zu only by B; %zu compile%s matched, "
         "%zu of them changed; %zu only in A, %zu only in B. Graph breaks: "
-        "%zu appeared, %zu gone, %zu moved. Kernels: %zu changed, "
-        "added or removed, %zu of them made from other nodes or "
-        "new or gone.</p>\n",
+        "%zu appeared, %zu gone, %zu moved. Kernels that differ "
+        "(changed, added or removed): %zu; of them added, removed or made "
+        "from other nodes: %zu.</p>\n",
         sum->frames_matched, sum->frames_matched == 1 ? "" : "s",
         sum->frames_only_a, sum->frames_only_b, sum->compiles_matched,
         sum->compiles_matched == 1 ? "" : "s", sum->compiles_changed,

@@ -20,6 +20,8 @@
 //   multi-rank.png        the --all-ranks-html landing page of examples/rec-gloo-2rank
 //   profile.png           the highlighter of examples/rec-profile with --profile:
 //                         "Where the time goes", the top model line clicked
+//   run-diff.png          `tlparse diff` of examples/rec-change-before and
+//                         rec-change-after: the comparison's index
 // The cache markers (❌, ✅) of the index need an emoji font
 // (Debian: fonts-noto-color-emoji).
 import { execFileSync } from 'node:child_process';
@@ -127,6 +129,14 @@ try {
     });
     await page.waitForTimeout(300);
     await shot(page, 'profile.png');
+    await context.close();
+  }
+
+  const diff = report('diff', 'diff', 'examples/rec-change-before/trace.log',
+    'examples/rec-change-after/trace.log', '-i');
+  {
+    const { page, context } = await plainPage(browser, join(diff, 'index.html'));
+    await shot(page, 'run-diff.png', true);
     await context.close();
   }
 } finally {
