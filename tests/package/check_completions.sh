@@ -179,6 +179,11 @@ EOF
   offers "zsh: 'tlparse run -<TAB>' offers every flag of --help but --latest and --all-ranks-html" \
     "${run_flags[@]}" -- $(zsh_complete 'tlparse run -')
   expect "zsh: 'tlparse ru<TAB>' offers run" run -- $(zsh_complete 'tlparse ru')
+  expect "zsh: 'tlparse di<TAB>' offers diff" diff -- $(zsh_complete 'tlparse di')
+  offers "zsh: 'tlparse diff -<TAB>' offers diff's flags" -o --out --overwrite \
+    --no-browser -i --strict --custom-header-html -- $(zsh_complete 'tlparse diff -')
+  expect "zsh: 'tlparse diff trace.log tr<TAB>' offers the trace and the folder" \
+    trace.log traces -- $(zsh_complete 'tlparse diff trace.log tr')
   expect "zsh: 'tlparse run -i -- tlparse-test-c<TAB>' offers the command" tlparse-test-cmd -- \
     $(zsh_complete 'tlparse run -i -- tlparse-test-c')
   expect "zsh: 'tlparse --pro<TAB>'" --profile -- $(zsh_complete 'tlparse --pro')
