@@ -89,6 +89,7 @@ static void set_code(tl_arena *arena, const code_texts *t, tl_str file,
       arena,
       lines_of(s, kernels ? &t->kernel_lines : &t->code_lines, first, last));
   k->first = first;
+  k->last = last < first ? first : last;
   k->file = file;
 }
 

@@ -381,3 +381,131 @@ void tl_kernel_diff_run(const tl_kernel_item *a, size_t na,
 }
 
 void tl_kernel_diff_free(tl_kernel_diff *d) { TL_VEC_FREE(d->rows); }
+
+/* ---- code, line by line ------------------------------------------------ */
+
+typedef TL_VEC(tl_str) str_vec;
+typedef TL_VEC(uint64_t) hash_vec;
+
+/* FNV-1a of a line with each occurrence of `name` hashed as one byte 1,
+ * so that equal lines (names aside, as same_line reads them) hash equal. */
+static uint64_t hash_line(tl_str line, tl_str name) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < line.len;) {
+    unsigned char c;
+    if (name.len && line.len - i >= name.len &&
+        memcmp(line.ptr + i, name.ptr, name.len) == 0) {
+      c = 1;
+      i += name.len;
+    } else {
+      c = (unsigned char)line.ptr[i++];
+    }
+    h = (h ^ c) * 1099511628211ull;
+  }
+  return h;
+}
+
+static void split_lines(tl_str s, tl_str name, str_vec *out, hash_vec *h) {
+  size_t at = 0;
+  while (at < s.len) {
+    tl_str line = next_line(s, &at);
+    TL_VEC_PUSH(*out, line);
+    TL_VEC_PUSH(*h, hash_line(line, name));
+  }
+}
+
+static void push_row(tl_code_rows *out, bool *cut, tl_code_op op, int before,
+                     int after, tl_str text) {
+  if (out->count >= TL_CODE_DIFF_MAX_ROWS) {
+    *cut = true;
+    return;
+  }
+  tl_code_row r = {op, before, after, text};
+  TL_VEC_PUSH(*out, r);
+}
+
+bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
+                         tl_code_rows *out, bool *cut) {
+  *cut = false;
+  str_vec a = {0}, b = {0};
+  hash_vec ha = {0}, hb = {0};
+  split_lines(x->code, x->name, &a, &ha);
+  split_lines(y->code, y->name, &b, &hb);
+  size_t n = a.count, m = b.count;
+  bool fits = (double)(n + 1) * (double)(m + 1) <= TL_CODE_DIFF_MAX_CELLS;
+  if (!fits) {
+    TL_VEC_FREE(a);
+    TL_VEC_FREE(b);
+    TL_VEC_FREE(ha);
+    TL_VEC_FREE(hb);
+    return false;
+  }
+#define SAME(i, j)                                                             \
+  (ha.items[i] == hb.items[j] &&                                               \
+   same_line(a.items[i], x->name, b.items[j], y->name))
+  /* lcs[i][j]: the longest common subsequence of a[i..] and b[j..]. */
+  uint32_t *lcs = tl_xcalloc((n + 1) * (m + 1), sizeof *lcs);
+#define LCS(i, j) lcs[(size_t)(i) * (m + 1) + (j)]
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      LCS(i, j) =
+          same_line(a.items[i], x->name, b.items[j], y->name)
+              ? LCS(i + 1, j + 1) + 1
+              : (LCS(i + 1, j) > LCS(i, j + 1) ? LCS(i + 1, j) : LCS(i, j + 1));
+  /* The edit script, then each unchanged line kept when it is within
+   * TL_CODE_DIFF_CONTEXT lines of a change. */
+  TL_VEC(tl_code_row) all = {0};
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    tl_code_row r = {0};
+    if (i < n && j < m && same_line(a.items[i], x->name, b.items[j], y->name)) {
+      r = (tl_code_row){TL_CODE_SAME, x->first ? x->first + (int)i : 0,
+                        y->first ? y->first + (int)j : 0, b.items[j]};
+      i++;
+      j++;
+    } else if (i < n && (j == m || LCS(i + 1, j) >= LCS(i, j + 1))) {
+      r = (tl_code_row){TL_CODE_REMOVED, x->first ? x->first + (int)i : 0, 0,
+                        a.items[i]}; /* removed lines before added ones */
+      i++;
+    } else {
+      r = (tl_code_row){TL_CODE_ADDED, 0, y->first ? y->first + (int)j : 0,
+                        b.items[j]};
+      j++;
+    }
+    TL_VEC_PUSH(all, r);
+  }
+#undef LCS
+#undef SAME
+  free(lcs);
+  size_t last_change = (size_t)-1;
+  bool gap = false;
+  for (size_t k = 0; k < all.count; k++) {
+    if (all.items[k].op != TL_CODE_SAME) {
+      last_change = k;
+      push_row(out, cut, all.items[k].op, all.items[k].before,
+               all.items[k].after, all.items[k].text);
+      gap = false;
+      continue;
+    }
+    bool near_before =
+        last_change != (size_t)-1 && k - last_change <= TL_CODE_DIFF_CONTEXT;
+    bool near_after = false;
+    for (size_t q = k + 1;
+         q < all.count && q - k <= TL_CODE_DIFF_CONTEXT && !near_after; q++)
+      near_after = all.items[q].op != TL_CODE_SAME;
+    if (near_before || near_after) {
+      push_row(out, cut, TL_CODE_SAME, all.items[k].before, all.items[k].after,
+               all.items[k].text);
+      gap = false;
+    } else if (!gap) {
+      push_row(out, cut, TL_CODE_GAP, 0, 0, (tl_str){"", 0});
+      gap = true;
+    }
+  }
+  TL_VEC_FREE(all);
+  TL_VEC_FREE(a);
+  TL_VEC_FREE(b);
+  TL_VEC_FREE(ha);
+  TL_VEC_FREE(hb);
+  return true;
+}

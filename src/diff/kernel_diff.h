@@ -27,6 +27,7 @@ typedef struct tl_kernel_item {
   tl_str kind; /* "cpp", "triton", "extern", ... (provenance-json.md) */
   tl_str code; /* its definition's text, empty when none (extern) */
   int first;   /* the definition's first line in its file, 0 when none */
+  int last;    /* and its last */
   tl_str file; /* "code" or "kernel_code", empty when none */
   const tl_str *nodes; /* post-grad node names, in mapping order */
   size_t node_count;
@@ -71,5 +72,37 @@ void tl_kernel_diff_run(const tl_kernel_item *a, size_t na,
                         const tl_kernel_item *b, size_t nb,
                         const tl_fx_diff *post, tl_kernel_diff *out);
 void tl_kernel_diff_free(tl_kernel_diff *d);
+
+/* One row of two kernels' code compared line by line. */
+typedef enum tl_code_op {
+  TL_CODE_SAME,    /* a line of both (names aside), shown around a change */
+  TL_CODE_REMOVED, /* only in the earlier kernel's code */
+  TL_CODE_ADDED,   /* only in the later one's */
+  TL_CODE_GAP      /* unchanged lines left out */
+} tl_code_op;
+
+typedef struct tl_code_row {
+  tl_code_op op;
+  int before, after; /* lines of each file; 0 where absent */
+  tl_str text;       /* the line (the later kernel's for TL_CODE_SAME) */
+} tl_code_row;
+
+typedef TL_VEC(tl_code_row) tl_code_rows;
+
+enum {
+  TL_CODE_DIFF_CONTEXT = 2,        /* unchanged lines kept around a change */
+  TL_CODE_DIFF_MAX_ROWS = 200,     /* rows of one kernel's diff at most */
+  TL_CODE_DIFF_MAX_CELLS = 1 << 22 /* lines(x) * lines(y) compared at most */
+};
+
+/* The lines of `x`'s and `y`'s code that differ (each side's own kernel
+ * name read as one), in order, a longest common subsequence of the lines
+ * kept, with TL_CODE_DIFF_CONTEXT unchanged lines around each change and a
+ * gap row for the others. False, with nothing appended, when the codes are
+ * too long to compare (their line counts' product over
+ * TL_CODE_DIFF_MAX_CELLS); `*cut` is set when rows past
+ * TL_CODE_DIFF_MAX_ROWS were left out. Slices point into the items. */
+bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
+                         tl_code_rows *out, bool *cut);
 
 #endif

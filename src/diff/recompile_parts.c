@@ -52,9 +52,53 @@ static cJSON *kernel_json(const tl_kernel_item *k) {
     cJSON *def = cJSON_AddObjectToObject(o, "definition");
     add_str(def, "file", k->file);
     cJSON_AddNumberToObject(def, "first", k->first);
+    cJSON_AddNumberToObject(def, "last", k->last);
   } else {
     cJSON_AddNullToObject(o, "definition");
   }
+  return o;
+}
+
+static const char *code_op_name(tl_code_op op) {
+  switch (op) {
+  case TL_CODE_SAME:
+    return "same";
+  case TL_CODE_REMOVED:
+    return "removed";
+  case TL_CODE_ADDED:
+    return "added";
+  case TL_CODE_GAP:
+    break;
+  }
+  return "gap";
+}
+
+static void add_line(cJSON *o, const char *key, int line) {
+  if (line)
+    cJSON_AddNumberToObject(o, key, line);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+/* The two codes line by line (kernel_diff.h), or null when too long. */
+static cJSON *code_diff_json(const tl_kernel_item *x, const tl_kernel_item *y) {
+  tl_code_rows rows = {0};
+  bool cut;
+  if (!tl_kernel_code_diff(x, y, &rows, &cut))
+    return cJSON_CreateNull();
+  cJSON *o = cJSON_CreateObject();
+  cJSON *list = cJSON_AddArrayToObject(o, "lines");
+  for (size_t i = 0; i < rows.count; i++) {
+    const tl_code_row *r = &rows.items[i];
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "op", code_op_name(r->op));
+    add_line(row, "before", r->before);
+    add_line(row, "after", r->after);
+    add_str(row, "text", r->text);
+    cJSON_AddItemToArray(list, row);
+  }
+  cJSON_AddBoolToObject(o, "cut", cut);
+  TL_VEC_FREE(rows);
   return o;
 }
 
@@ -82,6 +126,9 @@ static cJSON *kernel_row_json(const tl_kernel_row *r,
     cJSON_AddNumberToObject(c, "after_line", r->after_line);
     add_str(c, "before", r->before_text);
     add_str(c, "after", r->after_text);
+    cJSON_AddItemToObject(row, "code_diff",
+                          code_diff_json(&ka->items.items[r->before],
+                                         &kb->items.items[r->after]));
   }
   return row;
 }

@@ -273,6 +273,41 @@ static void kernel_cell(tl_buf *h, const cJSON *k, const char *page) {
   tl_buf_puts(h, "</td>");
 }
 
+/* A kernel's code line by line: removed lines `-`, added `+`, a few
+ * unchanged around them, each with its lines in the two files; one block
+ * per line (report.css), so no newline between them. */
+static void code_diff(tl_buf *h, const cJSON *d) {
+  const cJSON *lines = get(d, "lines"), *l;
+  if (!cJSON_GetArraySize(lines))
+    return;
+  tl_buf_puts(h, "<details class=\"code-diff\"><summary>the code, line by "
+                 "line</summary><pre>");
+  cJSON_ArrayForEach(l, lines) {
+    const char *op = str(l, "op");
+    if (strcmp(op, "gap") == 0) {
+      tl_buf_puts(h, "<span class=\"gap\">\u2026</span>");
+      continue;
+    }
+    bool removed = strcmp(op, "removed") == 0, added = strcmp(op, "added") == 0;
+    tl_buf_printf(h, "<span class=\"%s\">", op);
+    if (cJSON_IsNumber(get(l, "before")))
+      tl_buf_printf(h, "%5.0f ", num(l, "before"));
+    else
+      tl_buf_puts(h, "      ");
+    if (cJSON_IsNumber(get(l, "after")))
+      tl_buf_printf(h, "%5.0f ", num(l, "after"));
+    else
+      tl_buf_puts(h, "      ");
+    tl_buf_puts(h, removed ? "- " : added ? "+ " : "  ");
+    tl_html_escape_cut(h, tl_str_from(str(l, "text")), TL_HTML_SHOWN_MAX);
+    tl_buf_puts(h, "</span>");
+  }
+  if (cJSON_IsTrue(get(d, "cut")))
+    tl_buf_puts(h, "<span class=\"gap\">(more lines differ: see the "
+                   "provenance pages)</span>");
+  tl_buf_puts(h, "</pre></details>");
+}
+
 /* What differs in a paired kernel: fused ops, nodes, code. */
 static void kernel_changes(tl_buf *h, const cJSON *r) {
   const cJSON *b = get(r, "before"), *a = get(r, "after");
@@ -299,6 +334,7 @@ static void kernel_changes(tl_buf *h, const cJSON *r) {
     tl_html_escape_cut(h, tl_str_trim(tl_str_from(str(c, "after"))),
                        TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</code>");
+    code_diff(h, get(r, "code_diff"));
   }
 }
 
@@ -495,15 +531,24 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
       const cJSON *post = cJSON_GetObjectItemCaseSensitive(
           cJSON_GetObjectItemCaseSensitive(diff, "graphs"), "post_grad");
       const cJSON *sum = cJSON_GetObjectItemCaseSensitive(post, "summary");
+      const cJSON *kernels = get(get(diff, "summary"), "kernels");
       tl_buf_puts(section, ". <a href=\"");
       tl_url_path(section, stem);
       tl_buf_puts(section, ".html\">What changed</a>");
-      if (sum)
-        tl_buf_printf(section,
-                      " <span class=\"note\">(post-grad: %.0f changed, %.0f "
-                      "added, %.0f removed)</span>",
-                      num(sum, "changed"), num(sum, "added"),
-                      num(sum, "removed"));
+      if (sum || cJSON_IsObject(kernels)) {
+        tl_buf_puts(section, " <span class=\"note\">(");
+        if (sum)
+          tl_buf_printf(
+              section, "post-grad: %.0f changed, %.0f added, %.0f removed%s",
+              num(sum, "changed"), num(sum, "added"), num(sum, "removed"),
+              cJSON_IsObject(kernels) ? "; " : "");
+        if (cJSON_IsObject(kernels))
+          tl_buf_printf(section,
+                        "kernels: %.0f changed, %.0f added, %.0f removed",
+                        num(kernels, "changed"), num(kernels, "added"),
+                        num(kernels, "removed"));
+        tl_buf_puts(section, ")</span>");
+      }
       tl_buf_puts(section, "</li>\n");
       cJSON_Delete(diff);
     }

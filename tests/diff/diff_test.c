@@ -321,6 +321,31 @@ TEST(kernels_without_nodes_are_matched_by_their_fused_ops_in_order) {
   tl_kernel_diff_free(&d);
 }
 
+TEST(a_kernel_code_diff_keeps_two_lines_around_each_change) {
+  tl_kernel_item x =
+      kernel("k_0", "cpp", "a\nb k_0\nc\nd\ne\nf\ng\nh", 10, NULL, 0);
+  tl_kernel_item y =
+      kernel("k_7", "cpp", "a\nb k_7\nc\nX\ne\nf\ng\nh", 30, NULL, 0);
+  tl_code_rows rows = {0};
+  bool cut = true;
+  CHECK(tl_kernel_code_diff(&x, &y, &rows, &cut));
+  CHECK(!cut);
+  static const tl_code_op want[] = {
+      TL_CODE_GAP,   TL_CODE_SAME, TL_CODE_SAME, TL_CODE_REMOVED,
+      TL_CODE_ADDED, TL_CODE_SAME, TL_CODE_SAME, TL_CODE_GAP};
+  CHECK_INT_EQ(rows.count, 8);
+  for (size_t i = 0; i < rows.count && i < 8; i++)
+    CHECK_INT_EQ(rows.items[i].op, want[i]);
+  if (rows.count == 8) {
+    CHECK_STR_EQ(cstr(rows.items[1].text), "b k_7"); /* names read as one */
+    CHECK_INT_EQ(rows.items[3].before, 13);
+    CHECK_INT_EQ(rows.items[3].after, 0);
+    CHECK_INT_EQ(rows.items[4].after, 33);
+    CHECK_STR_EQ(cstr(rows.items[4].text), "X");
+  }
+  TL_VEC_FREE(rows);
+}
+
 static char *shape(const char *before, const char *after) {
   static char out[256];
   tl_buf b;
@@ -390,6 +415,7 @@ int main(void) {
   RUN(graph_nodes_are_matched_by_what_they_are_not_by_name);
   RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
   RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
+  RUN(a_kernel_code_diff_keeps_two_lines_around_each_change);
   RUN(a_shape_change_is_said_per_dimension);
   RUN(a_tensor_guard_change_is_said_per_dimension);
   return check_summary();

@@ -577,8 +577,42 @@ class Recompiles(unittest.TestCase):
                     checked += 1
         self.assertGreaterEqual(checked, 15)
 
+    def check_code_diff(self, got, x, y, code_a, code_b, where):
+        """The rows of a kernel's code diff: each line its file's, in
+        order; as many removed and added lines as a longest common
+        subsequence of the two definitions' lines (each side's own name
+        left out) leaves, unless cut."""
+        la, lb = code_a.split("\n"), code_b.split("\n")
+        last_a = last_b = 0
+        for row in got["lines"]:
+            if row["op"] == "gap":
+                continue
+            self.assertEqual(row["op"] == "removed", not row["after"], where)
+            self.assertEqual(row["op"] == "added", not row["before"], where)
+            if row["before"]:
+                if row["op"] == "removed":
+                    self.assertEqual(la[row["before"] - 1], row["text"],
+                                     where)
+                self.assertGreater(row["before"], last_a, where)
+                last_a = row["before"]
+            if row["after"]:
+                self.assertEqual(lb[row["after"] - 1], row["text"], where)
+                self.assertGreater(row["after"], last_b, where)
+                last_b = row["after"]
+        if got["cut"]:
+            return
+        da, db = x["definition"], y["definition"]
+        a_lines = [l.replace(x["name"], "\x01")
+                   for l in la[da["first"] - 1:da["last"]]]
+        b_lines = [l.replace(y["name"], "\x01")
+                   for l in lb[db["first"] - 1:db["last"]]]
+        common = lcs_length(a_lines, b_lines)
+        ops = [r["op"] for r in got["lines"]]
+        self.assertEqual(ops.count("removed"), len(a_lines) - common, where)
+        self.assertEqual(ops.count("added"), len(b_lines) - common, where)
+
     def test_kernels_match_the_node_mappings(self):
-        checked = paired_exactly = 0
+        checked = paired_exactly = code_diffs = 0
         for name in RECORDINGS:
             out = self.report(name)
             for a, b, fa, fb in self.pairs(name):
@@ -636,6 +670,11 @@ class Recompiles(unittest.TestCase):
                         code = (defs_a[nx].replace(nx, "") !=
                                 defs_b[ny].replace(ny, ""))
                         self.assertEqual(r["code_changed"], code, (where, nx))
+                    if r["code_changed"]:
+                        self.check_code_diff(
+                            r["code_diff"], x, y, fa["inductor_output_code"],
+                            fb["inductor_output_code"], (where, nx))
+                        code_diffs += 1
                     change = "changed" if nodes or ops or \
                         r["code_changed"] else "same"
                     self.assertEqual(r["change"], change, (where, nx))
@@ -643,9 +682,19 @@ class Recompiles(unittest.TestCase):
                            else change] += 1
                 self.assertEqual(got["summary"], counts, where)
                 self.assertEqual(d["summary"]["kernels"], counts, where)
+                with open(os.path.join(out, "index.html")) as f:
+                    index = f.read()
+                stem = "recompile_%s_%d_%d_to_%d.html" % (a[0], a[1], a[2],
+                                                          b[2])
+                line = index[index.index('href="%s"' % stem):]
+                line = line[:line.index("</li>")]
+                self.assertIn("kernels: %d changed, %d added, %d removed)" % (
+                    counts["changed"], counts["added"], counts["removed"]),
+                    line, where)
                 checked += 1
         self.assertGreaterEqual(checked, 10)
         self.assertGreaterEqual(paired_exactly, 8)
+        self.assertGreaterEqual(code_diffs, 6)
 
     def test_renumbered_kernels_are_no_change_in_every_mode(self):
         """One compile logged twice, the second time with every generated
