@@ -1,8 +1,10 @@
 /* boot.js: when the page script starts (joined last, outside the function
  * `start` that holds every other module: assets/concat.cmake). The page's
- * loader adds provenance.js from its <head>, so the script is fetched and
- * compiled while the HTML is still being read; it starts once the load
- * event has passed, after inflating the texts that came deflated
+ * loader adds provenance.js once the first lines tlparse wrote are on
+ * screen (after the first contentful paint; a page too large for a first
+ * paint adds it from its <head>, so that it is fetched and compiled while
+ * the HTML is still being read); it starts once the load event has passed,
+ * after inflating the texts that came deflated
  * (tl_provpage_deflate_at, src/provpage.h) into window.tlprovInflated,
  * where data.js reads them (null for a text this browser could not
  * inflate).

@@ -216,7 +216,7 @@
       this.scroller.style.setProperty('--gw', (digits + 1) + 'ch');
       this.spacer.style.height = (m.n * LH) + 'px';
       this.spacer.style.width = 'calc(' + (m.maxLen + digits + 4) + 'ch + 24px)';
-      this.spacer.style.fontFamily = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
+      this.spacer.style.fontFamily = '"DejaVu Sans Mono", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
       this.spacer.style.fontSize = '12.5px';
     }
     this.prevBtn.addEventListener('click', function () { self.step(-1); });

@@ -216,37 +216,60 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
 }
 
 /* The page's one inline script, in its <head>: it adds provenance.js from
- * the folder its data-static attribute names once the load event has
- * passed, so that the script never holds the load event of a page whose
- * first lines are already on screen (provpage_paint.h); with data-early
- * (a page without a first paint) at once, so that the script is fetched
- * and compiled while the rest of the HTML is read. The script starts after
- * the load event either way (assets/page/boot.js, which also inflates the
- * texts that came deflated, tl_provpage_deflate_at). The loader says so in
- * the page when the script cannot be loaded. provenance.js adds
- * highlight.min.js from the same folder after the load event. Its text is
- * the same on every page, so its hash is made once per process. */
+ * the folder its data-static attribute names once the page's first lines
+ * (provpage_paint.h) are on screen: after the load event, when the browser
+ * reports the first contentful paint (Paint Timing), so that the script's
+ * fetch, compile and run neither hold the load event nor delay that paint
+ * (started at the load event, the script ran before the first frame and
+ * the written rows were never shown). A browser without Paint Timing adds
+ * it after the next frame; a page that is not painted (a hidden tab) after
+ * a second. With data-early (a page without a first paint) the script
+ * is added at once, so that it is fetched and compiled while the rest of
+ * the HTML is read. The script starts after the load event either way
+ * (assets/page/boot.js, which also inflates the texts that came deflated,
+ * tl_provpage_deflate_at). The loader says so in the page when the script
+ * cannot be loaded. provenance.js adds highlight.min.js from the same
+ * folder after the load event. Its text is the same on every page, so its
+ * hash is made once per process. */
 static const char LOADER[] =
     "(function () {\n"
-    "  var d = document, base = d.currentScript.getAttribute('data-static');\n"
-    "  var s = d.createElement('script');\n"
+    "  var d = document;\n"
+    "  var base = d.currentScript.getAttribute('data-static');\n"
+    "  var s = d.createElement('script'), added = false;\n"
     "  s.src = base + 'provenance.js';\n"
     "  s.onerror = function () {\n"
     "    function say() {\n"
-    "      var at = d.querySelector('.tp-info') || "
-    "d.getElementById('tlprov');\n"
+    "      var at = d.querySelector('.tp-info') ||\n"
+    "        d.getElementById('tlprov');\n"
     "      at.textContent = 'The highlighter cannot '\n"
-    "        + 'start: ' + base + 'provenance.js is missing beside this "
-    "page.';\n"
+    "        + 'start: ' + base + 'provenance.js is missing beside this '\n"
+    "        + 'page.';\n"
     "    }\n"
-    "    if (d.readyState === 'loading') "
-    "d.addEventListener('DOMContentLoaded', say);\n"
+    "    if (d.readyState === 'loading')\n"
+    "      d.addEventListener('DOMContentLoaded', say);\n"
     "    else say();\n"
     "  };\n"
-    "  function add() { d.head.appendChild(s); }\n"
-    "  if (d.currentScript.hasAttribute('data-early') ||\n"
-    "      d.readyState === 'complete') add();\n"
-    "  else window.addEventListener('load', add);\n"
+    "  function add() {\n"
+    "    if (!added) d.head.appendChild(s);\n"
+    "    added = true;\n"
+    "  }\n"
+    "  function afterPaint() {\n"
+    "    var P = window.PerformanceObserver;\n"
+    "    var types = P && P.supportedEntryTypes;\n"
+    "    setTimeout(add, 1000);\n"
+    "    if (types && types.indexOf('paint') >= 0) {\n"
+    "      new P(function (list, observer) {\n"
+    "        if (!list.getEntriesByName('first-contentful-paint').length)\n"
+    "          return;\n"
+    "        observer.disconnect();\n"
+    "        add();\n"
+    "      }).observe({type: 'paint', buffered: true});\n"
+    "    } else {\n"
+    "      requestAnimationFrame(function () { setTimeout(add, 0); });\n"
+    "    }\n"
+    "  }\n"
+    "  if (d.currentScript.hasAttribute('data-early')) add();\n"
+    "  else window.addEventListener('load', afterPaint);\n"
     "})();\n";
 
 static tl_buf loader_csp;

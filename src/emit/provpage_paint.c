@@ -26,8 +26,8 @@ static const char *const ART_KEY[NPANELS] = {
 enum { LH = 18 }; /* a row's height in px (selection.js) */
 
 static const char MONO[] =
-    "ui-monospace, SFMono-Regular, Menlo, Consolas, &quot;DejaVu Sans "
-    "Mono&quot;, monospace";
+    "&quot;DejaVu Sans Mono&quot;, ui-monospace, SFMono-Regular, Menlo, "
+    "Consolas, monospace";
 
 /* What the first paint knows of one panel's text. */
 typedef struct panel {
@@ -300,7 +300,7 @@ static void put_body(tl_buf *out, int which, const panel *p, bool hidden,
                   "style=\"--gw: %dch;\"><div class=\"tp-spacer\" "
                   "style=\"height: %zupx; width: calc(%zuch + 24px%s); "
                   "font-family: %s; font-size: 12.5px;\">"
-                  "<div class=\"tp-rows\" style=\"transform: "
+                  "<div class=\"tp-rows tp-written\" style=\"transform: "
                   "translateY(0px);\">",
                   nd + 1, p->n * LH, p->max_len + (size_t)nd + 4,
                   time_column ? " + 9ch" : "", MONO);

@@ -13,7 +13,12 @@
 //           entries are not in every chromium: the CDP Performance
 //           domain's ScriptDuration is used)
 //
+// The machine's load average is printed before and after: other work on
+// the machine slows both pages of a pair alike, as their loads alternate.
+//
 //   node tests/browser/bench_load.mjs [--runs 9] NAME OURS.html RUST.html [NAME OURS RUST ...]
+// (tests/bench/load_pages.py writes the pages of every example and runs it.)
+import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { launch } from './lib.mjs';
 
@@ -56,7 +61,9 @@ async function loadOnce(file) {
   return m;
 }
 
+const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
 try {
+  console.log(`load average at the start: ${load()}`);
   console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | first paint ours / Rust | ours ready / coloured (ms) | script ours / Rust (ms) |');
   console.log('|---|---|---|---|---|---|');
   const { statSync } = await import('node:fs');
@@ -83,6 +90,7 @@ try {
       `${ms(med('ours', 'coloured'))} | ` +
       `${ms(med('ours', 'script'))} / ${ms(med('rust', 'script'))} |`);
   }
+  console.log(`load average at the end: ${load()}`);
 } finally {
   await browser.close();
 }
