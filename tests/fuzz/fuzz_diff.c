@@ -9,11 +9,19 @@
  *   itself differs in nothing; each change has the sides its kind says;
  * - graphs: the rows count each node of both graphs once (matched pairs,
  *   added and removed), the summary adds up, matched pairs have the same
- *   op, a graph compared with itself is all `same` and not renamed.
+ *   op, a graph compared with itself is all `same` and not renamed;
+ * - shapes: the words of two annotations, or of two guards, are total and
+ *   say nothing of a text against itself;
+ * - kernels (one per line: a name, then node names; the line its code):
+ *   every kernel of both sides is in one row, the summary adds up, a side
+ *   against itself is all `same` and not renamed, and a kernel's code
+ *   against itself has no removed or added line.
  */
 #include "diff/fx_diff.h"
 #include "diff/guards.h"
+#include "diff/kernel_diff.h"
 #include "diff/recompile_reasons.h"
+#include "diff/shape_words.h"
 #include "fuzz.h"
 
 static volatile unsigned sink;
@@ -119,12 +127,111 @@ static unsigned check_graphs(tl_str a, tl_str b) {
   return sum;
 }
 
+static unsigned check_shapes(tl_str a, tl_str b) {
+  tl_buf out;
+  tl_buf_init(&out);
+  unsigned sum = 0;
+  if (tl_shape_change_words(&out, a, b) || tl_guard_shape_words(&out, a, b))
+    sum += (unsigned)out.len;
+  tl_buf_clear(&out);
+  FUZZ_CHECK(!tl_shape_change_words(&out, a, a) && out.len == 0);
+  FUZZ_CHECK(!tl_guard_shape_words(&out, b, b) && out.len == 0);
+  tl_buf_free(&out);
+  return sum;
+}
+
+enum { FUZZ_MAX_KERNELS = 256, FUZZ_MAX_NODES = 16 };
+
+typedef struct fuzz_kernels {
+  tl_kernel_item items[FUZZ_MAX_KERNELS];
+  tl_str nodes[FUZZ_MAX_KERNELS][FUZZ_MAX_NODES];
+  size_t count;
+} fuzz_kernels;
+
+/* One kernel per line: its first word the name (kind "cpp"), the other
+ * words its nodes, the line its code. */
+static void read_kernels(tl_str text, fuzz_kernels *k) {
+  k->count = 0;
+  size_t at = 0;
+  while (at < text.len && k->count < FUZZ_MAX_KERNELS) {
+    size_t end = at;
+    while (end < text.len && text.ptr[end] != '\n')
+      end++;
+    tl_str line = {text.ptr + at, end - at};
+    at = end + 1;
+    tl_kernel_item *item = &k->items[k->count];
+    memset(item, 0, sizeof *item);
+    size_t n = 0, i = 0;
+    while (i < line.len && n < FUZZ_MAX_NODES + 1) {
+      while (i < line.len && line.ptr[i] == ' ')
+        i++;
+      size_t w = i;
+      while (i < line.len && line.ptr[i] != ' ')
+        i++;
+      if (i == w)
+        break;
+      tl_str word = {line.ptr + w, i - w};
+      if (n == 0)
+        item->name = item->key = word;
+      else
+        k->nodes[k->count][n - 1] = word;
+      n++;
+    }
+    if (!n)
+      continue;
+    item->kind = tl_str_from("cpp");
+    item->code = line;
+    item->first = 1;
+    item->last = 1;
+    item->nodes = k->nodes[k->count];
+    item->node_count = n - 1;
+    k->count++;
+  }
+}
+
+static unsigned check_kernels(tl_str a, tl_str b) {
+  static fuzz_kernels ka, kb;
+  read_kernels(a, &ka);
+  read_kernels(b, &kb);
+  tl_kernel_diff d;
+  tl_kernel_diff_run(ka.items, ka.count, kb.items, kb.count, NULL, &d);
+  size_t seen_a = 0, seen_b = 0;
+  unsigned sum = 0;
+  for (size_t i = 0; i < d.rows.count; i++) {
+    const tl_kernel_row *r = &d.rows.items[i];
+    FUZZ_CHECK((r->before >= 0) == (r->change != TL_KERNEL_ADDED));
+    FUZZ_CHECK((r->after >= 0) == (r->change != TL_KERNEL_REMOVED));
+    seen_a += r->before >= 0;
+    seen_b += r->after >= 0;
+    sum += fuzz_touch(r->before_text) + fuzz_touch(r->after_text);
+  }
+  FUZZ_CHECK(seen_a == ka.count && seen_b == kb.count);
+  FUZZ_CHECK(d.same + d.renamed + d.changed + d.added == kb.count);
+  tl_kernel_diff_free(&d);
+  tl_kernel_diff self;
+  tl_kernel_diff_run(ka.items, ka.count, ka.items, ka.count, NULL, &self);
+  /* Each kernel against itself is the same, unless two share a name and
+   * nodes (then either may pair with either). */
+  FUZZ_CHECK(self.added == 0 && self.removed == 0);
+  tl_kernel_diff_free(&self);
+  for (size_t i = 0; i < ka.count; i++) {
+    tl_code_rows rows = {0};
+    bool cut;
+    if (tl_kernel_code_diff(&ka.items[i], &ka.items[i], &rows, &cut))
+      for (size_t r = 0; r < rows.count; r++)
+        FUZZ_CHECK(rows.items[r].op == TL_CODE_SAME ||
+                   rows.items[r].op == TL_CODE_GAP);
+    TL_VEC_FREE(rows);
+  }
+  return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tl_str a, b;
   fuzz_split(data, size, &a, &b);
   if (!b.ptr)
     b = a;
   sink = check_reasons(a) + check_reasons(b) + check_guards(a, b) +
-         check_graphs(a, b);
+         check_graphs(a, b) + check_shapes(a, b) + check_kernels(a, b);
   return 0;
 }
