@@ -1,10 +1,11 @@
 /* diff_command.h: `tlparse diff A B`, two runs compared, from a parsed
  * command line to an exit code. A and B are each a trace log or a trace
- * folder (its one log, or its latest with a notice; a folder of several
- * rank logs is refused, naming them). The output folder is checked,
- * staged and published as the main command's (run/outdir.h); each run's
- * report is written by the one-log pipeline into `a/` and `b/` inside it,
- * then the comparison (emit/run_diff_pages.h). main.c parses argv.
+ * folder (its one log, or its latest with a notice); two folders of rank
+ * logs are compared rank by rank into rank_N/. The output folder is
+ * checked, staged and published as the main command's (run/outdir.h);
+ * each run's report is written by the one-log pipeline into `a/` and `b/`
+ * inside it (or rank_N/), then the comparison (emit/run_diff_pages.h).
+ * main.c parses argv.
  */
 #ifndef TL_DIFF_COMMAND_H
 #define TL_DIFF_COMMAND_H

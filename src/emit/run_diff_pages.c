@@ -402,6 +402,101 @@ static void only_list(tl_buf *h, const tl_run *r, const tl_run_frame *f,
   tl_buf_puts(h, "</li>\n");
 }
 
+static cJSON *summary_json(const tl_run_diff_summary *sum) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "frames_matched", (double)sum->frames_matched);
+  cJSON_AddNumberToObject(o, "frames_only_a", (double)sum->frames_only_a);
+  cJSON_AddNumberToObject(o, "frames_only_b", (double)sum->frames_only_b);
+  cJSON_AddNumberToObject(o, "compiles_matched", (double)sum->compiles_matched);
+  cJSON_AddNumberToObject(o, "compiles_changed", (double)sum->compiles_changed);
+  cJSON_AddNumberToObject(o, "compiles_only_a", (double)sum->compiles_only_a);
+  cJSON_AddNumberToObject(o, "compiles_only_b", (double)sum->compiles_only_b);
+  cJSON_AddNumberToObject(o, "graph_breaks_appeared",
+                          (double)sum->breaks_appeared);
+  cJSON_AddNumberToObject(o, "graph_breaks_gone", (double)sum->breaks_gone);
+  cJSON_AddNumberToObject(o, "graph_breaks_moved", (double)sum->breaks_moved);
+  cJSON_AddNumberToObject(o, "kernels_changed", (double)sum->kernels_changed);
+  cJSON_AddNumberToObject(o, "kernels_provenance_changed",
+                          (double)sum->kernels_provenance_changed);
+  return o;
+}
+
+static void rank_list_html(tl_buf *h, const char *label, const unsigned *ranks,
+                           size_t count) {
+  if (!count)
+    return;
+  tl_buf_printf(h, "<p class=\"only\">Ranks only in %s:", label);
+  for (size_t i = 0; i < count; i++)
+    tl_buf_printf(h, "%s %u", i ? "," : "", ranks[i]);
+  tl_buf_puts(h, ".</p>\n");
+}
+
+bool tl_run_diff_write_ranks(const char *diff_dir,
+                             const tl_run_diff_rank *ranks, size_t count,
+                             const unsigned *only_a, size_t count_a,
+                             const unsigned *only_b, size_t count_b,
+                             const char *input_a, const char *input_b,
+                             char *error, size_t error_size) {
+  cJSON *top = cJSON_CreateObject();
+  cJSON_AddNumberToObject(top, "schema", 1);
+  cJSON_AddStringToObject(top, "a", input_a);
+  cJSON_AddStringToObject(top, "b", input_b);
+  cJSON *list = cJSON_AddArrayToObject(top, "ranks");
+  tl_buf h;
+  tl_buf_init(&h);
+  /* The style sheet of the first rank's run A (there is one: the command
+   * refuses two folders without a rank in common). */
+  tl_buf css;
+  tl_buf_init(&css);
+  tl_buf_printf(&css, "rank_%u/a/", count ? ranks[0].rank : 0);
+  tl_html_page_begin(&h, "tlparse diff: two jobs, rank by rank", css.data);
+  tl_buf_free(&css);
+  tl_buf_puts(&h, "<p><a href=\"diff.json\">this comparison as JSON</a></p>"
+                  "\n<h1>Two jobs compared, rank by rank</h1>\n<p>A: <code>");
+  esc(&h, input_a);
+  tl_buf_puts(&h, "</code><br>B: <code>");
+  esc(&h, input_b);
+  tl_buf_puts(&h, "</code></p>\n<p class=\"help\">Rank N of A is compared "
+                  "with rank N of B, each as two runs are compared (its own "
+                  "page, in rank_N/).</p>\n<ul class=\"ranks\">\n");
+  for (size_t i = 0; i < count; i++) {
+    const tl_run_diff_summary *s = &ranks[i].summary;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", ranks[i].rank);
+    tl_buf path;
+    tl_buf_init(&path);
+    tl_buf_printf(&path, "rank_%u/diff.json", ranks[i].rank);
+    cJSON_AddStringToObject(o, "diff", path.data);
+    tl_buf_free(&path);
+    cJSON_AddItemToObject(o, "summary", summary_json(s));
+    cJSON_AddItemToArray(list, o);
+    tl_buf_printf(&h,
+                  "<li><a href=\"rank_%u/index.html\">rank %u</a>: %zu "
+                  "compile%s matched, %zu changed; %zu only in A, %zu only "
+                  "in B; graph breaks %zu appeared, %zu gone, %zu "
+                  "moved</li>\n",
+                  ranks[i].rank, ranks[i].rank, s->compiles_matched,
+                  s->compiles_matched == 1 ? "" : "s", s->compiles_changed,
+                  s->compiles_only_a, s->compiles_only_b, s->breaks_appeared,
+                  s->breaks_gone, s->breaks_moved);
+  }
+  tl_buf_puts(&h, "</ul>\n");
+  rank_list_html(&h, "A", only_a, count_a);
+  rank_list_html(&h, "B", only_b, count_b);
+  tl_html_page_end(&h);
+  cJSON *oa = cJSON_AddArrayToObject(top, "ranks_only_a");
+  cJSON *ob = cJSON_AddArrayToObject(top, "ranks_only_b");
+  for (size_t i = 0; i < count_a; i++)
+    cJSON_AddItemToArray(oa, cJSON_CreateNumber(only_a[i]));
+  for (size_t i = 0; i < count_b; i++)
+    cJSON_AddItemToArray(ob, cJSON_CreateNumber(only_b[i]));
+  bool ok = write_json(diff_dir, "diff.json", top, error, error_size) &&
+            write_text(diff_dir, "index.html", &h, error, error_size);
+  tl_buf_free(&h);
+  cJSON_Delete(top);
+  return ok;
+}
+
 bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
                        const char *input_a, const char *input_b,
                        tl_run_diff_summary *sum, char *error,
@@ -413,7 +508,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
   cJSON_AddNumberToObject(top, "schema", 1);
   cJSON_AddItemToObject(top, "a", run_json(a, input_a));
   cJSON_AddItemToObject(top, "b", run_json(b, input_b));
-  cJSON *summary = cJSON_AddObjectToObject(top, "summary");
+  cJSON_AddObjectToObject(top, "summary"); /* filled in at the end */
   cJSON *frames = cJSON_AddArrayToObject(top, "frames");
   tl_buf body, page;
   tl_buf_init(&body);
@@ -554,28 +649,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
       only_list(&body, b, fb, n, "B");
     tl_buf_puts(&body, "</ul></li>\n");
   }
-  cJSON_AddNumberToObject(summary, "frames_matched",
-                          (double)sum->frames_matched);
-  cJSON_AddNumberToObject(summary, "frames_only_a", (double)sum->frames_only_a);
-  cJSON_AddNumberToObject(summary, "frames_only_b", (double)sum->frames_only_b);
-  cJSON_AddNumberToObject(summary, "compiles_matched",
-                          (double)sum->compiles_matched);
-  cJSON_AddNumberToObject(summary, "compiles_changed",
-                          (double)sum->compiles_changed);
-  cJSON_AddNumberToObject(summary, "compiles_only_a",
-                          (double)sum->compiles_only_a);
-  cJSON_AddNumberToObject(summary, "compiles_only_b",
-                          (double)sum->compiles_only_b);
-  cJSON_AddNumberToObject(summary, "graph_breaks_appeared",
-                          (double)sum->breaks_appeared);
-  cJSON_AddNumberToObject(summary, "graph_breaks_gone",
-                          (double)sum->breaks_gone);
-  cJSON_AddNumberToObject(summary, "graph_breaks_moved",
-                          (double)sum->breaks_moved);
-  cJSON_AddNumberToObject(summary, "kernels_changed",
-                          (double)sum->kernels_changed);
-  cJSON_AddNumberToObject(summary, "kernels_provenance_changed",
-                          (double)sum->kernels_provenance_changed);
+  cJSON_ReplaceItemInObjectCaseSensitive(top, "summary", summary_json(sum));
   if (ok)
     ok = write_json(diff_dir, "diff.json", top, error, error_size);
   if (ok) {

@@ -4,8 +4,9 @@
  * changed; diff.json, the same for scripts; and for each pair of matched
  * compiles a page and a JSON file (`compile_-_0_0_vs_-_0_0.html`, `.json`)
  * with the comparison the recompile pages make (recompile_pages.h), the
- * guards that differ only in object ids left out. Every text from a trace is
- * escaped.
+ * guards that differ only in object ids left out; for two jobs compared
+ * rank by rank, a landing page over the ranks' folders. Every text from a
+ * trace is escaped.
  */
 #ifndef TL_RUN_DIFF_PAGES_H
 #define TL_RUN_DIFF_PAGES_H
@@ -37,5 +38,21 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
                        const char *input_a, const char *input_b,
                        tl_run_diff_summary *summary, char *error,
                        size_t error_size);
+
+/* One rank of two folders of rank logs, compared into rank_N/. */
+typedef struct tl_run_diff_rank {
+  unsigned rank;
+  tl_run_diff_summary summary;
+} tl_run_diff_rank;
+
+/* The landing page and diff.json of two folders of rank logs compared rank
+ * by rank (each in rank_N/, written by tl_run_diff_write): the ranks
+ * compared, sorted, with their counts; the ranks only one run has. */
+bool tl_run_diff_write_ranks(const char *diff_dir,
+                             const tl_run_diff_rank *ranks, size_t count,
+                             const unsigned *only_a, size_t count_a,
+                             const unsigned *only_b, size_t count_b,
+                             const char *input_a, const char *input_b,
+                             char *error, size_t error_size);
 
 #endif

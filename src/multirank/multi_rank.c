@@ -125,6 +125,18 @@ size_t tl_multi_rank_count_logs(const char *dir) {
   return n;
 }
 
+size_t tl_multi_rank_logs(const char *dir, tl_rank_log **logs) {
+  rank_list ranks = {0};
+  discover(dir, &ranks);
+  *logs = tl_xcalloc(ranks.count + 1, sizeof **logs);
+  for (size_t i = 0; i < ranks.count; i++)
+    (*logs)[i] =
+        (tl_rank_log){ranks.items[i]->rank, tl_xstrdup(ranks.items[i]->path)};
+  size_t n = ranks.count;
+  ranks_free(&ranks);
+  return n;
+}
+
 /* ---- the child: one rank's pipeline, its diagnostics sent back ---- */
 
 static void put(tl_buf *b, const void *data, size_t len) {

@@ -34,6 +34,17 @@ typedef struct tl_multi_rank_result {
  * be listed. main checks this before creating the output folder. */
 size_t tl_multi_rank_count_logs(const char *dir);
 
+/* One rank log of a folder. */
+typedef struct tl_rank_log {
+  unsigned rank;
+  char *path; /* the log, as DIR/name (malloc'd) */
+} tl_rank_log;
+
+/* The rank logs tl_multi_rank_count_logs counts, sorted by rank then file
+ * name (two of one rank: both listed); *logs is malloc'd (free each path,
+ * then the array). `tlparse diff` pairs two folders' ranks by number. */
+size_t tl_multi_rank_logs(const char *dir, tl_rank_log **logs);
+
 /* Runs the mode (see the header comment). Bad input (a rank log that is no
  * log, a rank that crashes, a malformed artifact, two files of one rank) is
  * one line on stderr each and never stops the other ranks or the landing

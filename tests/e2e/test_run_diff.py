@@ -554,13 +554,57 @@ class RunDiff(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("holds 2 logs; comparing the latest, %s" % os.path.join(
             trace_b, "dedicated_log_torch_trace_x.log"), r.stderr)
-        # Rank logs: refused, naming how to pair them.
+        # Rank logs beside one log: refused, naming what to give.
         ranks = os.path.join(EXAMPLES, "rec-gloo-2rank")
         r = run(ranks, log("rec-jit-cpu"), "-o", out + "2")
         self.assertEqual(r.returncode, 1)
         self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
-        self.assertIn("holds 2 rank logs", r.stderr)
+        self.assertIn("holds 2 rank logs and %s (B) one log" %
+                      log("rec-jit-cpu"), r.stderr)
         self.assertIn("dedicated_log_torch_trace_rank_0.log", r.stderr)
+        self.assertFalse(os.path.exists(out + "2"))
+
+    def test_two_jobs_are_compared_rank_by_rank(self):
+        ranks = os.path.join(EXAMPLES, "rec-gloo-2rank")
+        logs = sorted(f for f in os.listdir(ranks) if f.endswith(".log"))
+        self.assertEqual(len(logs), 2)
+        # B: the same job without rank 1.
+        only0 = os.path.join(self.tmp, "only_rank0")
+        os.makedirs(only0, exist_ok=True)
+        shutil.copy(os.path.join(ranks, logs[0]), only0)
+        shutil.copy(os.path.join(ranks, logs[0]),
+                    os.path.join(only0, logs[0].replace(".log", "_b.log")))
+        out = os.path.join(self.tmp, "ranks")
+        r = run(ranks, only0, "-o", out)  # two logs of rank 0 in B
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("holds two logs of rank 0", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        os.remove(os.path.join(only0, logs[0].replace(".log", "_b.log")))
+        r = run(ranks, only0, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        top = self.load(out, "diff.json")
+        self.assertEqual([x["rank"] for x in top["ranks"]], [0])
+        self.assertEqual((top["ranks_only_a"], top["ranks_only_b"]), ([1], []))
+        got = self.load(out, "rank_0/diff.json")
+        fa = frames_of(os.path.join(ranks, logs[0]))
+        want = match_frames(fa, fa)
+        self.assertEqual([(f["a"]["frame"], f["b"]["frame"])
+                          for f in got["frames"]],
+                         [(x[1], y[1]) for x, y in want])
+        self.assertEqual(got["summary"]["compiles_matched"],
+                         sum(len(f["compiles"]) for f in fa.values()))
+        self.assertEqual(got["summary"]["compiles_changed"], 0)
+        self.assertEqual(top["ranks"][0]["summary"], got["summary"])
+        self.assertEqual(links.broken_links(out), [])
+        # No rank in common: refused before anything is written.
+        other = os.path.join(self.tmp, "rank5")
+        os.makedirs(other, exist_ok=True)
+        for k in (5, 6):
+            shutil.copy(os.path.join(ranks, logs[0]), os.path.join(
+                other, "dedicated_log_torch_trace_rank_%d.log" % k))
+        r = run(ranks, other, "-o", out + "2")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no rank in common: ranks 0 to 1 and 5 to 6", r.stderr)
         self.assertFalse(os.path.exists(out + "2"))
 
     def test_thousands_of_compiles_stay_bounded(self):
