@@ -65,9 +65,14 @@ static int by_strength(const void *x, const void *y) {
   return p->b < q->b ? -1 : p->b > q->b;
 }
 
-/* A kernel left unpaired, by its fused ops and kind, then its place. */
+/* A kernel left unpaired, by its fused ops and kind, then its place: the
+ * first key of each name before its further ones (a mapping has a key per
+ * call, the code one definition), then its definition's line (the code's
+ * order, which a mapping's keys need not follow), then its index. */
 typedef struct leftover {
-  tl_str ops, kind;
+  tl_str ops, kind, name;
+  size_t repeat; /* keys of the same name before it */
+  int first;
   size_t index;
 } leftover;
 
@@ -78,7 +83,28 @@ static int by_ops(const void *x, const void *y) {
     c = tl_str_cmp(a->kind, b->kind);
   if (c)
     return c;
+  if (a->repeat != b->repeat)
+    return a->repeat < b->repeat ? -1 : 1;
+  if (a->first != b->first)
+    return a->first < b->first ? -1 : 1;
   return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int by_name_then_index(const void *x, const void *y) {
+  const leftover *a = x, *b = y;
+  int c = tl_str_cmp(a->name, b->name);
+  if (c)
+    return c;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Sets each leftover's `repeat`, then sorts them by by_ops. */
+static void order_leftovers(leftover *l, size_t n) {
+  tl_sort(l, n, sizeof *l, by_name_then_index);
+  for (size_t i = 0; i < n; i++)
+    l[i].repeat =
+        i && tl_str_eq(l[i].name, l[i - 1].name) ? l[i - 1].repeat + 1 : 0;
+  tl_sort(l, n, sizeof *l, by_ops);
 }
 
 static tl_str carried(const name_pair *map, size_t count, tl_str name,
@@ -276,12 +302,22 @@ static void pair_by_ops(pairing *p) {
   size_t ca = 0, cb = 0;
   for (size_t i = 0; i < p->na; i++)
     if (p->partner_a[i] < 0)
-      la[ca++] = (leftover){tl_kernel_fused_ops(&p->a[i]), p->a[i].kind, i};
+      la[ca++] = (leftover){tl_kernel_fused_ops(&p->a[i]),
+                            p->a[i].kind,
+                            p->a[i].name,
+                            0,
+                            p->a[i].first,
+                            i};
   for (size_t j = 0; j < p->nb; j++)
     if (p->partner_b[j] < 0)
-      lb[cb++] = (leftover){tl_kernel_fused_ops(&p->b[j]), p->b[j].kind, j};
-  tl_sort(la, ca, sizeof *la, by_ops);
-  tl_sort(lb, cb, sizeof *lb, by_ops);
+      lb[cb++] = (leftover){tl_kernel_fused_ops(&p->b[j]),
+                            p->b[j].kind,
+                            p->b[j].name,
+                            0,
+                            p->b[j].first,
+                            j};
+  order_leftovers(la, ca);
+  order_leftovers(lb, cb);
   size_t i = 0, j = 0;
   while (i < ca && j < cb) {
     int c = tl_str_cmp(la[i].ops, lb[j].ops);

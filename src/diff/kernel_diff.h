@@ -10,8 +10,8 @@
  * its code the text of its definition. Two kernels pair when the nodes of
  * one, carried through the post-grad graphs' alignment (fx_diff.h), are
  * those of the other, else when they share the most nodes, else (no nodes
- * in common) when their fused ops and kind agree, in order. A pair is the
- * same kernel when its nodes, fused ops and code (its own name left out)
+ * in common) when their fused ops and kind agree, in the code's order. A pair
+ * is the same kernel when its nodes, fused ops and code (its own name left out)
  * agree; else changed.
  */
 #ifndef TL_KERNEL_DIFF_H

@@ -147,9 +147,21 @@ cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
   cJSON_AddStringToObject(by, "before", ka.from_mapping ? "nodes" : "code");
   cJSON_AddStringToObject(by, "after", kb.from_mapping ? "nodes" : "code");
   if (ka.available && kb.available) {
+    /* Nodes on one side only say nothing: then both sides are matched
+     * without them (by fused ops), and still listed. */
+    bool mixed = ka.from_mapping != kb.from_mapping;
+    tl_compile_kernels *with = ka.from_mapping ? &ka : &kb;
+    size_t *counts = tl_xmalloc((with->items.count + 1) * sizeof *counts);
+    for (size_t i = 0; i < with->items.count && mixed; i++) {
+      counts[i] = with->items.items[i].node_count;
+      with->items.items[i].node_count = 0;
+    }
     tl_kernel_diff d;
     tl_kernel_diff_run(ka.items.items, ka.items.count, kb.items.items,
                        kb.items.count, post, &d);
+    for (size_t i = 0; i < with->items.count && mixed; i++)
+      with->items.items[i].node_count = counts[i];
+    free(counts);
     cJSON *sum = cJSON_AddObjectToObject(o, "summary");
     cJSON_AddNumberToObject(sum, "same", (double)d.same);
     cJSON_AddNumberToObject(sum, "renamed", (double)d.renamed);

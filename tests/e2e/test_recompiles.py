@@ -381,7 +381,8 @@ def renumbered_twice(path, out, mappings=True):
     compile of `path`: [0/0] its records as they are, [0/1] the same with
     every generated kernel (a mapping key's name ending in a number)
     renumbered, its number + 100, in every payload; without the node
-    mappings when `mappings` is false. Returns {old: new}."""
+    mappings when `mappings` is false, in [0/1] only when it is "first".
+    Returns {old: new}."""
     records = list(tracelog.records(path))
     names = set()
     for _, env, payload in records:
@@ -413,7 +414,8 @@ def renumbered_twice(path, out, mappings=True):
                     emit(env, payload)
                 continue
             k = tracelog.kind(env)
-            if not mappings and k == "artifact" and env[k].get("name") == \
+            if (not mappings or mappings == "first" and compile_id) and \
+                    k == "artifact" and env[k].get("name") == \
                     "inductor_provenance_tracking_node_mappings":
                 continue
             env = dict(env, frame_id=0, frame_compile_id=compile_id,
@@ -700,10 +702,11 @@ class Recompiles(unittest.TestCase):
         """One compile logged twice, the second time with every generated
         kernel renumbered: Triton (JIT CUDA, combo, AOT CUDA) and C++ (AOT
         CPU, cpp_wrapper) kernels are all matched, renamed, none changed;
-        by their nodes, and by their fused ops without node mappings."""
+        by their nodes, and by their fused ops without node mappings, or
+        with them on one side only."""
         for name, mappings in itertools.product(
                 ("jit-cuda", "combo", "aot-cuda", "aot-cpu", "rec-aot-cpu",
-                 "rec-cpp-wrapper"), (True, False)):
+                 "rec-cpp-wrapper"), (True, False, "first")):
             where = (name, mappings)
             log = os.path.join(self.tmp, "%s-twice-%s.log" % where)
             renames = renumbered_twice(
@@ -718,6 +721,28 @@ class Recompiles(unittest.TestCase):
                 d = json.load(f)
             rows = d["kernels"]["kernels"]
             self.assertTrue(rows, name)
+            if mappings == "first":
+                # The mapping's keys before, the code's definitions after:
+                # each definition matched by its fused ops, none changed;
+                # keys without a definition of their own (extern kernels,
+                # a kernel's further calls) removed.
+                self.assertEqual(d["kernels"]["matched_by"],
+                                 {"before": "nodes", "after": "code"}, where)
+                for row in rows:
+                    x, y = row["before"], row["after"]
+                    self.assertIn(row["change"], ("same", "removed"), where)
+                    if y:
+                        self.assertEqual(renames.get(x["name"], x["name"]),
+                                         y["name"], where)
+                    else:
+                        self.assertTrue(
+                            x["definition"] is None or any(
+                                r["before"]["name"] == x["name"] and
+                                r["after"] for r in rows), (where, x))
+                self.assertEqual(sorted(r["after"]["name"] for r in rows
+                                        if r["after"]),
+                                 sorted(renames.values()), where)
+                continue
             by = "nodes" if mappings else "code"
             self.assertEqual(d["kernels"]["matched_by"],
                              {"before": by, "after": by}, where)
