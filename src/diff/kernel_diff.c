@@ -484,17 +484,16 @@ bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
 #define LCS(i, j) lcs[(size_t)(i) * (m + 1) + (j)]
   for (size_t i = n; i-- > 0;)
     for (size_t j = m; j-- > 0;)
-      LCS(i, j) =
-          same_line(a.items[i], x->name, b.items[j], y->name)
-              ? LCS(i + 1, j + 1) + 1
-              : (LCS(i + 1, j) > LCS(i, j + 1) ? LCS(i + 1, j) : LCS(i, j + 1));
+      LCS(i, j) = SAME(i, j) ? LCS(i + 1, j + 1) + 1
+                             : (LCS(i + 1, j) > LCS(i, j + 1) ? LCS(i + 1, j)
+                                                              : LCS(i, j + 1));
   /* The edit script, then each unchanged line kept when it is within
    * TL_CODE_DIFF_CONTEXT lines of a change. */
   TL_VEC(tl_code_row) all = {0};
   size_t i = 0, j = 0;
   while (i < n || j < m) {
     tl_code_row r = {0};
-    if (i < n && j < m && same_line(a.items[i], x->name, b.items[j], y->name)) {
+    if (i < n && j < m && SAME(i, j)) {
       r = (tl_code_row){TL_CODE_SAME, x->first ? x->first + (int)i : 0,
                         y->first ? y->first + (int)j : 0, b.items[j]};
       i++;
