@@ -93,6 +93,16 @@ static void set_code(tl_arena *arena, const code_texts *t, tl_str file,
   k->file = file;
 }
 
+/* The entry function's lines first..last of the code. */
+static void set_entry(tl_compile_kernels *out, const code_texts *t, int first,
+                      int last) {
+  if (!t->code.ptr || first < 1 || last < first)
+    return;
+  out->entry =
+      tl_arena_str(&out->arena, lines_of(t->code, &t->code_lines, first, last));
+  out->entry_first = first;
+}
+
 /* The mapping's kernels, from the view's JSON (provenance-json.md). */
 static void from_provenance(tl_compile_kernels *out, const cJSON *view,
                             const code_texts *t) {
@@ -127,6 +137,8 @@ static void from_provenance(tl_compile_kernels *out, const cJSON *view,
 /* The kernels the code defines, in definition order, without nodes. */
 static void from_definitions(tl_compile_kernels *out, bool aot,
                              const code_texts *t) {
+  out->entry = (tl_str){"", 0};
+  out->entry_first = 0;
   tl_code_analysis a;
   memset(&a, 0, sizeof a);
   if (!aot) {
@@ -140,6 +152,7 @@ static void from_definitions(tl_compile_kernels *out, bool aot,
     return;
 #endif
   }
+  set_entry(out, t, a.entry_first, a.entry_last);
   for (size_t i = 0; i < a.def_count; i++) {
     const tl_kernel_def *d = &a.defs[i];
     tl_kernel_item item = {0};
@@ -181,6 +194,13 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
     cJSON *view = tl_provenance_build(&in);
     if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(view, "no_links_reason")))
       from_provenance(out, view, &t);
+    const cJSON *entry = cJSON_GetObjectItemCaseSensitive(view, "entry");
+    if (cJSON_IsObject(entry))
+      set_entry(out, &t,
+                (int)cJSON_GetNumberValue(
+                    cJSON_GetObjectItemCaseSensitive(entry, "first")),
+                (int)cJSON_GetNumberValue(
+                    cJSON_GetObjectItemCaseSensitive(entry, "last")));
     out->from_mapping = out->items.count > 0;
     cJSON_Delete(view);
   }

@@ -19,6 +19,9 @@ typedef struct tl_compile_kernels {
   TL_VEC(tl_kernel_item) items;
   bool available;    /* output code was logged and read */
   bool from_mapping; /* the node mappings named the kernels */
+  tl_str entry;      /* the entry function's lines (`call`, `run_impl`,
+                        `inductor_entry_impl`), empty when not found */
+  int entry_first;   /* its first line in the code, 0 when not found */
 } tl_compile_kernels;
 
 /* Reads the kernels of one compilation: its post-grad graph, output code

@@ -420,34 +420,53 @@ void tl_kernel_diff_free(tl_kernel_diff *d) { TL_VEC_FREE(d->rows); }
 
 /* ---- code, line by line ------------------------------------------------ */
 
-typedef TL_VEC(tl_str) str_vec;
-typedef TL_VEC(uint64_t) hash_vec;
+/* One side's lines: as they are (shown) and as compared (`key`), with the
+ * keys' hashes, and the first line's number in its file (0: none). */
+typedef struct side_lines {
+  TL_VEC(tl_str) text;
+  TL_VEC(size_t) key_at, key_len; /* into `keys` */
+  TL_VEC(uint64_t) hash;
+  tl_buf keys;
+  int first;
+} side_lines;
 
-/* FNV-1a of a line with each occurrence of `name` hashed as one byte 1,
- * so that equal lines (names aside, as same_line reads them) hash equal. */
-static uint64_t hash_line(tl_str line, tl_str name) {
+static uint64_t fnv(tl_str s) {
   uint64_t h = 14695981039346656037ull;
-  for (size_t i = 0; i < line.len;) {
-    unsigned char c;
-    if (name.len && line.len - i >= name.len &&
-        memcmp(line.ptr + i, name.ptr, name.len) == 0) {
-      c = 1;
-      i += name.len;
-    } else {
-      c = (unsigned char)line.ptr[i++];
-    }
-    h = (h ^ c) * 1099511628211ull;
-  }
+  for (size_t i = 0; i < s.len; i++)
+    h = (h ^ (unsigned char)s.ptr[i]) * 1099511628211ull;
   return h;
 }
 
-static void split_lines(tl_str s, tl_str name, str_vec *out, hash_vec *h) {
+static tl_str key_of(const side_lines *l, size_t i) {
+  return (tl_str){l->keys.data + l->key_at.items[i], l->key_len.items[i]};
+}
+
+static void side_free(side_lines *l) {
+  TL_VEC_FREE(l->text);
+  TL_VEC_FREE(l->key_at);
+  TL_VEC_FREE(l->key_len);
+  TL_VEC_FREE(l->hash);
+  tl_buf_free(&l->keys);
+}
+
+/* Splits `code` into lines, each compared as `key(line)` appends it. */
+static void side_read(side_lines *l, tl_str code, int first,
+                      void (*key)(tl_buf *out, tl_str line, void *ctx),
+                      void *ctx) {
+  memset(l, 0, sizeof *l);
+  tl_buf_init(&l->keys);
+  l->first = first;
   size_t at = 0;
-  while (at < s.len) {
-    tl_str line = next_line(s, &at);
-    TL_VEC_PUSH(*out, line);
-    TL_VEC_PUSH(*h, hash_line(line, name));
+  while (at < code.len) {
+    tl_str line = next_line(code, &at);
+    size_t from = l->keys.len;
+    key(&l->keys, line, ctx);
+    TL_VEC_PUSH(l->text, line);
+    TL_VEC_PUSH(l->key_at, from);
+    TL_VEC_PUSH(l->key_len, l->keys.len - from);
   }
+  for (size_t i = 0; i < l->text.count; i++)
+    TL_VEC_PUSH(l->hash, fnv(key_of(l, i)));
 }
 
 static void push_row(tl_code_rows *out, bool *cut, tl_code_op op, int before,
@@ -460,26 +479,17 @@ static void push_row(tl_code_rows *out, bool *cut, tl_code_op op, int before,
   TL_VEC_PUSH(*out, r);
 }
 
-bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
-                         tl_code_rows *out, bool *cut) {
+/* The rows of two sides' lines (see tl_kernel_code_diff). */
+static bool diff_sides(const side_lines *x, const side_lines *y,
+                       tl_code_rows *out, bool *cut) {
   *cut = false;
-  str_vec a = {0}, b = {0};
-  hash_vec ha = {0}, hb = {0};
-  split_lines(x->code, x->name, &a, &ha);
-  split_lines(y->code, y->name, &b, &hb);
-  size_t n = a.count, m = b.count;
-  bool fits = (double)(n + 1) * (double)(m + 1) <= TL_CODE_DIFF_MAX_CELLS;
-  if (!fits) {
-    TL_VEC_FREE(a);
-    TL_VEC_FREE(b);
-    TL_VEC_FREE(ha);
-    TL_VEC_FREE(hb);
+  size_t n = x->text.count, m = y->text.count;
+  if ((double)(n + 1) * (double)(m + 1) > TL_CODE_DIFF_MAX_CELLS)
     return false;
-  }
 #define SAME(i, j)                                                             \
-  (ha.items[i] == hb.items[j] &&                                               \
-   same_line(a.items[i], x->name, b.items[j], y->name))
-  /* lcs[i][j]: the longest common subsequence of a[i..] and b[j..]. */
+  (x->hash.items[i] == y->hash.items[j] &&                                     \
+   tl_str_eq(key_of(x, i), key_of(y, j)))
+  /* lcs[i][j]: the longest common subsequence of x[i..] and y[j..]. */
   uint32_t *lcs = tl_xcalloc((n + 1) * (m + 1), sizeof *lcs);
 #define LCS(i, j) lcs[(size_t)(i) * (m + 1) + (j)]
   for (size_t i = n; i-- > 0;)
@@ -490,21 +500,22 @@ bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
   /* The edit script, then each unchanged line kept when it is within
    * TL_CODE_DIFF_CONTEXT lines of a change. */
   TL_VEC(tl_code_row) all = {0};
+  int fx = x->first, fy = y->first;
   size_t i = 0, j = 0;
   while (i < n || j < m) {
     tl_code_row r = {0};
     if (i < n && j < m && SAME(i, j)) {
-      r = (tl_code_row){TL_CODE_SAME, x->first ? x->first + (int)i : 0,
-                        y->first ? y->first + (int)j : 0, b.items[j]};
+      r = (tl_code_row){TL_CODE_SAME, fx ? fx + (int)i : 0,
+                        fy ? fy + (int)j : 0, y->text.items[j]};
       i++;
       j++;
     } else if (i < n && (j == m || LCS(i + 1, j) >= LCS(i, j + 1))) {
-      r = (tl_code_row){TL_CODE_REMOVED, x->first ? x->first + (int)i : 0, 0,
-                        a.items[i]}; /* removed lines before added ones */
+      r = (tl_code_row){TL_CODE_REMOVED, fx ? fx + (int)i : 0, 0,
+                        x->text.items[i]}; /* removed lines before added */
       i++;
     } else {
-      r = (tl_code_row){TL_CODE_ADDED, 0, y->first ? y->first + (int)j : 0,
-                        b.items[j]};
+      r = (tl_code_row){TL_CODE_ADDED, 0, fy ? fy + (int)j : 0,
+                        y->text.items[j]};
       j++;
     }
     TL_VEC_PUSH(all, r);
@@ -538,9 +549,134 @@ bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
     }
   }
   TL_VEC_FREE(all);
-  TL_VEC_FREE(a);
-  TL_VEC_FREE(b);
-  TL_VEC_FREE(ha);
-  TL_VEC_FREE(hb);
   return true;
+}
+
+/* A kernel's line as compared: its own name read as one byte 1. */
+static void own_name_key(tl_buf *out, tl_str line, void *ctx) {
+  tl_str name = *(const tl_str *)ctx;
+  for (size_t i = 0; i < line.len;) {
+    if (name.len && line.len - i >= name.len &&
+        memcmp(line.ptr + i, name.ptr, name.len) == 0) {
+      tl_buf_putc(out, '\1');
+      i += name.len;
+    } else {
+      tl_buf_putc(out, line.ptr[i++]);
+    }
+  }
+}
+
+bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
+                         tl_code_rows *out, bool *cut) {
+  side_lines a, b;
+  side_read(&a, x->code, x->first, own_name_key, (void *)&x->name);
+  side_read(&b, y->code, y->first, own_name_key, (void *)&y->name);
+  bool ok = diff_sides(&a, &b, out, cut);
+  side_free(&a);
+  side_free(&b);
+  return ok;
+}
+
+/* ---- the entry function ------------------------------------------------- */
+
+typedef struct entry_ctx {
+  const tl_str *names; /* sorted: a name of this side's kernels */
+  const tl_str *as;    /* ... read as this (the earlier side's name) */
+  size_t count;
+  TL_VEC(tl_str) buffers; /* buf<N> names in order of first use */
+} entry_ctx;
+
+static bool ident_char(char c, bool first) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (!first && c >= '0' && c <= '9');
+}
+
+static bool is_buffer(tl_str w) {
+  if (w.len < 4 || memcmp(w.ptr, "buf", 3) != 0)
+    return false;
+  for (size_t i = 3; i < w.len; i++)
+    if (w.ptr[i] < '0' || w.ptr[i] > '9')
+      return false;
+  return true;
+}
+
+/* An entry line as compared: each word that names a kernel read as its
+ * partner's name, each buffer (`buf12`) as its rank of first use. */
+static void entry_key(tl_buf *out, tl_str line, void *ctx) {
+  entry_ctx *e = ctx;
+  for (size_t i = 0; i < line.len;) {
+    if (!ident_char(line.ptr[i], true) ||
+        (i && ident_char(line.ptr[i - 1], false))) {
+      tl_buf_putc(out, line.ptr[i++]);
+      continue;
+    }
+    size_t w = i;
+    while (i < line.len && ident_char(line.ptr[i], false))
+      i++;
+    tl_str word = {line.ptr + w, i - w};
+    if (is_buffer(word)) {
+      size_t k = 0;
+      while (k < e->buffers.count && !tl_str_eq(e->buffers.items[k], word))
+        k++;
+      if (k == e->buffers.count)
+        TL_VEC_PUSH(e->buffers, word);
+      tl_buf_printf(out, "\1buf%zu", k);
+      continue;
+    }
+    size_t lo = 0, hi = e->count;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int c = tl_str_cmp(e->names[mid], word);
+      if (c < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    tl_buf_append_str(
+        out, lo < e->count && tl_str_eq(e->names[lo], word) ? e->as[lo] : word);
+  }
+}
+
+typedef struct rename {
+  tl_str name, as;
+} rename;
+
+static int by_rename_name(const void *x, const void *y) {
+  return tl_str_cmp(((const rename *)x)->name, ((const rename *)y)->name);
+}
+
+bool tl_entry_code_diff(tl_str a, int a_first, tl_str b, int b_first,
+                        const tl_kernel_item *ka, const tl_kernel_item *kb,
+                        const tl_kernel_diff *kernels, tl_code_rows *out,
+                        bool *cut) {
+  TL_VEC(rename) r = {0};
+  for (size_t i = 0; i < kernels->rows.count; i++) {
+    const tl_kernel_row *row = &kernels->rows.items[i];
+    if (row->before >= 0 && row->after >= 0 && row->renamed) {
+      rename x = {kb[row->after].name, ka[row->before].name};
+      TL_VEC_PUSH(r, x);
+    }
+  }
+  tl_sort(r.items, r.count, sizeof *r.items, by_rename_name);
+  tl_str *names = tl_xmalloc((r.count + 1) * sizeof *names);
+  tl_str *as = tl_xmalloc((r.count + 1) * sizeof *as);
+  size_t count = 0;
+  for (size_t i = 0; i < r.count; i++)
+    if (!count || !tl_str_eq(names[count - 1], r.items[i].name)) {
+      names[count] = r.items[i].name;
+      as[count++] = r.items[i].as;
+    }
+  entry_ctx ea = {NULL, NULL, 0, {0}}, eb = {names, as, count, {0}};
+  side_lines x, y;
+  side_read(&x, a, a_first, entry_key, &ea);
+  side_read(&y, b, b_first, entry_key, &eb);
+  bool ok = diff_sides(&x, &y, out, cut);
+  side_free(&x);
+  side_free(&y);
+  TL_VEC_FREE(ea.buffers);
+  TL_VEC_FREE(eb.buffers);
+  free(names);
+  free(as);
+  TL_VEC_FREE(r);
+  return ok;
 }

@@ -105,4 +105,17 @@ enum {
 bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
                          tl_code_rows *out, bool *cut);
 
+/* The same for the entry functions of two compiles' output code (`call`,
+ * `run_impl`, `inductor_entry_impl`: texts `a` and `b`, whose first lines
+ * are lines `a_first` and `b_first` of their files), each word of `b` that
+ * names a kernel `kernels` pairs with one of `ka` (renamed) read as that
+ * kernel's name, and the buffers (`buf12`) of each side read by their
+ * order of first use, so that renumbered kernels and buffers are no
+ * change. A buffer's rank is counted over the lines in order, so a buffer
+ * first used on a changed line may shift the names of later lines. */
+bool tl_entry_code_diff(tl_str a, int a_first, tl_str b, int b_first,
+                        const tl_kernel_item *ka, const tl_kernel_item *kb,
+                        const tl_kernel_diff *kernels, tl_code_rows *out,
+                        bool *cut);
+
 #endif

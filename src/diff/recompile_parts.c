@@ -81,15 +81,23 @@ static void add_line(cJSON *o, const char *key, int line) {
 }
 
 /* The two codes line by line (kernel_diff.h), or null when too long. */
+static cJSON *code_rows_json(const tl_code_rows *rows, bool cut);
+
+/* The two codes line by line (kernel_diff.h), or null when too long. */
 static cJSON *code_diff_json(const tl_kernel_item *x, const tl_kernel_item *y) {
   tl_code_rows rows = {0};
   bool cut;
-  if (!tl_kernel_code_diff(x, y, &rows, &cut))
-    return cJSON_CreateNull();
+  cJSON *o = tl_kernel_code_diff(x, y, &rows, &cut) ? code_rows_json(&rows, cut)
+                                                    : cJSON_CreateNull();
+  TL_VEC_FREE(rows);
+  return o;
+}
+
+static cJSON *code_rows_json(const tl_code_rows *rows, bool cut) {
   cJSON *o = cJSON_CreateObject();
   cJSON *list = cJSON_AddArrayToObject(o, "lines");
-  for (size_t i = 0; i < rows.count; i++) {
-    const tl_code_row *r = &rows.items[i];
+  for (size_t i = 0; i < rows->count; i++) {
+    const tl_code_row *r = &rows->items[i];
     cJSON *row = cJSON_CreateObject();
     cJSON_AddStringToObject(row, "op", code_op_name(r->op));
     add_line(row, "before", r->before);
@@ -98,8 +106,27 @@ static cJSON *code_diff_json(const tl_kernel_item *x, const tl_kernel_item *y) {
     cJSON_AddItemToArray(list, row);
   }
   cJSON_AddBoolToObject(o, "cut", cut);
-  TL_VEC_FREE(rows);
   return o;
+}
+
+/* The entry functions line by line (kernel_diff.h), or null when either
+ * was not found or they are too long. */
+static cJSON *entry_json(const tl_compile_kernels *ka,
+                         const tl_compile_kernels *kb,
+                         const tl_kernel_diff *d) {
+  if (!ka->entry_first || !kb->entry_first)
+    return cJSON_CreateNull();
+  tl_code_rows rows = {0};
+  bool cut;
+  cJSON *o = NULL;
+  if (tl_entry_code_diff(ka->entry, ka->entry_first, kb->entry, kb->entry_first,
+                         ka->items.items, kb->items.items, d, &rows, &cut)) {
+    o = code_rows_json(&rows, cut);
+    cJSON_AddNumberToObject(o, "before_first", ka->entry_first);
+    cJSON_AddNumberToObject(o, "after_first", kb->entry_first);
+  }
+  TL_VEC_FREE(rows);
+  return o ? o : cJSON_CreateNull();
 }
 
 static cJSON *kernel_row_json(const tl_kernel_row *r,
@@ -171,6 +198,7 @@ cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
     cJSON *rows = cJSON_AddArrayToObject(o, "kernels");
     for (size_t i = 0; i < d.rows.count; i++)
       cJSON_AddItemToArray(rows, kernel_row_json(&d.rows.items[i], &ka, &kb));
+    cJSON_AddItemToObject(o, "entry_code", entry_json(&ka, &kb, &d));
     tl_kernel_diff_free(&d);
   }
   tl_compile_kernels_free(&ka);

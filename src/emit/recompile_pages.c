@@ -276,12 +276,12 @@ static void kernel_cell(tl_buf *h, const cJSON *k, const char *page) {
 /* A kernel's code line by line: removed lines `-`, added `+`, a few
  * unchanged around them, each with its lines in the two files; one block
  * per line (report.css), so no newline between them. */
-static void code_diff(tl_buf *h, const cJSON *d) {
+static void code_diff(tl_buf *h, const cJSON *d, const char *summary) {
   const cJSON *lines = get(d, "lines"), *l;
   if (!cJSON_GetArraySize(lines))
     return;
-  tl_buf_puts(h, "<details class=\"code-diff\"><summary>the code, line by "
-                 "line</summary><pre>");
+  tl_buf_printf(h, "<details class=\"code-diff\"><summary>%s</summary><pre>",
+                summary);
   cJSON_ArrayForEach(l, lines) {
     const char *op = str(l, "op");
     if (strcmp(op, "gap") == 0) {
@@ -334,7 +334,7 @@ static void kernel_changes(tl_buf *h, const cJSON *r) {
     tl_html_escape_cut(h, tl_str_trim(tl_str_from(str(c, "after"))),
                        TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</code>");
-    code_diff(h, get(r, "code_diff"));
+    code_diff(h, get(r, "code_diff"), "the code, line by line");
   }
 }
 
@@ -383,6 +383,22 @@ static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
     tl_buf_printf(h,
                   "<p class=\"note\">%zu unchanged kernel%s not shown.</p>\n",
                   hidden, hidden == 1 ? "" : "s");
+  const cJSON *entry = get(k, "entry_code");
+  if (cJSON_IsObject(entry)) {
+    int changes = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, get(entry, "lines")) {
+      changes += strcmp(str(l, "op"), "added") == 0 ||
+                 strcmp(str(l, "op"), "removed") == 0;
+    }
+    tl_buf_printf(h,
+                  "<p id=\"entry\">The entry function (the calls of the "
+                  "kernels): %d line%s removed or added, renumbered kernels "
+                  "and buffers read as one.</p>\n",
+                  changes, changes == 1 ? "" : "s");
+    if (changes)
+      code_diff(h, entry, "the entry function, line by line");
+  }
 }
 
 static void metrics_section(tl_buf *h, const cJSON *m) {

@@ -346,6 +346,35 @@ TEST(a_kernel_code_diff_keeps_two_lines_around_each_change) {
   TL_VEC_FREE(rows);
 }
 
+TEST(an_entry_function_reads_renumbered_kernels_and_buffers_as_one) {
+  tl_kernel_item a[] = {kernel("k_sum_1", "cpp", "", 0, NULL, 0)};
+  tl_kernel_item b[] = {kernel("k_sum_2", "cpp", "", 0, NULL, 0)};
+  tl_kernel_diff d;
+  tl_kernel_diff_run(a, 1, b, 1, NULL, &d);
+  CHECK(d.rows.count == 1 && d.rows.items[0].renamed);
+  tl_code_rows rows = {0};
+  bool cut;
+  CHECK(tl_entry_code_diff(
+      tl_str_from("buf1 = empty()\nk_sum_1(buf1)\nreturn (buf1, )"), 5,
+      tl_str_from("buf4 = empty()\nk_sum_2(buf4)\nextra(buf4)\n"
+                  "return (buf4, )"),
+      7, a, b, &d, &rows, &cut));
+  /* Only the added line differs. */
+  size_t added = 0, removed = 0;
+  for (size_t i = 0; i < rows.count; i++) {
+    added += rows.items[i].op == TL_CODE_ADDED;
+    removed += rows.items[i].op == TL_CODE_REMOVED;
+    if (rows.items[i].op == TL_CODE_ADDED) {
+      CHECK_STR_EQ(cstr(rows.items[i].text), "extra(buf4)");
+      CHECK_INT_EQ(rows.items[i].after, 9);
+    }
+  }
+  CHECK_INT_EQ(added, 1);
+  CHECK_INT_EQ(removed, 0);
+  TL_VEC_FREE(rows);
+  tl_kernel_diff_free(&d);
+}
+
 static char *shape(const char *before, const char *after) {
   static char out[256];
   tl_buf b;
@@ -416,6 +445,7 @@ int main(void) {
   RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
   RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
   RUN(a_kernel_code_diff_keeps_two_lines_around_each_change);
+  RUN(an_entry_function_reads_renumbered_kernels_and_buffers_as_one);
   RUN(a_shape_change_is_said_per_dimension);
   RUN(a_tensor_guard_change_is_said_per_dimension);
   return check_summary();

@@ -613,8 +613,65 @@ class Recompiles(unittest.TestCase):
         self.assertEqual(ops.count("removed"), len(a_lines) - common, where)
         self.assertEqual(ops.count("added"), len(b_lines) - common, where)
 
+    def check_entry_code(self, got, d, out, where):
+        """The entry functions line by line: each line its file's, in
+        order; as many removed and added lines as a longest common
+        subsequence leaves of the lines with each renamed kernel of the
+        later compile read as its partner and each buffer (bufN) as its
+        rank of first use."""
+        views = {}
+        for side in ("before", "after"):
+            folder = d[side]["folder"]
+            for name in sorted(os.listdir(out)):
+                if name.startswith("provenance_tracking_" + folder) and \
+                        name.endswith(".json"):
+                    with open(os.path.join(out, name)) as f:
+                        v = json.load(f)
+                    if v["artifacts"]["post_grad_graph"] == \
+                            d["graphs"]["post_grad"][side]:
+                        views[side] = v
+        if len(views) < 2 or not views["before"]["entry"] or \
+                not views["after"]["entry"]:
+            return False
+        renames = {r["after"]["name"]: r["before"]["name"]
+                   for r in d["kernels"]["kernels"]
+                   if r["before"] and r["after"] and r["renamed"]}
+
+        def lines(side):
+            v = views[side]
+            with open(os.path.join(out, v["artifacts"]["code"])) as f:
+                text = f.read().split("\n")
+            e = v["entry"]
+            return text, text[e["first"] - 1:e["last"]], e["first"]
+
+        def normalized(ls, names):
+            ranks = {}
+
+            def word(m):
+                w = m.group(0)
+                if re.fullmatch(r"buf\d+", w):
+                    return "\x01buf%d" % ranks.setdefault(w, len(ranks))
+                return names.get(w, w)
+            return [re.sub(r"[A-Za-z_][A-Za-z0-9_]*", word, l) for l in ls]
+        fa, la, first_a = lines("before")
+        fb, lb, first_b = lines("after")
+        self.assertEqual((got["before_first"], got["after_first"]),
+                         (first_a, first_b), where)
+        for row in got["lines"]:
+            if row["op"] == "removed":
+                self.assertEqual(fa[row["before"] - 1], row["text"], where)
+            elif row["op"] != "gap":
+                self.assertEqual(fb[row["after"] - 1], row["text"], where)
+        if not got["cut"]:
+            na, nb = normalized(la, {}), normalized(lb, renames)
+            common = lcs_length(na, nb)
+            ops = [r["op"] for r in got["lines"]]
+            self.assertEqual(ops.count("removed"), len(na) - common, where)
+            self.assertEqual(ops.count("added"), len(nb) - common, where)
+        return True
+
     def test_kernels_match_the_node_mappings(self):
-        checked = paired_exactly = code_diffs = 0
+        checked = paired_exactly = code_diffs = entries = 0
         for name in RECORDINGS:
             out = self.report(name)
             for a, b, fa, fb in self.pairs(name):
@@ -684,6 +741,8 @@ class Recompiles(unittest.TestCase):
                            else change] += 1
                 self.assertEqual(got["summary"], counts, where)
                 self.assertEqual(d["summary"]["kernels"], counts, where)
+                entries += self.check_entry_code(got["entry_code"], d, out,
+                                                 where)
                 with open(os.path.join(out, "index.html")) as f:
                     index = f.read()
                 stem = "recompile_%s_%d_%d_to_%d.html" % (a[0], a[1], a[2],
@@ -697,6 +756,7 @@ class Recompiles(unittest.TestCase):
         self.assertGreaterEqual(checked, 10)
         self.assertGreaterEqual(paired_exactly, 8)
         self.assertGreaterEqual(code_diffs, 6)
+        self.assertGreaterEqual(entries, 10)
 
     def test_renumbered_kernels_are_no_change_in_every_mode(self):
         """One compile logged twice, the second time with every generated
