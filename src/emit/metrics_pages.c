@@ -3,6 +3,7 @@
 #include "emit/metrics_pages.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,14 +518,24 @@ const char *tl_compile_status(const tl_compile_dir *dir) {
 }
 
 /* The trie of every dynamo_start stack; nodes live in one list so that
- * neither building nor freeing recurses. */
+ * neither building nor freeing recurses. A node's child for a frame is
+ * found through one hash table of edges (parent, frame) -> child, not by a
+ * scan of the siblings: a million compiles of distinct functions are a
+ * million children of the root. */
 typedef struct trie_node {
   const tl_frame *frame; /* NULL for the root */
+  size_t parent;
+  uint64_t hash; /* of (parent, frame): the edge's key */
   TL_VEC(size_t) children;
   TL_VEC(const tl_compile_dir *) terminals;
 } trie_node;
 
-typedef TL_VEC(trie_node) trie;
+typedef struct trie {
+  TL_VEC(trie_node) nodes;
+  size_t *edges;    /* open addressing: a child's index, 0 = empty (the root
+                       is nobody's child) */
+  size_t edge_size; /* a power of two, or 0 */
+} trie;
 
 static bool same_frame(const tl_frame *a, const tl_frame *b) {
   return a->line == b->line &&
@@ -533,17 +544,58 @@ static bool same_frame(const tl_frame *a, const tl_frame *b) {
          !strcmp(a->loc ? a->loc : "", b->loc ? b->loc : "");
 }
 
+/* FNV-1a over `s` (NULL hashes apart from "" as same_frame tells them). */
+static uint64_t hash_str(uint64_t h, const char *s) {
+  if (!s)
+    return (h ^ 0xffu) * 1099511628211ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (h ^ 0xfeu) * 1099511628211ull;
+}
+
+static uint64_t edge_hash(size_t parent, const tl_frame *frame) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)parent;
+  h = (h ^ (uint64_t)frame->line) * 1099511628211ull;
+  h = hash_str(h, frame->file);
+  h = hash_str(h, frame->name ? frame->name : "");
+  return hash_str(h, frame->loc ? frame->loc : "");
+}
+
+static void edges_grow(trie *t) {
+  size_t size = t->edge_size ? t->edge_size * 2 : 64;
+  size_t *edges = tl_xcalloc(size, sizeof *edges);
+  for (size_t i = 0; i < t->edge_size; i++) {
+    size_t c = t->edges[i];
+    if (!c)
+      continue;
+    size_t at = t->nodes.items[c].hash & (size - 1);
+    while (edges[at])
+      at = (at + 1) & (size - 1);
+    edges[at] = c;
+  }
+  free(t->edges);
+  t->edges = edges;
+  t->edge_size = size;
+}
+
 static size_t trie_child(trie *t, size_t node, const tl_frame *frame) {
-  for (size_t i = 0; i < t->items[node].children.count; i++) {
-    size_t c = t->items[node].children.items[i];
-    if (same_frame(t->items[c].frame, frame))
-      return c;
+  if (t->nodes.count * 2 > t->edge_size)
+    edges_grow(t);
+  uint64_t h = edge_hash(node, frame);
+  size_t at = h & (t->edge_size - 1);
+  for (; t->edges[at]; at = (at + 1) & (t->edge_size - 1)) {
+    const trie_node *c = &t->nodes.items[t->edges[at]];
+    if (c->hash == h && c->parent == node && same_frame(c->frame, frame))
+      return t->edges[at];
   }
   trie_node child = {0};
   child.frame = frame;
-  TL_VEC_PUSH(*t, child);
-  size_t index = t->count - 1;
-  TL_VEC_PUSH(t->items[node].children, index);
+  child.parent = node;
+  child.hash = h;
+  TL_VEC_PUSH(t->nodes, child);
+  size_t index = t->nodes.count - 1;
+  t->edges[at] = index;
+  TL_VEC_PUSH(t->nodes.items[node].children, index);
   return index;
 }
 
@@ -574,7 +626,7 @@ static void trie_html(tl_buf *html, const trie *t) {
   TL_VEC_PUSH(todo, root);
   while (todo.count) {
     level *top = &todo.items[todo.count - 1];
-    const trie_node *node = &t->items[top->node];
+    const trie_node *node = &t->nodes.items[top->node];
     if (top->next == node->children.count) {
       if (top->close)
         tl_buf_puts(html, "</ul></li>");
@@ -583,7 +635,7 @@ static void trie_html(tl_buf *html, const trie *t) {
     }
     size_t c = node->children.items[top->next++];
     bool siblings = node->children.count > 1;
-    const trie_node *child = &t->items[c];
+    const trie_node *child = &t->nodes.items[c];
     if (siblings) {
       tl_buf_puts(html, "<li><span onclick=\"toggleList(this)\" "
                         "class=\"marker\"></span>");
@@ -609,28 +661,29 @@ static void trie_add(trie *t, const tl_stack *stack,
   for (size_t k = 0; k < stack->count; k++)
     node = trie_child(t, node, &stack->frames[k]);
   if (node)
-    TL_VEC_PUSH(t->items[node].terminals, terminal);
+    TL_VEC_PUSH(t->nodes.items[node].terminals, terminal);
 }
 
 /* Renders and frees a built trie. */
 static void trie_finish(tl_buf *html, trie *t) {
-  if (t->count > 1) {
+  if (t->nodes.count > 1) {
     tl_buf_puts(html, "<details open><summary>Stack</summary>"
                       "<div class=\"stack-trie\"><ul>");
     trie_html(html, t);
     tl_buf_puts(html, "</ul></div></details>\n");
   }
-  for (size_t i = 0; i < t->count; i++) {
-    TL_VEC_FREE(t->items[i].children);
-    TL_VEC_FREE(t->items[i].terminals);
+  for (size_t i = 0; i < t->nodes.count; i++) {
+    TL_VEC_FREE(t->nodes.items[i].children);
+    TL_VEC_FREE(t->nodes.items[i].terminals);
   }
-  TL_VEC_FREE(*t);
+  TL_VEC_FREE(t->nodes);
+  free(t->edges);
 }
 
 void tl_stack_trie_render(tl_buf *html, const tl_store *store) {
   trie t = {0};
   trie_node root = {0};
-  TL_VEC_PUSH(t, root);
+  TL_VEC_PUSH(t.nodes, root);
   for (size_t i = 0; i < store->starts.count; i++) {
     const tl_start *s = &store->starts.items[i];
     trie_add(&t, &s->dir->stacks.items[s->stack], s->dir);
@@ -641,7 +694,7 @@ void tl_stack_trie_render(tl_buf *html, const tl_store *store) {
 void tl_unknown_stack_trie_render(tl_buf *html, const tl_store *store) {
   trie t = {0};
   trie_node root = {0};
-  TL_VEC_PUSH(t, root);
+  TL_VEC_PUSH(t.nodes, root);
   for (size_t i = 0; i < store->unknown_stacks.count; i++)
     trie_add(&t, &store->unknown_stacks.items[i], NULL);
   trie_finish(html, &t);

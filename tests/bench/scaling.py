@@ -1,10 +1,11 @@
 """scaling.py: how tlparse's time grows with the number of compile folders
-or of ranks (a benchmark, not a test: figures for docs/performance.md,
+of artifacts in one folder or of ranks (a benchmark, not a test: figures for docs/performance.md,
 "Scaling with counts").
 
 Compile folders (the default): for each count N it writes a trace of N
-compile ids, each a dynamo_start with a two-frame stack and one small string
-artifact, and runs `tlparse TRACE -o OUT --overwrite --no-browser` (and
+compile ids, each a dynamo_start with a two-frame stack (its inner frame a
+function of its own, so the index's stack tree has N siblings) and one small
+string artifact, and runs `tlparse TRACE -o OUT --overwrite --no-browser` (and
 with -i).
 
 Artifacts in one compile folder (--artifacts): for each count N it writes
@@ -59,7 +60,7 @@ def write_trace(path, count):
             ids = '"frame_id": %d, "frame_compile_id": 0, "attempt": 0' % i
             f.write(PREFIX + '{"dynamo_start": {"stack": [{"line": 1, '
                     '"name": "f", "filename": 0}, {"line": %d, "name": '
-                    '"g", "filename": 0}]}, %s}\n' % (i % 1000 + 2, ids))
+                    '"g", "filename": 0}]}, %s}\n' % (i + 2, ids))
             f.write(PREFIX + '{"artifact": {"name": "note", "encoding": '
                     '"string"}, %s, "has_payload": "%s"}\n\t%s\n'
                     % (ids, md5, payload))
