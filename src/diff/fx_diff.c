@@ -76,11 +76,16 @@ static void add_node(graph *g, tl_str name, tl_str op, tl_str type, tl_str stmt,
   TL_VEC_PUSH(g->nodes, n);
 }
 
+static tl_str placeholder_op(tl_arena *arena, tl_str type);
+
 /* The node statements of a forward body: `name: "type" = rhs` or
  * `name = rhs`, one per assignment directly in the body (FX prints
  * `a = b = None` deletions after a `;`: those assign None and are left
- * out). */
-static void read_body(graph *g, TSNode body) {
+ * out). A declaration without a value, `arg12_1: "f32[8, 64]";`, is an
+ * input: an AOT graph whose forward takes no parameters declares its
+ * flattened inputs so in its body (then unflattens them with
+ * `arg12_1, = fx_pytree.tree_flatten_spec(...)`). */
+static void read_body(graph *g, TSNode body, tl_arena *arena) {
   uint32_t count = ts_node_named_child_count(body);
   for (uint32_t i = 0; i < count; i++) {
     TSNode stmt = ts_node_named_child(body, i);
@@ -92,6 +97,13 @@ static void read_body(graph *g, TSNode body) {
     TSNode left = ts_node_child_by_field_name(assign, "left", 4);
     TSNode right = ts_node_child_by_field_name(assign, "right", 5);
     TSNode type = ts_node_child_by_field_name(assign, "type", 4);
+    if (is_type(left, "identifier") && ts_node_is_null(right) &&
+        !ts_node_is_null(type)) {
+      tl_str t = annotation(type, g->text);
+      add_node(g, text_of(left, g->text), placeholder_op(arena, t), t,
+               text_of(assign, g->text), tl_ts_first_line(assign), i);
+      continue;
+    }
     if (!is_type(left, "identifier") || ts_node_is_null(right) ||
         is_type(right, "none") || is_type(right, "assignment"))
       continue;
@@ -234,7 +246,7 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
                 arena);
     size_t first_stmt = g->nodes.count;
     TSNode body = ts_node_child_by_field_name(f.found, "body", 4);
-    read_body(g, body);
+    read_body(g, body, arena);
     /* Names, then the references of each statement's right-hand side. */
     index_names(g);
     size_t n = g->nodes.count;
@@ -243,6 +255,10 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
       TSNode stmt = ts_node_named_child(body, nd->stmt);
       TSNode assign = ts_node_named_child(stmt, 0);
       TSNode right = ts_node_child_by_field_name(assign, "right", 5);
+      nd->pieces_at = g->pieces.count;
+      nd->pieces_count = 0;
+      if (ts_node_is_null(right)) /* a declared input: no arguments */
+        continue;
       if (is_type(right, "call"))
         right = ts_node_child_by_field_name(right, "arguments", 9);
       nd->pieces_at = g->pieces.count;

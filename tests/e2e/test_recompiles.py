@@ -302,6 +302,9 @@ def graph_nodes(text):
             continue
         if isinstance(value, ast.Constant) and value.value is None:
             continue
+        if value is None:  # `arg12_1: "f32[8]";`: an AOT graph's input
+            out.append((target, placeholder_op(t), t, None, st.lineno))
+            continue
         op = ast.get_source_segment(text, value.func) \
             if isinstance(value, ast.Call) else type(value).__name__
         out.append((target, op, t, value, st.lineno))

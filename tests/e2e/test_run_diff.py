@@ -116,26 +116,6 @@ def unnamed_files(path):
     return files
 
 
-def undeclared(text):
-    """The graph without its body's declarations of inputs (an AOT graph's
-    `arg12_1: "f32[8, 64][64, 1]cpu"; ` before `arg12_1, = fx_pytree...`):
-    fx_diff.c reads a forward's parameters as its inputs, and these are no
-    node to it (known: the flattened inputs of AOT graphs are not
-    compared), while test_recompiles' reading counts them."""
-    lines = text.split("\n")
-    keep = []
-    for line in lines:
-        try:
-            st = ast.parse(line.strip()).body
-        except SyntaxError:
-            st = []
-        if len(st) == 1 and isinstance(st[0], ast.AnnAssign) and \
-                st[0].value is None:
-            continue
-        keep.append(line)
-    return "\n".join(keep)
-
-
 def graph_break(text):
     where, reason = "", ""
     for line in text.split("\n"):
@@ -439,8 +419,8 @@ class RunDiff(unittest.TestCase):
             xa = unnamed_files(log("rec-aot-cpu"))
             xb = unnamed_files(log(other))
             for key, kind in (("pre_grad", "pre"), ("post_grad", "post")):
-                self.check_graph(d["graphs"][key], undeclared(xa[kind]),
-                                 undeclared(xb[kind]), (other, key))
+                self.check_graph(d["graphs"][key], xa[kind], xb[kind],
+                                 (other, key))
             self.assertFalse(d["graphs"]["dynamo"]["available"])
             self.check_kernels(d, xa, xb, other)
             # the frames with a compile id: none compiled in either run
