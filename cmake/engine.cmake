@@ -39,6 +39,7 @@ add_library(tl_engine STATIC
   src/diff/guards.c
   src/diff/recompile_reasons.c
   src/diff/recompiles.c
+  src/diff/compile_files.c
   src/diff/compile_kernels.c
   src/diff/kernel_diff.c
   src/diff/recompile_parts.c

@@ -23,26 +23,6 @@
 #include "analyze/ts_query.h"
 #endif
 
-/* The regular files directly in `dir`. */
-static size_t count_files(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    tl_buf path;
-    tl_buf_init(&path);
-    tl_buf_printf(&path, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(path.data, &st) == 0 && S_ISREG(st.st_mode))
-      n++;
-    tl_buf_free(&path);
-  }
-  closedir(d);
-  return n;
-}
-
 /* A or B as the log to read (*log, malloc'd); *ranks is the number of
  * rank logs of a folder (a folder of two or more: *log NULL). False after
  * one line naming it. */
@@ -79,7 +59,7 @@ static bool resolve(const char *which, const char *path, char **log,
     fprintf(stderr, "tlparse: diff: %s (%s) holds no trace log\n", path, which);
     return false;
   }
-  size_t files = count_files(path);
+  size_t files = tl_fs_count_files(path);
   if (files > 1)
     fprintf(stderr,
             "tlparse: diff: %s (%s) holds %zu logs; comparing the latest, "

@@ -249,26 +249,6 @@ static int child_code(const char *cmd, int status) {
   return code;
 }
 
-/* The regular files directly in `dir`. */
-static size_t count_files(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    tl_buf path;
-    tl_buf_init(&path);
-    tl_buf_printf(&path, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(path.data, &st) == 0 && S_ISREG(st.st_mode))
-      n++;
-    tl_buf_free(&path);
-  }
-  closedir(d);
-  return n;
-}
-
 /* The checks made before CMD runs, so that a long job never ends in an
  * error its command line already had: TORCH_TRACE unset, CMD found, the
  * output folder free. -1 to go on, else the exit code. */
@@ -329,7 +309,7 @@ int tl_run_command(const tl_run_request *r) {
   }
   int failed = child_code(r->argv[0], status);
   size_t ranks = tl_multi_rank_count_logs(trace_dir);
-  size_t files = count_files(trace_dir);
+  size_t files = tl_fs_count_files(trace_dir);
   if (files == 0) {
     fprintf(stderr,
             "tlparse: run: %s wrote no trace log to %s (did it run "

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "store/store.h"
+#include "util/buf.h"
 
 typedef struct tl_compile_files {
   char autograd[24];          /* "-" or the compiled-autograd id */
@@ -23,5 +24,16 @@ typedef struct tl_compile_files {
   /* The numeric members of its compilation_metrics, or NULL. */
   const cJSON *metrics;
 } tl_compile_files;
+
+/* One of those files read back from the output folder. */
+typedef struct tl_compile_file_text {
+  tl_buf text;
+  bool ok; /* false: no such artifact, or it could not be read */
+} tl_compile_file_text;
+
+/* Reads artifact `a` (may be NULL) as written under `out_dir`; the caller
+ * frees t->text. */
+void tl_compile_file_read(const char *out_dir, const tl_artifact *a,
+                          tl_compile_file_text *t);
 
 #endif

@@ -7,29 +7,11 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diff/compile_files.h"
 #include "join/provenance.h"
 #include "util/fsutil.h"
 
-typedef struct text_file {
-  tl_buf text;
-  bool ok;
-} text_file;
-
-static void read_artifact(const char *out_dir, const tl_artifact *a,
-                          text_file *t) {
-  tl_buf_init(&t->text);
-  t->ok = false;
-  if (!a || !a->text_path)
-    return;
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/%s", out_dir, a->text_path);
-  char error[256];
-  t->ok = tl_fs_read_file(path.data, &t->text, error, sizeof error);
-  tl_buf_free(&path);
-}
-
-static tl_str text_or_null(const text_file *t) {
+static tl_str text_or_null(const tl_compile_file_text *t) {
   return t->ok ? tl_buf_str(&t->text) : (tl_str){NULL, 0};
 }
 
@@ -172,11 +154,11 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
                              tl_compile_kernels *out) {
   memset(out, 0, sizeof *out);
   tl_arena_init(&out->arena);
-  text_file tpost, tcode, tkernels, tmap;
-  read_artifact(out_dir, post, &tpost);
-  read_artifact(out_dir, code, &tcode);
-  read_artifact(out_dir, kernel_code, &tkernels);
-  read_artifact(out_dir, mappings, &tmap);
+  tl_compile_file_text tpost, tcode, tkernels, tmap;
+  tl_compile_file_read(out_dir, post, &tpost);
+  tl_compile_file_read(out_dir, code, &tcode);
+  tl_compile_file_read(out_dir, kernel_code, &tkernels);
+  tl_compile_file_read(out_dir, mappings, &tmap);
   out->available = tcode.ok || tmap.ok;
   bool aot = code && code->role == TL_ROLE_AOT_WRAPPER;
   code_texts t = {text_or_null(&tcode), text_or_null(&tkernels), {0}, {0}};

@@ -8,15 +8,7 @@
 
 #include "diff/compile_kernels.h"
 #include "diff/kernel_diff.h"
-
-static void add_str(cJSON *o, const char *key, tl_str s) {
-  char *copy = tl_xmalloc(s.len + 1);
-  if (s.len) /* an empty slice may have no pointer */
-    memcpy(copy, s.ptr, s.len);
-  copy[s.len] = '\0';
-  cJSON_AddStringToObject(o, key, copy);
-  free(copy);
-}
+#include "json/json_build.h"
 
 /* ---- kernels ------------------------------------------------------------ */
 
@@ -36,10 +28,10 @@ static const char *kernel_change_name(tl_kernel_change c) {
 
 static cJSON *kernel_json(const tl_kernel_item *k) {
   cJSON *o = cJSON_CreateObject();
-  add_str(o, "key", k->key);
-  add_str(o, "name", k->name);
-  add_str(o, "kind", k->kind);
-  add_str(o, "fused_ops", tl_kernel_fused_ops(k));
+  tl_json_add_str(o, "key", k->key);
+  tl_json_add_str(o, "name", k->name);
+  tl_json_add_str(o, "kind", k->kind);
+  tl_json_add_str(o, "fused_ops", tl_kernel_fused_ops(k));
   cJSON *nodes = cJSON_AddArrayToObject(o, "post_nodes");
   for (size_t i = 0; i < k->node_count; i++) {
     char *copy = tl_xmalloc(k->nodes[i].len + 1);
@@ -50,7 +42,7 @@ static cJSON *kernel_json(const tl_kernel_item *k) {
   }
   if (k->first) {
     cJSON *def = cJSON_AddObjectToObject(o, "definition");
-    add_str(def, "file", k->file);
+    tl_json_add_str(def, "file", k->file);
     cJSON_AddNumberToObject(def, "first", k->first);
     cJSON_AddNumberToObject(def, "last", k->last);
   } else {
@@ -102,7 +94,7 @@ static cJSON *code_rows_json(const tl_code_rows *rows, bool cut) {
     cJSON_AddStringToObject(row, "op", code_op_name(r->op));
     add_line(row, "before", r->before);
     add_line(row, "after", r->after);
-    add_str(row, "text", r->text);
+    tl_json_add_str(row, "text", r->text);
     cJSON_AddItemToArray(list, row);
   }
   cJSON_AddBoolToObject(o, "cut", cut);
@@ -151,8 +143,8 @@ static cJSON *kernel_row_json(const tl_kernel_row *r,
     cJSON *c = cJSON_AddObjectToObject(row, "code_difference");
     cJSON_AddNumberToObject(c, "before_line", r->before_line);
     cJSON_AddNumberToObject(c, "after_line", r->after_line);
-    add_str(c, "before", r->before_text);
-    add_str(c, "after", r->after_text);
+    tl_json_add_str(c, "before", r->before_text);
+    tl_json_add_str(c, "after", r->after_text);
     cJSON_AddItemToObject(row, "code_diff",
                           code_diff_json(&ka->items.items[r->before],
                                          &kb->items.items[r->after]));

@@ -12,6 +12,7 @@
 #include "diff/recompile_reasons.h"
 #include "diff/shape_words.h"
 #include "util/fsutil.h"
+#include "json/json_build.h"
 
 /* "-_0_1_1" -> autograd "-", frame 0, compile 1, attempt 1. False for a
  * folder without a frame and a compile id ("-_-_-_-", unknown_<line>). */
@@ -220,44 +221,16 @@ void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
 
 /* ---- JSON ---------------------------------------------------------------
  */
-typedef struct text_file {
-  tl_buf text;
-  bool ok;
-} text_file;
-
-static void read_artifact(const char *out_dir, const tl_artifact *a,
-                          text_file *t) {
-  tl_buf_init(&t->text);
-  t->ok = false;
-  if (!a)
-    return;
-  tl_buf path;
-  tl_buf_init(&path);
-  tl_buf_printf(&path, "%s/%s", out_dir, a->text_path);
-  char error[256];
-  t->ok = tl_fs_read_file(path.data, &t->text, error, sizeof error);
-  tl_buf_free(&path);
-}
-
-static void add_str(cJSON *o, const char *key, tl_str s) {
-  char *copy = tl_xmalloc(s.len + 1);
-  if (s.len) /* an empty slice may have no pointer */
-    memcpy(copy, s.ptr, s.len);
-  copy[s.len] = '\0';
-  cJSON_AddStringToObject(o, key, copy);
-  free(copy);
-}
-
 static void add_opt_str(cJSON *o, const char *key, tl_str s) {
   if (s.len)
-    add_str(o, key, s);
+    tl_json_add_str(o, key, s);
 }
 
 cJSON *tl_recompile_reasons_json(const char *out_dir,
                                  const tl_compile_files *b) {
   cJSON *list = cJSON_CreateArray();
-  text_file t;
-  read_artifact(out_dir, b->reasons, &t);
+  tl_compile_file_text t;
+  tl_compile_file_read(out_dir, b->reasons, &t);
   tl_recompile_reasons reasons = {0};
   /* A JSON array of lines (several earlier compiles failed), or the lines. */
   tl_buf lines;
@@ -279,9 +252,9 @@ cJSON *tl_recompile_reasons_json(const char *out_dir,
   for (size_t i = 0; i < reasons.count; i++) {
     const tl_recompile_reason *r = &reasons.items[i];
     cJSON *o = cJSON_CreateObject();
-    add_str(o, "earlier", r->earlier);
+    tl_json_add_str(o, "earlier", r->earlier);
     cJSON_AddStringToObject(o, "kind", tl_reason_kind_name(r->kind));
-    add_str(o, "text", r->text);
+    tl_json_add_str(o, "text", r->text);
     tl_buf_clear(&words);
     tl_recompile_reason_words(&words, r);
     cJSON_AddStringToObject(o, "words", words.data);
@@ -309,9 +282,9 @@ static const char *guard_change_name(tl_guard_change c) {
 static cJSON *guards_json(const char *out_dir, const tl_compile_files *a,
                           const tl_compile_files *b) {
   cJSON *o = cJSON_CreateObject();
-  text_file ta, tb;
-  read_artifact(out_dir, a->guards, &ta);
-  read_artifact(out_dir, b->guards, &tb);
+  tl_compile_file_text ta, tb;
+  tl_compile_file_read(out_dir, a->guards, &ta);
+  tl_compile_file_read(out_dir, b->guards, &tb);
   cJSON_AddBoolToObject(o, "available", ta.ok && tb.ok);
   tl_guards ga = {0}, gb = {0};
   tl_guards_read(tl_buf_str(&ta.text), &ga);
@@ -328,12 +301,12 @@ static cJSON *guards_json(const char *out_dir, const tl_compile_files *a,
     const tl_guard *g = it->after ? it->after : it->before;
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "change", guard_change_name(it->change));
-    add_str(c, "kind", g->kind);
-    add_str(c, "source", g->source);
+    tl_json_add_str(c, "kind", g->kind);
+    tl_json_add_str(c, "source", g->source);
     if (it->before)
-      add_str(c, "before", it->before->code);
+      tl_json_add_str(c, "before", it->before->code);
     if (it->after)
-      add_str(c, "after", it->after->code);
+      tl_json_add_str(c, "after", it->after->code);
     tl_buf_clear(&words);
     if (it->before && it->after &&
         tl_guard_shape_words(&words, it->before->code, it->after->code))
@@ -366,18 +339,18 @@ static const char *fx_change_name(tl_fx_change c) {
 
 static cJSON *side_json(const tl_fx_side *s) {
   cJSON *o = cJSON_CreateObject();
-  add_str(o, "name", s->name);
-  add_str(o, "op", s->op);
-  add_str(o, "type", s->type);
+  tl_json_add_str(o, "name", s->name);
+  tl_json_add_str(o, "op", s->op);
+  tl_json_add_str(o, "type", s->type);
   cJSON_AddNumberToObject(o, "line", s->line);
-  add_str(o, "text", s->text);
+  tl_json_add_str(o, "text", s->text);
   return o;
 }
 
 /* A graph comparison and what its rows point into, kept for the kernels'
  * alignment. */
 typedef struct graph_work {
-  text_file ta, tb;
+  tl_compile_file_text ta, tb;
   tl_arena arena;
   tl_fx_diff d;
   bool ok;
@@ -400,8 +373,8 @@ static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
   cJSON_AddItemToObject(
       o, "after", b ? cJSON_CreateString(b->text_path) : cJSON_CreateNull());
   memset(w, 0, sizeof *w);
-  read_artifact(out_dir, a, &w->ta);
-  read_artifact(out_dir, b, &w->tb);
+  tl_compile_file_read(out_dir, a, &w->ta);
+  tl_compile_file_read(out_dir, b, &w->tb);
   if (!w->ta.ok || !w->tb.ok) {
     cJSON_AddBoolToObject(o, "available", false);
     return o;

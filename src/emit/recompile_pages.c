@@ -11,17 +11,8 @@
 
 #include "diff/recompiles.h"
 #include "util/html.h"
+#include "json/json_build.h"
 #include "json/json_print.h"
-
-static const char *str(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
 
 static void esc(tl_buf *h, const char *s) { tl_html_escape_cstr(h, s); }
 
@@ -36,11 +27,11 @@ static void reasons_list(tl_buf *h, const cJSON *reasons) {
   const cJSON *r;
   cJSON_ArrayForEach(r, reasons) {
     tl_buf_puts(h, "<li>");
-    esc(h, str(r, "words"));
+    esc(h, tl_json_get_str(r, "words"));
     tl_buf_puts(h, " <span class=\"note\">(logged: <code>");
-    esc(h, str(r, "earlier"));
+    esc(h, tl_json_get_str(r, "earlier"));
     tl_buf_puts(h, ": ");
-    esc(h, str(r, "text"));
+    esc(h, tl_json_get_str(r, "text"));
     tl_buf_puts(h, "</code>)</span></li>\n");
   }
   tl_buf_puts(h, "</ul>\n");
@@ -57,7 +48,8 @@ static void guards_table(tl_buf *h, const cJSON *guards) {
   tl_buf_printf(h,
                 "<p>%.0f guards before, %.0f after; %d differ (the same kind "
                 "and code on the same source is the same guard).</p>\n",
-                num(guards, "before_count"), num(guards, "after_count"),
+                tl_json_get_num(guards, "before_count"),
+                tl_json_get_num(guards, "after_count"),
                 cJSON_GetArraySize(changes));
   if (!cJSON_GetArraySize(changes))
     return;
@@ -67,24 +59,24 @@ static void guards_table(tl_buf *h, const cJSON *guards) {
   const cJSON *c;
   cJSON_ArrayForEach(c, changes) {
     tl_buf_puts(h, "<tr class=\"");
-    esc(h, str(c, "change"));
+    esc(h, tl_json_get_str(c, "change"));
     tl_buf_puts(h, "\"><td>");
-    esc(h, str(c, "change"));
+    esc(h, tl_json_get_str(c, "change"));
     tl_buf_puts(h, "</td><td>");
-    esc(h, str(c, "kind"));
-    if (*str(c, "shape_change")) {
+    esc(h, tl_json_get_str(c, "kind"));
+    if (*tl_json_get_str(c, "shape_change")) {
       tl_buf_puts(h, "<br><span class=\"shape\">");
-      esc(h, str(c, "shape_change"));
+      esc(h, tl_json_get_str(c, "shape_change"));
       tl_buf_puts(h, "</span>");
     }
     tl_buf_puts(h, "</td><td><code>");
-    esc(h, str(c, "source"));
+    esc(h, tl_json_get_str(c, "source"));
     tl_buf_puts(h, "</code></td><td><code>");
-    esc(h, str(c, "before"));
+    esc(h, tl_json_get_str(c, "before"));
     tl_buf_puts(h, "</code></td><td><code>");
-    esc(h, str(c, "after"));
+    esc(h, tl_json_get_str(c, "after"));
     tl_buf_puts(h, "</code></td><td class=\"note\">");
-    esc(h, str(c, "where"));
+    esc(h, tl_json_get_str(c, "where"));
     tl_buf_puts(h, "</td></tr>\n");
   }
   tl_buf_puts(h, "</table>\n");
@@ -96,7 +88,7 @@ static void side_cell(tl_buf *h, const cJSON *side, const char *page,
                       const char *panel) {
   tl_buf_puts(h, "<td>");
   if (cJSON_IsObject(side)) {
-    int line = (int)num(side, "line");
+    int line = (int)tl_json_get_num(side, "line");
     if (page) {
       tl_buf_puts(h, "<a class=\"num\" href=\"");
       tl_url_path(h, page);
@@ -105,7 +97,8 @@ static void side_cell(tl_buf *h, const cJSON *side, const char *page,
       tl_buf_printf(h, "<span class=\"num\">%d</span> ", line);
     }
     tl_buf_puts(h, "<code>");
-    tl_html_escape_cut(h, tl_str_from(str(side, "text")), TL_HTML_SHOWN_MAX);
+    tl_html_escape_cut(h, tl_str_from(tl_json_get_str(side, "text")),
+                       TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</code>");
   }
   tl_buf_puts(h, "</td>");
@@ -126,8 +119,9 @@ static void graph_section(tl_buf *h, const char *title, const cJSON *g,
       "renamed, %.0f changed, %.0f added, %.0f removed. Nodes are "
       "matched by their op, in order; a node is the same when its "
       "type and arguments are (other names alone are a rename).</p>\n",
-      num(s, "same"), num(s, "renamed"), num(s, "changed"), num(s, "added"),
-      num(s, "removed"));
+      tl_json_get_num(s, "same"), tl_json_get_num(s, "renamed"),
+      tl_json_get_num(s, "changed"), tl_json_get_num(s, "added"),
+      tl_json_get_num(s, "removed"));
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "too_many_edits")))
     tl_buf_puts(h, "<p class=\"note\">The graphs differ in too many places "
                    "to match node by node: the middle is shown as removed "
@@ -137,7 +131,7 @@ static void graph_section(tl_buf *h, const char *title, const cJSON *g,
                  "<th>after</th></tr>\n");
   size_t hidden = 0;
   cJSON_ArrayForEach(r, nodes) {
-    const char *change = str(r, "change");
+    const char *change = tl_json_get_str(r, "change");
     bool renamed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "renamed"));
     if (strcmp(change, "same") == 0 && !renamed) {
       hidden++;
@@ -156,16 +150,16 @@ static void graph_section(tl_buf *h, const char *title, const cJSON *g,
       if (type) {
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "before");
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "after");
-        const char *words = str(r, "type_change");
+        const char *words = tl_json_get_str(r, "type_change");
         if (*words) {
           tl_buf_puts(h, "<span class=\"shape\">");
           esc(h, words);
           tl_buf_puts(h, "</span>: ");
         }
         tl_buf_puts(h, "type <code>");
-        esc(h, str(b, "type"));
+        esc(h, tl_json_get_str(b, "type"));
         tl_buf_puts(h, "</code> &rarr; <code>");
-        esc(h, str(a, "type"));
+        esc(h, tl_json_get_str(a, "type"));
         tl_buf_puts(h, "</code>");
       }
       tl_buf_printf(h, "%s%s</span>", type && args ? "; " : "",
@@ -191,8 +185,9 @@ static void counts(tl_buf *h, const cJSON *s) {
   tl_buf_printf(h,
                 "%.0f changed, %.0f added, %.0f removed <span class=\"note\">"
                 "(%.0f renamed, %.0f the same)</span>",
-                num(s, "changed"), num(s, "added"), num(s, "removed"),
-                num(s, "renamed"), num(s, "same"));
+                tl_json_get_num(s, "changed"), tl_json_get_num(s, "added"),
+                tl_json_get_num(s, "removed"), tl_json_get_num(s, "renamed"),
+                tl_json_get_num(s, "same"));
 }
 
 static const char *graph_title(const char *key) {
@@ -207,7 +202,7 @@ static void summary_list(tl_buf *h, const cJSON *s) {
   const cJSON *nodes = get(s, "nodes");
   tl_buf_puts(h, "<li><b>Nodes</b>");
   if (cJSON_IsObject(nodes)) {
-    tl_buf_printf(h, " (%s): ", graph_title(str(nodes, "graph")));
+    tl_buf_printf(h, " (%s): ", graph_title(tl_json_get_str(nodes, "graph")));
     counts(h, nodes);
   } else {
     tl_buf_puts(h, ": no graph logged for both compiles");
@@ -224,17 +219,19 @@ static void summary_list(tl_buf *h, const cJSON *s) {
     tl_buf_printf(h,
                   "<li><b>Compile time</b> (whole frame): %.2f s &rarr; "
                   "%.2f s (%+.2f s)</li>\n",
-                  num(time, "before"), num(time, "after"), num(time, "delta"));
+                  tl_json_get_num(time, "before"),
+                  tl_json_get_num(time, "after"),
+                  tl_json_get_num(time, "delta"));
   const cJSON *in;
   cJSON_ArrayForEach(in, get(s, "inputs")) {
     tl_buf_puts(h, "<li><b>Input</b> <code>");
-    esc(h, str(in, "name"));
+    esc(h, tl_json_get_str(in, "name"));
     tl_buf_puts(h, "</code>: <span class=\"shape\">");
-    esc(h, str(in, "words"));
+    esc(h, tl_json_get_str(in, "words"));
     tl_buf_puts(h, "</span> <span class=\"note\">(<code>");
-    esc(h, str(in, "before"));
+    esc(h, tl_json_get_str(in, "before"));
     tl_buf_puts(h, "</code> &rarr; <code>");
-    esc(h, str(in, "after"));
+    esc(h, tl_json_get_str(in, "after"));
     tl_buf_puts(h, "</code>)</span></li>\n");
   }
   tl_buf_puts(h, "</ul>\n");
@@ -249,11 +246,11 @@ static void kernel_cell(tl_buf *h, const cJSON *k, const char *page) {
       tl_buf_puts(h, "<a class=\"kernel\" href=\"");
       tl_url_path(h, page);
       tl_buf_puts(h, ".html#kernel=");
-      tl_url_fragment_value(h, str(k, "key"));
+      tl_url_fragment_value(h, tl_json_get_str(k, "key"));
       tl_buf_puts(h, "\">");
     }
     tl_buf_puts(h, "<code>");
-    esc(h, str(k, "name"));
+    esc(h, tl_json_get_str(k, "name"));
     tl_buf_puts(h, "</code>");
     if (page)
       tl_buf_puts(h, "</a>");
@@ -283,7 +280,7 @@ static void code_diff(tl_buf *h, const cJSON *d, const char *summary) {
   tl_buf_printf(h, "<details class=\"code-diff\"><summary>%s</summary><pre>",
                 summary);
   cJSON_ArrayForEach(l, lines) {
-    const char *op = str(l, "op");
+    const char *op = tl_json_get_str(l, "op");
     if (strcmp(op, "gap") == 0) {
       tl_buf_puts(h, "<span class=\"gap\">\u2026</span>");
       continue;
@@ -291,15 +288,16 @@ static void code_diff(tl_buf *h, const cJSON *d, const char *summary) {
     bool removed = strcmp(op, "removed") == 0, added = strcmp(op, "added") == 0;
     tl_buf_printf(h, "<span class=\"%s\">", op);
     if (cJSON_IsNumber(get(l, "before")))
-      tl_buf_printf(h, "%5.0f ", num(l, "before"));
+      tl_buf_printf(h, "%5.0f ", tl_json_get_num(l, "before"));
     else
       tl_buf_puts(h, "      ");
     if (cJSON_IsNumber(get(l, "after")))
-      tl_buf_printf(h, "%5.0f ", num(l, "after"));
+      tl_buf_printf(h, "%5.0f ", tl_json_get_num(l, "after"));
     else
       tl_buf_puts(h, "      ");
     tl_buf_puts(h, removed ? "- " : added ? "+ " : "  ");
-    tl_html_escape_cut(h, tl_str_from(str(l, "text")), TL_HTML_SHOWN_MAX);
+    tl_html_escape_cut(h, tl_str_from(tl_json_get_str(l, "text")),
+                       TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</span>");
   }
   if (cJSON_IsTrue(get(d, "cut")))
@@ -314,9 +312,9 @@ static void kernel_changes(tl_buf *h, const cJSON *r) {
   bool any = false;
   if (cJSON_IsTrue(get(r, "ops_changed"))) {
     tl_buf_puts(h, "fused ops <code>");
-    esc(h, str(b, "fused_ops"));
+    esc(h, tl_json_get_str(b, "fused_ops"));
     tl_buf_puts(h, "</code> &rarr; <code>");
-    esc(h, str(a, "fused_ops"));
+    esc(h, tl_json_get_str(a, "fused_ops"));
     tl_buf_puts(h, "</code>");
     any = true;
   }
@@ -327,11 +325,13 @@ static void kernel_changes(tl_buf *h, const cJSON *r) {
   const cJSON *c = get(r, "code_difference");
   if (cJSON_IsObject(c)) {
     tl_buf_printf(h, "%scode, first at lines %.0f / %.0f:<br><code>",
-                  any ? "; " : "", num(c, "before_line"), num(c, "after_line"));
-    tl_html_escape_cut(h, tl_str_trim(tl_str_from(str(c, "before"))),
+                  any ? "; " : "", tl_json_get_num(c, "before_line"),
+                  tl_json_get_num(c, "after_line"));
+    tl_html_escape_cut(h,
+                       tl_str_trim(tl_str_from(tl_json_get_str(c, "before"))),
                        TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</code><br>&rarr; <code>");
-    tl_html_escape_cut(h, tl_str_trim(tl_str_from(str(c, "after"))),
+    tl_html_escape_cut(h, tl_str_trim(tl_str_from(tl_json_get_str(c, "after"))),
                        TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</code>");
     code_diff(h, get(r, "code_diff"), "the code, line by line");
@@ -347,8 +347,8 @@ static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
     return;
   }
   const cJSON *by = get(k, "matched_by");
-  bool nodes = strcmp(str(by, "before"), "nodes") == 0 &&
-               strcmp(str(by, "after"), "nodes") == 0;
+  bool nodes = strcmp(tl_json_get_str(by, "before"), "nodes") == 0 &&
+               strcmp(tl_json_get_str(by, "after"), "nodes") == 0;
   tl_buf_puts(h, "<p class=\"diff-summary\">");
   counts(h, get(k, "summary"));
   tl_buf_puts(h, nodes ? ". Kernels are matched by the post-grad nodes they "
@@ -361,7 +361,7 @@ static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
   size_t hidden = 0;
   const cJSON *r;
   cJSON_ArrayForEach(r, get(k, "kernels")) {
-    const char *change = str(r, "change");
+    const char *change = tl_json_get_str(r, "change");
     bool renamed = cJSON_IsTrue(get(r, "renamed"));
     if (strcmp(change, "same") == 0 && !renamed) {
       hidden++;
@@ -388,8 +388,8 @@ static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
     int changes = 0;
     const cJSON *l;
     cJSON_ArrayForEach(l, get(entry, "lines")) {
-      changes += strcmp(str(l, "op"), "added") == 0 ||
-                 strcmp(str(l, "op"), "removed") == 0;
+      changes += strcmp(tl_json_get_str(l, "op"), "added") == 0 ||
+                 strcmp(tl_json_get_str(l, "op"), "removed") == 0;
     }
     tl_buf_printf(h,
                   "<p id=\"entry\">The entry function (the calls of the "
@@ -413,9 +413,10 @@ static void metrics_section(tl_buf *h, const cJSON *m) {
   const cJSON *r;
   cJSON_ArrayForEach(r, get(m, "metrics")) {
     tl_buf_puts(h, "<tr><td><code>");
-    esc(h, str(r, "name"));
+    esc(h, tl_json_get_str(r, "name"));
     tl_buf_printf(h, "</code></td><td>%g</td><td>%g</td><td>%+g</td></tr>\n",
-                  num(r, "before"), num(r, "after"), num(r, "delta"));
+                  tl_json_get_num(r, "before"), tl_json_get_num(r, "after"),
+                  tl_json_get_num(r, "delta"));
   }
   tl_buf_puts(h, "</table>\n");
 }
@@ -539,7 +540,7 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
       cJSON_ArrayForEach(reason, reasons) {
         if (any)
           tl_buf_puts(section, "; ");
-        esc(section, str(reason, "words"));
+        esc(section, tl_json_get_str(reason, "words"));
         any = true;
       }
       if (!any)
@@ -556,13 +557,15 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
         if (sum)
           tl_buf_printf(
               section, "post-grad: %.0f changed, %.0f added, %.0f removed%s",
-              num(sum, "changed"), num(sum, "added"), num(sum, "removed"),
+              tl_json_get_num(sum, "changed"), tl_json_get_num(sum, "added"),
+              tl_json_get_num(sum, "removed"),
               cJSON_IsObject(kernels) ? "; " : "");
         if (cJSON_IsObject(kernels))
           tl_buf_printf(section,
                         "kernels: %.0f changed, %.0f added, %.0f removed",
-                        num(kernels, "changed"), num(kernels, "added"),
-                        num(kernels, "removed"));
+                        tl_json_get_num(kernels, "changed"),
+                        tl_json_get_num(kernels, "added"),
+                        tl_json_get_num(kernels, "removed"));
         tl_buf_puts(section, ")</span>");
       }
       tl_buf_puts(section, "</li>\n");

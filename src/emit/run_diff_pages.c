@@ -15,6 +15,7 @@
 #include "emit/report_internal.h"
 #include "util/fsutil.h"
 #include "util/html.h"
+#include "json/json_build.h"
 #include "json/json_print.h"
 
 /* ---- the runs' provenance pages ---------------------------------------- */
@@ -145,16 +146,6 @@ void tl_run_diff_take(tl_run *run, const char *folder, const tl_store *store,
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static const char *str(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 static void esc(tl_buf *h, const char *s) { tl_html_escape_cstr(h, s); }
 
 static bool write_text(const char *dir, const char *name, const tl_buf *text,
@@ -186,12 +177,14 @@ static size_t index_of(const tl_run *r, const tl_compile_files *c) {
 /* The counts of a graph's summary that are changes (a rename is none). */
 static double graph_changes(const cJSON *g) {
   const cJSON *s = cJSON_GetObjectItemCaseSensitive(g, "summary");
-  return num(s, "changed") + num(s, "added") + num(s, "removed");
+  return tl_json_get_num(s, "changed") + tl_json_get_num(s, "added") +
+         tl_json_get_num(s, "removed");
 }
 
 static double kernel_changes(const cJSON *k) {
   const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
-  return num(s, "changed") + num(s, "added") + num(s, "removed");
+  return tl_json_get_num(s, "changed") + tl_json_get_num(s, "added") +
+         tl_json_get_num(s, "removed");
 }
 
 /* The kernels added, removed, or paired with other post-grad nodes. */
@@ -199,7 +192,7 @@ static size_t provenance_changes(const cJSON *k) {
   size_t n = 0;
   const cJSON *r;
   cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(k, "kernels")) {
-    const char *c = str(r, "change");
+    const char *c = tl_json_get_str(r, "change");
     n += strcmp(c, "added") == 0 || strcmp(c, "removed") == 0 ||
          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "nodes_changed"));
   }
@@ -266,8 +259,8 @@ static void pair_page(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
   tl_buf_puts(h, " of run A, then ");
   compile_link(h, rb, b);
   tl_buf_puts(h, " of run B (the same function, its compiles in order).</p>\n");
-  double ids =
-      num(cJSON_GetObjectItemCaseSensitive(diff, "guards"), "ids_only");
+  double ids = tl_json_get_num(cJSON_GetObjectItemCaseSensitive(diff, "guards"),
+                               "ids_only");
   if (ids > 0)
     tl_buf_printf(h,
                   "<p class=\"note\">%.0f guard%s that differ only in an "
@@ -345,13 +338,15 @@ static void pair_line(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
       continue;
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(gr, "summary");
     tl_buf_printf(h, "; %s: %.0f changed, %.0f added, %.0f removed", shown[g],
-                  num(s, "changed"), num(s, "added"), num(s, "removed"));
+                  tl_json_get_num(s, "changed"), tl_json_get_num(s, "added"),
+                  tl_json_get_num(s, "removed"));
   }
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(diff, "kernels");
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "available"))) {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(k, "summary");
     tl_buf_printf(h, "; kernels: %.0f changed, %.0f added, %.0f removed",
-                  num(s, "changed"), num(s, "added"), num(s, "removed"));
+                  tl_json_get_num(s, "changed"), tl_json_get_num(s, "added"),
+                  tl_json_get_num(s, "removed"));
   }
   tl_buf_puts(h, ")</span></li>\n");
 }
@@ -362,7 +357,7 @@ static void breaks_list(tl_buf *h, const cJSON *changes) {
   tl_buf_puts(h, "<ul class=\"breaks\">\n");
   const cJSON *c;
   cJSON_ArrayForEach(c, changes) {
-    const char *change = str(c, "change");
+    const char *change = tl_json_get_str(c, "change");
     const cJSON *before = cJSON_GetObjectItemCaseSensitive(c, "before");
     const cJSON *after = cJSON_GetObjectItemCaseSensitive(c, "after");
     tl_buf_puts(h, "<li class=\"break ");
@@ -370,20 +365,21 @@ static void breaks_list(tl_buf *h, const cJSON *changes) {
     tl_buf_puts(h, "\">Graph break ");
     if (strcmp(change, "moved") == 0) {
       tl_buf_puts(h, "moved from <code>");
-      esc(h, str(before, "where"));
+      esc(h, tl_json_get_str(before, "where"));
       tl_buf_puts(h, "</code> to <code>");
-      esc(h, str(after, "where"));
+      esc(h, tl_json_get_str(after, "where"));
       tl_buf_puts(h, "</code>");
     } else {
       const cJSON *side = cJSON_IsObject(after) ? after : before;
       tl_buf_puts(h, strcmp(change, "appeared") == 0 ? "appeared in B"
                                                      : "gone in B");
       tl_buf_puts(h, " at <code>");
-      esc(h, str(side, "where"));
+      esc(h, tl_json_get_str(side, "where"));
       tl_buf_puts(h, "</code>");
     }
     tl_buf_puts(h, ": ");
-    tl_html_escape_cut(h, tl_str_from(str(c, "reason")), TL_HTML_SHOWN_MAX);
+    tl_html_escape_cut(h, tl_str_from(tl_json_get_str(c, "reason")),
+                       TL_HTML_SHOWN_MAX);
     tl_buf_puts(h, "</li>\n");
   }
   tl_buf_puts(h, "</ul>\n");
@@ -533,7 +529,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
     cJSON_AddItemToObject(fj, "graph_breaks", breaks);
     const cJSON *br;
     cJSON_ArrayForEach(br, breaks) {
-      const char *c = str(br, "change");
+      const char *c = tl_json_get_str(br, "change");
       if (strcmp(c, "appeared") == 0)
         sum->breaks_appeared++;
       else if (strcmp(c, "gone") == 0)

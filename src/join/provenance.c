@@ -22,6 +22,7 @@
 #include "join/provenance.h"
 #include "join/provenance_internal.h"
 #include "util/mapped_text.h"
+#include "json/json_build.h"
 #include "json/json_members.h"
 #include "json/json_print.h"
 
@@ -41,17 +42,6 @@ static char *c_string(tl_str s) {
   memcpy(copy, s.ptr, s.len);
   copy[s.len] = '\0';
   return copy;
-}
-
-static cJSON *str_json(tl_str s) {
-  char *tmp = c_string(s);
-  cJSON *j = cJSON_CreateString(tmp);
-  free(tmp);
-  return j;
-}
-
-static void add_str(cJSON *obj, const char *key, tl_str s) {
-  cJSON_AddItemToObject(obj, key, str_json(s));
 }
 
 /* {"from": [to, ...]} from pairs: sorted, duplicates dropped; frees them. */
@@ -99,7 +89,7 @@ static cJSON *posts_json(kernel *k) {
   cJSON *arr = cJSON_CreateArray();
   for (size_t i = 0; i < n; i++)
     if (keep[i])
-      cJSON_AddItemToArray(arr, str_json(k->posts.items[i].name));
+      cJSON_AddItemToArray(arr, tl_json_str(k->posts.items[i].name));
   free(sorted);
   free(keep);
   return arr;
@@ -107,8 +97,8 @@ static cJSON *posts_json(kernel *k) {
 
 static cJSON *kernel_json(kernel *k, const cJSON *traces) {
   cJSON *o = cJSON_CreateObject();
-  add_str(o, "key", k->key);
-  add_str(o, "name", k->name);
+  tl_json_add_str(o, "key", k->key);
+  tl_json_add_str(o, "name", k->name);
   if (k->handle >= 0)
     cJSON_AddNumberToObject(o, "handle", (double)k->handle);
   else
@@ -228,7 +218,7 @@ static void emit(view *v, tl_json_printer *p, const cJSON *traces,
   tl_json_print_close(p);
   tl_sort(missing, nm, sizeof *missing, kernel_key_cmp);
   for (size_t i = 0; i < nm; i++)
-    cJSON_AddItemToArray(un_k, str_json(missing[i]));
+    cJSON_AddItemToArray(un_k, tl_json_str(missing[i]));
   free(missing);
   tl_json_print_item(p, "unresolved", unres);
   cJSON *list = v->malformed ? v->malformed : cJSON_CreateArray();

@@ -242,6 +242,25 @@ bool tl_fs_is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+size_t tl_fs_count_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    tl_buf path;
+    tl_buf_init(&path);
+    tl_buf_printf(&path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(path.data, &st) == 0 && S_ISREG(st.st_mode))
+      n++;
+    tl_buf_free(&path);
+  }
+  closedir(d);
+  return n;
+}
+
 char *tl_fs_latest_file(const char *dir) {
   DIR *d = opendir(dir);
   if (!d)

@@ -70,6 +70,9 @@ bool tl_fs_is_dir(const char *path);
 /* The most recently modified regular file directly in `dir`, malloc'd; NULL
  * when there is none. */
 char *tl_fs_latest_file(const char *dir);
+/* How many regular files are directly in `dir` (links not followed; 0 when
+ * it cannot be read). */
+size_t tl_fs_count_files(const char *dir);
 /* Reduces `name` to the safe file-name alphabet [A-Za-z0-9._-] (other bytes
  * become '_'; a leading '.' too), so it can never leave its folder. */
 void tl_fs_safe_name(tl_buf *out, tl_str name);
