@@ -553,12 +553,26 @@ static uint64_t hash_str(uint64_t h, const char *s) {
   return (h ^ 0xfeu) * 1099511628211ull;
 }
 
+/* A 64-bit finalizer (MurmurHash3's): every input bit reaches the low
+ * bits the table indexes by. FNV alone does not carry high bits down, and
+ * a deep stack's (parent, line) pairs, parent = line + 1, then shared
+ * their low bits: a chain of 500,000 frames was quadratic. */
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
 static uint64_t edge_hash(size_t parent, const tl_frame *frame) {
-  uint64_t h = 1469598103934665603ull ^ (uint64_t)parent;
-  h = (h ^ (uint64_t)frame->line) * 1099511628211ull;
+  uint64_t h = 1469598103934665603ull;
   h = hash_str(h, frame->file);
   h = hash_str(h, frame->name ? frame->name : "");
-  return hash_str(h, frame->loc ? frame->loc : "");
+  h = hash_str(h, frame->loc ? frame->loc : "");
+  h = mix64(h ^ mix64((uint64_t)parent + 0x9e3779b97f4a7c15ull));
+  return mix64(h ^ mix64((uint64_t)frame->line));
 }
 
 static void edges_grow(trie *t) {
