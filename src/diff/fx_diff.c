@@ -1,5 +1,5 @@
-/* fx_diff.c: two FX graphs -> their nodes aligned by op, each pair the same,
- * renamed or changed (see fx_diff.h). */
+/* fx_diff.c: two FX graphs -> their nodes aligned by what they are, each
+ * pair the same, renamed or changed (see fx_diff.h). */
 #include "diff/fx_diff.h"
 
 #include <stdlib.h>
@@ -17,8 +17,13 @@ typedef struct piece {
 typedef struct node {
   tl_fx_side side;
   uint32_t stmt; /* its statement's index among the body's named children */
+  uint32_t at;   /* its first byte in the graph text */
   size_t pieces_at, pieces_count;
-  int op_id; /* the op, as an index into the ops of both graphs */
+  tl_str source_key; /* file name, function and code of its `# File:` */
+  tl_str arg_types;  /* the types of the nodes it takes, in order */
+  /* Each an index into the values of both graphs, equal values the same;
+   * source_id -1 without a source. */
+  int op_id, source_id, args_id, type_id, name_id;
 } node;
 
 typedef struct named {
@@ -26,9 +31,16 @@ typedef struct named {
   size_t index; /* the first node of that name */
 } named;
 
+/* A comment of the forward: `# File: m.py:10 in f, code: y = x + 1`. */
+typedef struct comment {
+  uint32_t at;
+  tl_str text;
+} comment;
+
 typedef struct graph {
   tl_str text;
   TL_VEC(node) nodes;
+  TL_VEC(comment) comments; /* in the text's order */
   TL_VEC(piece) pieces;
   named *names; /* sorted by name, one per name */
   size_t name_count;
@@ -70,9 +82,14 @@ static bool find_forward_named(TSNode n, void *ctx) {
   return !is_type(n, "function_definition");
 }
 
-static void add_node(graph *g, tl_str name, tl_str op, tl_str type, tl_str stmt,
-                     int line, uint32_t index) {
-  node n = {{name, op, type, stmt, line}, index, 0, 0, -1};
+static void add_node(graph *g, tl_str name, tl_str op, tl_str type, TSNode at,
+                     uint32_t index) {
+  node n = {0};
+  n.side = (tl_fx_side){
+      name, op, type, text_of(at, g->text), {"", 0}, tl_ts_first_line(at)};
+  n.stmt = index;
+  n.at = ts_node_start_byte(at);
+  n.op_id = n.source_id = n.args_id = n.type_id = n.name_id = -1;
   TL_VEC_PUSH(g->nodes, n);
 }
 
@@ -100,8 +117,8 @@ static void read_body(graph *g, TSNode body, tl_arena *arena) {
     if (is_type(left, "identifier") && ts_node_is_null(right) &&
         !ts_node_is_null(type)) {
       tl_str t = annotation(type, g->text);
-      add_node(g, text_of(left, g->text), placeholder_op(arena, t), t,
-               text_of(assign, g->text), tl_ts_first_line(assign), i);
+      add_node(g, text_of(left, g->text), placeholder_op(arena, t), t, assign,
+               i);
       continue;
     }
     if (!is_type(left, "identifier") || ts_node_is_null(right) ||
@@ -115,7 +132,7 @@ static void read_body(graph *g, TSNode body, tl_arena *arena) {
     add_node(g, text_of(left, g->text), op,
              ts_node_is_null(type) ? (tl_str){"", 0}
                                    : annotation(type, g->text),
-             text_of(assign, g->text), tl_ts_first_line(assign), i);
+             assign, i);
   }
 }
 
@@ -158,8 +175,7 @@ static void read_params(graph *g, TSNode params, tl_arena *arena) {
       continue;
     tl_str t =
         ts_node_is_null(type) ? (tl_str){"", 0} : annotation(type, g->text);
-    add_node(g, n, placeholder_op(arena, t), t, text_of(p, g->text),
-             tl_ts_first_line(p), 0);
+    add_node(g, n, placeholder_op(arena, t), t, p, 0);
   }
 }
 
@@ -222,6 +238,96 @@ static bool collect(TSNode n, void *ctx) {
   return false;
 }
 
+/* The comments of the forward, in order (tree-sitter keeps them as extra
+ * nodes wherever they fall). */
+static bool collect_comments(TSNode n, void *ctx) {
+  graph *g = ctx;
+  if (is_type(n, "comment")) {
+    comment c = {ts_node_start_byte(n), text_of(n, g->text)};
+    TL_VEC_PUSH(g->comments, c);
+    return false;
+  }
+  return true;
+}
+
+/* What of a `# File:` comment's text (after `# File: `) says where a node
+ * comes from: `/w/m.py:10 in f, code: y = x + 1` -> `m.py in f, code: y =
+ * x + 1`. The directory and the line number are left out: two runs from
+ * other folders, or with a line inserted above, keep their sources. */
+static tl_str source_key(tl_arena *arena, tl_str s) {
+  size_t head = s.len;
+  for (size_t i = 0; i + 8 <= s.len; i++)
+    if (memcmp(s.ptr + i, ", code: ", 8) == 0) {
+      head = i;
+      break;
+    }
+  size_t in = head; /* the last " in " of the head */
+  for (size_t i = head; i >= 4; i--)
+    if (memcmp(s.ptr + i - 4, " in ", 4) == 0) {
+      in = i - 4;
+      break;
+    }
+  if (in == head) /* not of print_readable's shape: the whole text */
+    return s;
+  size_t colon = in, base = 0;
+  while (colon > 0 && s.ptr[colon - 1] != ':')
+    colon--;
+  if (colon == 0) /* no line number */
+    colon = in + 1;
+  for (size_t i = 0; i + 1 < colon; i++)
+    if (s.ptr[i] == '/' || s.ptr[i] == '\\')
+      base = i + 1;
+  return tl_str_from(tl_arena_printf(arena, "%.*s%.*s", (int)(colon - 1 - base),
+                                     s.ptr + base, (int)(s.len - in),
+                                     s.ptr + in));
+}
+
+/* Each statement's source is the last `# File:` comment above it in the
+ * forward (print_readable writes one when the source changes); `# No
+ * stacktrace found for following nodes` ends it. */
+static void give_sources(graph *g, tl_arena *arena) {
+  static const char file[] = "# File: ", none[] = "# No stacktrace found";
+  size_t c = 0;
+  tl_str source = {"", 0}, key = {NULL, 0};
+  for (size_t i = 0; i < g->nodes.count; i++) {
+    node *n = &g->nodes.items[i];
+    for (; c < g->comments.count && g->comments.items[c].at < n->at; c++) {
+      tl_str t = g->comments.items[c].text;
+      if (tl_str_starts_with(t, file)) {
+        source = tl_str_trim(
+            (tl_str){t.ptr + sizeof file - 1, t.len - (sizeof file - 1)});
+        key = source_key(arena, source);
+      } else if (tl_str_starts_with(t, none)) {
+        source = (tl_str){"", 0};
+        key = (tl_str){NULL, 0};
+      }
+    }
+    n->side.source = source;
+    n->source_key = key;
+  }
+}
+
+/* The types of the nodes each node takes, in order: `f32[4, 8]|f32[8, 16]`
+ * for mm(x, w). */
+static void give_arg_types(graph *g, tl_arena *arena) {
+  tl_buf b;
+  tl_buf_init(&b);
+  for (size_t i = 0; i < g->nodes.count; i++) {
+    node *n = &g->nodes.items[i];
+    tl_buf_clear(&b);
+    for (size_t k = 0; k < n->pieces_count; k++) {
+      const piece *p = &g->pieces.items[n->pieces_at + k];
+      if (p->ref < 0)
+        continue;
+      if (b.len)
+        tl_buf_putc(&b, '|');
+      tl_buf_append_str(&b, g->nodes.items[p->ref].side.type);
+    }
+    n->arg_types = tl_arena_str(arena, tl_buf_str(&b));
+  }
+  tl_buf_free(&b);
+}
+
 static void read_graph(graph *g, tl_str text, tl_arena *arena) {
   memset(g, 0, sizeof *g);
   /* print_readable names an AOT graph's class `<lambda>`, which is no
@@ -259,9 +365,25 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
       nd->pieces_count = 0;
       if (ts_node_is_null(right)) /* a declared input: no arguments */
         continue;
-      if (is_type(right, "call"))
+      if (is_type(right, "call")) {
+        /* A method of a node, `linear.sum(-1)`: its op is `.sum`, the node
+         * its first argument (the name would make two graphs' ops
+         * differ). */
+        TSNode fn = ts_node_child_by_field_name(right, "function", 8);
+        TSNode object = ts_node_child_by_field_name(fn, "object", 6);
+        long ref = is_type(fn, "attribute") && is_type(object, "identifier")
+                       ? find_name(g, text_of(object, g->text))
+                       : -1;
+        if (ref >= 0) {
+          tl_str attr =
+              text_of(ts_node_child_by_field_name(fn, "attribute", 9), g->text);
+          nd->side.op = tl_str_from(
+              tl_arena_printf(arena, ".%.*s", (int)attr.len, attr.ptr));
+          piece r = {{NULL, 0}, ref};
+          TL_VEC_PUSH(g->pieces, r);
+        }
         right = ts_node_child_by_field_name(right, "arguments", 9);
-      nd->pieces_at = g->pieces.count;
+      }
       pieces_ctx p = {g, ts_node_start_byte(right)};
       tl_ts_walk(right, collect, &p);
       uint32_t end = ts_node_end_byte(right);
@@ -271,6 +393,9 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
       }
       nd->pieces_count = g->pieces.count - nd->pieces_at;
     }
+    tl_ts_walk(f.found, collect_comments, g);
+    give_sources(g, arena);
+    give_arg_types(g, arena);
   }
   ts_tree_delete(tree);
 }
@@ -278,36 +403,118 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
 static void free_graph(graph *g) {
   TL_VEC_FREE(g->nodes);
   TL_VEC_FREE(g->pieces);
+  TL_VEC_FREE(g->comments);
   free(g->names);
 }
 
 /* ---- alignment ------------------------------------------------------- */
 
-typedef struct op_key {
-  tl_str op;
+typedef struct str_key {
+  tl_str str;
   int *slot;
-} op_key;
+} str_key;
 
-static int by_op(const void *a, const void *b) {
-  return tl_str_cmp(((const op_key *)a)->op, ((const op_key *)b)->op);
+static int by_str(const void *a, const void *b) {
+  return tl_str_cmp(((const str_key *)a)->str, ((const str_key *)b)->str);
 }
 
-/* Gives each op of both graphs an id, equal ops the same. */
-static void number_ops(graph *a, graph *b) {
+/* The field of a node numbered by number_nodes. */
+typedef enum node_field { OP, SOURCE, ARGS, TYPE, NAME } node_field;
+
+static str_key field_key(node *n, node_field f) {
+  switch (f) {
+  case OP:
+    return (str_key){n->side.op, &n->op_id};
+  case SOURCE:
+    return (str_key){n->source_key, &n->source_id};
+  case ARGS:
+    return (str_key){n->arg_types, &n->args_id};
+  case TYPE:
+    return (str_key){n->side.type, &n->type_id};
+  case NAME:
+    break;
+  }
+  return (str_key){n->side.name, &n->name_id};
+}
+
+/* Gives one field of each node of both graphs an id, equal values the
+ * same (a missing source keeps -1). */
+static void number_nodes(graph *a, graph *b, node_field f) {
   size_t n = a->nodes.count + b->nodes.count, k = 0;
-  op_key *keys = tl_xcalloc(n ? n : 1, sizeof *keys);
-  for (size_t i = 0; i < a->nodes.count; i++)
-    keys[k++] = (op_key){a->nodes.items[i].side.op, &a->nodes.items[i].op_id};
-  for (size_t i = 0; i < b->nodes.count; i++)
-    keys[k++] = (op_key){b->nodes.items[i].side.op, &b->nodes.items[i].op_id};
-  tl_sort(keys, n, sizeof *keys, by_op);
+  str_key *keys = tl_xcalloc(n ? n : 1, sizeof *keys);
+  for (size_t i = 0; i < a->nodes.count + b->nodes.count; i++) {
+    node *nd = i < a->nodes.count ? &a->nodes.items[i]
+                                  : &b->nodes.items[i - a->nodes.count];
+    str_key key = field_key(nd, f);
+    if (key.str.ptr)
+      keys[k++] = key;
+  }
+  tl_sort(keys, k, sizeof *keys, by_str);
   int id = -1;
-  for (size_t i = 0; i < n; i++) {
-    if (i == 0 || !tl_str_eq(keys[i].op, keys[i - 1].op))
+  for (size_t i = 0; i < k; i++) {
+    if (i == 0 || !tl_str_eq(keys[i].str, keys[i - 1].str))
       id++;
     *keys[i].slot = id;
   }
   free(keys);
+}
+
+/* How well two nodes of the same op agree besides: 8 for the same source,
+ * 4 for the same argument types, 2 for the same type, 1 for the same name
+ * (Dynamo names a parameter after its source, `L_self_modules_fc_
+ * parameters_weight_`: among pairings otherwise equal, the one that keeps
+ * names). */
+static int agreement(const node *x, const node *y) {
+  return (x->source_id >= 0 && x->source_id == y->source_id ? 8 : 0) +
+         (x->args_id == y->args_id ? 4 : 0) +
+         (x->type_id == y->type_id ? 2 : 0) +
+         (x->name_id == y->name_id ? 1 : 0);
+}
+
+static bool identical(const node *x, const node *y) {
+  return x->op_id == y->op_id && x->source_id == y->source_id &&
+         x->args_id == y->args_id && x->type_id == y->type_id &&
+         x->name_id == y->name_id;
+}
+
+/* The alignment of a[lo_a..hi_a) and b[lo_b..hi_b) that pairs the most
+ * nodes of the same op, and of those the one whose pairs agree the most
+ * (the sum of agreement): each pair weighs W + agreement, W past what
+ * the agreements of a whole alignment can add up to. A table of suffixes,
+ * read from the start, so that of equal alignments the earlier partner is
+ * taken. The caller keeps (n + 1)(m + 1) within TL_FX_DIFF_MAX_CELLS. */
+static void scored(const graph *a, const graph *b, size_t lo_a, size_t hi_a,
+                   size_t lo_b, size_t hi_b, long *match_a, long *match_b) {
+  size_t n = hi_a - lo_a, m = hi_b - lo_b, w = m + 1;
+  int32_t big = 16 * (int32_t)((n < m ? n : m) + 1);
+  int32_t *t = tl_xcalloc((n + 1) * w, sizeof *t);
+  const node *x = a->nodes.items + lo_a, *y = b->nodes.items + lo_b;
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;) {
+      int32_t best = t[(i + 1) * w + j];
+      if (t[i * w + j + 1] > best)
+        best = t[i * w + j + 1];
+      if (x[i].op_id == y[j].op_id) {
+        int32_t pair = t[(i + 1) * w + j + 1] + big + agreement(&x[i], &y[j]);
+        if (pair > best)
+          best = pair;
+      }
+      t[i * w + j] = best;
+    }
+  size_t i = 0, j = 0;
+  while (i < n && j < m) {
+    if (x[i].op_id == y[j].op_id &&
+        t[i * w + j] ==
+            t[(i + 1) * w + j + 1] + big + agreement(&x[i], &y[j])) {
+      match_a[lo_a + i] = (long)(lo_b + j);
+      match_b[lo_b + j] = (long)(lo_a + i);
+      i++, j++;
+    } else if (t[i * w + j] == t[(i + 1) * w + j])
+      i++;
+    else
+      j++;
+  }
+  free(t);
 }
 
 /* Myers' greedy shortest edit script between a[lo_a..hi_a) and
@@ -394,7 +601,11 @@ void tl_fx_diff_texts(tl_arena *arena, tl_str ta, tl_str tb, tl_fx_diff *out) {
   graph a, b;
   read_graph(&a, ta, arena);
   read_graph(&b, tb, arena);
-  number_ops(&a, &b);
+  number_nodes(&a, &b, OP);
+  number_nodes(&a, &b, SOURCE);
+  number_nodes(&a, &b, ARGS);
+  number_nodes(&a, &b, TYPE);
+  number_nodes(&a, &b, NAME);
   size_t na = a.nodes.count, nb = b.nodes.count;
   long *match_a = tl_xmalloc((na ? na : 1) * sizeof *match_a);
   long *match_b = tl_xmalloc((nb ? nb : 1) * sizeof *match_b);
@@ -402,24 +613,32 @@ void tl_fx_diff_texts(tl_arena *arena, tl_str ta, tl_str tb, tl_fx_diff *out) {
     match_a[i] = -1;
   for (size_t j = 0; j < nb; j++)
     match_b[j] = -1;
-  /* The common ends first: most graphs compared differ in a few places. */
+  /* The common ends first, where each node is its partner's twin (op,
+   * source, argument types and type): most graphs compared differ in a few
+   * places, and a twin is the best partner either could have. */
   size_t head = 0;
   while (head < na && head < nb &&
-         a.nodes.items[head].op_id == b.nodes.items[head].op_id) {
+         identical(&a.nodes.items[head], &b.nodes.items[head])) {
     match_a[head] = (long)head;
     match_b[head] = (long)head;
     head++;
   }
   size_t tail = 0;
-  while (tail < na - head && tail < nb - head &&
-         a.nodes.items[na - 1 - tail].op_id ==
-             b.nodes.items[nb - 1 - tail].op_id) {
+  while (
+      tail < na - head && tail < nb - head &&
+      identical(&a.nodes.items[na - 1 - tail], &b.nodes.items[nb - 1 - tail])) {
     match_a[na - 1 - tail] = (long)(nb - 1 - tail);
     match_b[nb - 1 - tail] = (long)(na - 1 - tail);
     tail++;
   }
-  if (!myers(&a, &b, head, na - tail, head, nb - tail, match_a, match_b))
-    out->too_large = true;
+  size_t mid_a = na - tail - head, mid_b = nb - tail - head;
+  if ((mid_a + 1) * (mid_b + 1) <= TL_FX_DIFF_MAX_CELLS)
+    scored(&a, &b, head, na - tail, head, nb - tail, match_a, match_b);
+  else {
+    out->by_op_only = true;
+    if (!myers(&a, &b, head, na - tail, head, nb - tail, match_a, match_b))
+      out->too_large = true;
+  }
   /* Rows in graph order: walk both, a removed run before an added one. */
   size_t i = 0, j = 0;
   while (i < na || j < nb) {

@@ -344,6 +344,10 @@ static cJSON *side_json(const tl_fx_side *s) {
   tl_json_add_str(o, "type", s->type);
   cJSON_AddNumberToObject(o, "line", s->line);
   tl_json_add_str(o, "text", s->text);
+  if (s->source.len)
+    tl_json_add_str(o, "source", s->source);
+  else
+    cJSON_AddNullToObject(o, "source");
   return o;
 }
 
@@ -391,6 +395,7 @@ static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
   cJSON_AddNumberToObject(sum, "changed", (double)d->changed);
   cJSON_AddNumberToObject(sum, "removed", (double)d->removed);
   cJSON_AddNumberToObject(sum, "added", (double)d->added);
+  cJSON_AddStringToObject(o, "aligned_by", d->by_op_only ? "op" : "score");
   cJSON_AddBoolToObject(o, "too_many_edits", d->too_large);
   cJSON *rows = cJSON_AddArrayToObject(o, "nodes");
   tl_buf words;

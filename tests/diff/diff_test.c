@@ -233,6 +233,65 @@ TEST(graph_nodes_are_matched_by_what_they_are_not_by_name) {
   tl_arena_free(&arena);
 }
 
+/* `linear.sum(-1)` and `linear_1.sum(-1)`: one op, `.sum`, whose first
+ * argument is the node it is called on. */
+TEST(a_method_of_a_node_is_its_op_whatever_the_node_is_named) {
+  static const char a[] = "class GraphModule(torch.nn.Module):\n"
+                          "    def forward(self, L_x_: \"f32[4, 16]\"):\n"
+                          "        linear: \"f32[4, 16]\" = torch.relu(L_x_)\n"
+                          "        sum_1: \"f32[4]\" = linear.sum(-1)\n"
+                          "        return (sum_1,)\n";
+  static const char b[] =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, L_x_: \"f32[4, 16]\"):\n"
+      "        linear_1: \"f32[4, 16]\" = torch.relu(L_x_)\n"
+      "        sum_1: \"f32[4]\" = linear_1.sum(-1)\n"
+      "        return (sum_1,)\n";
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_diff d;
+  tl_fx_diff_texts(&arena, tl_str_from(a), tl_str_from(b), &d);
+  CHECK_INT_EQ(d.rows.count, 3);
+  if (d.rows.count == 3) {
+    CHECK_STR_EQ(cstr(d.rows.items[2].after.op), ".sum");
+    CHECK_INT_EQ(d.rows.items[2].change, TL_FX_SAME);
+    CHECK(!d.rows.items[2].renamed);
+    CHECK_INT_EQ(d.rows.items[1].change, TL_FX_SAME);
+    CHECK(d.rows.items[1].renamed);
+  }
+  CHECK(!d.by_op_only);
+  tl_fx_diff_free(&d);
+  tl_arena_free(&arena);
+}
+
+/* Past TL_FX_DIFF_MAX_CELLS (2,100 nodes against 2,100 others) the middle
+ * is aligned by op alone, and past TL_FX_DIFF_MAX_EDITS reported as removed
+ * and added. */
+TEST(graphs_past_the_scored_table_are_aligned_by_op_alone) {
+  tl_buf a, b;
+  tl_buf_init(&a);
+  tl_buf_init(&b);
+  tl_buf_puts(&a, "class G(torch.nn.Module):\n    def forward(self, x):\n");
+  tl_buf_puts(&b, "class G(torch.nn.Module):\n    def forward(self, x):\n");
+  for (int i = 0; i < 2100; i++) {
+    tl_buf_printf(&a, "        s%d = torch.sin(x)\n", i);
+    tl_buf_printf(&b, "        c%d = torch.cos(x)\n", i);
+  }
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_diff d;
+  tl_fx_diff_texts(&arena, tl_buf_str(&a), tl_buf_str(&b), &d);
+  CHECK(d.by_op_only);
+  CHECK(d.too_large);
+  CHECK_INT_EQ(d.same, 1); /* x */
+  CHECK_INT_EQ(d.removed, 2100);
+  CHECK_INT_EQ(d.added, 2100);
+  tl_fx_diff_free(&d);
+  tl_arena_free(&arena);
+  tl_buf_free(&a);
+  tl_buf_free(&b);
+}
+
 static tl_kernel_item kernel(const char *name, const char *kind,
                              const char *code, int first, const tl_str *nodes,
                              size_t count) {
@@ -442,6 +501,8 @@ int main(void) {
   RUN(the_guard_tree_gives_each_leaf_its_manager_source_and_user_line);
   RUN(guards_that_differ_are_changed_added_or_removed);
   RUN(graph_nodes_are_matched_by_what_they_are_not_by_name);
+  RUN(a_method_of_a_node_is_its_op_whatever_the_node_is_named);
+  RUN(graphs_past_the_scored_table_are_aligned_by_op_alone);
   RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
   RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
   RUN(a_kernel_code_diff_keeps_two_lines_around_each_change);

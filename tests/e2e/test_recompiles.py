@@ -26,6 +26,7 @@ Environment: TLPARSE (the binary).
 
 import ast
 import html
+import io
 import itertools
 import json
 import os
@@ -34,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tokenize
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -278,18 +280,73 @@ def placeholder_op(t):
                                    else 0)
 
 
+def source_key(comment):
+    """A `# File:` comment's text -> its file name, function and code:
+    `/w/m.py:10 in f, code: y = x + 1` -> `m.py in f, code: y = x + 1`."""
+    head, sep, code = comment.partition(", code: ")
+    where, sep_in, function = head.rpartition(" in ")
+    if not sep_in:
+        return comment
+    path = where.rpartition(":")[0] if ":" in where else where
+    path = re.split(r"[/\\]", path)[-1]
+    return path + " in " + function + sep + code
+
+
+def comments_of(text):
+    """[(line, text)] of every comment of the text, by Python's tokenizer."""
+    return [(t.start[0], t.string) for t in
+            tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT]
+
+
+def is_method_of_node(value, names):
+    return (isinstance(value, ast.Call) and
+            isinstance(value.func, ast.Attribute) and
+            isinstance(value.func.value, ast.Name) and
+            value.func.value.id in names)
+
+
+def call_parts(value, names):
+    """The arguments of a node's value, a method's node first."""
+    if not isinstance(value, ast.Call):
+        return [value]
+    head = [value.func.value] if is_method_of_node(value, names) else []
+    return head + value.args + [k.value for k in value.keywords]
+
+
 def graph_nodes(text):
-    """[(name, op, type, value or None, line)] of the outer forward."""
+    """[(name, op, type, value or None, line, source)] of the outer forward;
+    source: the last `# File:` comment above the node in the forward
+    (None without, or after a `# No stacktrace found`)."""
     text = text.replace("<lambda>", "_lambda_")
     fn = next(n for n in in_order(ast.parse(text))
               if isinstance(n, ast.FunctionDef) and n.name == "forward")
+    notes = [(line, c) for line, c in comments_of(text)
+             if fn.lineno <= line <= fn.end_lineno]
+
+    def source(line):
+        found = None
+        for at, c in notes:
+            if at >= line:
+                break
+            if c.startswith("# File: "):
+                found = c[len("# File: "):].strip()
+            elif c.startswith("# No stacktrace found"):
+                found = None
+        return found
     out = []
+    names = {a.arg for a in fn.args.args} | {
+        st.target.id for st in fn.body
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+    } | {st.targets[0].id for st in fn.body
+         if isinstance(st, ast.Assign) and len(st.targets) == 1 and
+         isinstance(st.targets[0], ast.Name)}
     for a in fn.args.args:
         if a.arg == "self":
             continue
         t = a.annotation.value if isinstance(a.annotation, ast.Constant) \
             else ""
-        out.append((a.arg, placeholder_op(t), t, None, a.lineno))
+        out.append((a.arg, placeholder_op(t), t, None, a.lineno, None))
     for st in fn.body:
         if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
             target, value = st.target.id, st.value
@@ -303,18 +360,70 @@ def graph_nodes(text):
         if isinstance(value, ast.Constant) and value.value is None:
             continue
         if value is None:  # `arg12_1: "f32[8]";`: an AOT graph's input
-            out.append((target, placeholder_op(t), t, None, st.lineno))
+            out.append((target, placeholder_op(t), t, None, st.lineno,
+                        source(st.lineno)))
             continue
-        op = ast.get_source_segment(text, value.func) \
-            if isinstance(value, ast.Call) else type(value).__name__
-        out.append((target, op, t, value, st.lineno))
+        if is_method_of_node(value, names):  # `linear.sum(-1)`: `.sum`
+            op = "." + value.func.attr
+        elif isinstance(value, ast.Call):
+            op = ast.get_source_segment(text, value.func)
+        else:
+            op = type(value).__name__
+        out.append((target, op, t, value, st.lineno, source(st.lineno)))
     return out
+
+
+def arg_types(nodes):
+    """Per node, the types of the nodes it takes, in the order written."""
+    first = {}
+    for n in nodes:
+        first.setdefault(n[0], n[2])
+    out = []
+    for n in nodes:
+        value = n[3]
+        if value is None:
+            out.append(())
+            continue
+        parts = call_parts(value, first)
+        names = sorted(((x.lineno, x.col_offset, x.id) for p in parts
+                        for x in ast.walk(p)
+                        if isinstance(x, ast.Name) and x.id in first))
+        out.append(tuple(first[name] for _, _, name in names))
+    return out
+
+
+def agreement(x, y, tx, ty):
+    """What a pair of nodes of one op scores besides: 8 for the same source
+    (file name, function and code), 4 for the same argument types, 2 for
+    the same type, 1 for the same name."""
+    return (8 if x[5] is not None and y[5] is not None and
+            source_key(x[5]) == source_key(y[5]) else 0) + \
+        (4 if tx == ty else 0) + (2 if x[2] == y[2] else 0) + \
+        (1 if x[0] == y[0] else 0)
+
+
+def best_alignment(na, nb):
+    """(pairs, agreement) of the best alignment: the most pairs of one op,
+    then the most agreement (a plain table over both graphs)."""
+    ta, tb = arg_types(na), arg_types(nb)
+    n, m = len(na), len(nb)
+    prev = [(0, 0)] * (m + 1)
+    for i in range(n - 1, -1, -1):
+        cur = [(0, 0)] * (m + 1)
+        for j in range(m - 1, -1, -1):
+            best = max(prev[j], cur[j + 1])
+            if na[i][1] == nb[j][1]:
+                p, a = prev[j + 1]
+                best = max(best, (p + 1, a + agreement(na[i], nb[j], ta[i],
+                                                       tb[j])))
+            cur[j] = best
+        prev = cur
+    return prev[0]
 
 
 def args_shape(value, names):
     """The arguments with each node name as ('ref', index)."""
-    parts = value.args + [k.value for k in value.keywords] \
-        if isinstance(value, ast.Call) else [value]
+    parts = call_parts(value, names)
     keys = [k.arg for k in value.keywords] if isinstance(value, ast.Call) \
         else []
 
@@ -539,6 +648,17 @@ class Recompiles(unittest.TestCase):
         self.assertEqual(len(nb) - len(pairs), added, where)
         self.assertEqual(len(pairs), lcs_length([n[1] for n in na],
                                                 [n[1] for n in nb]), where)
+        # Of the alignments with the most pairs, one whose pairs agree the
+        # most (source, argument types, type).
+        self.assertEqual(got["aligned_by"], "score", where)
+        ta, tb = arg_types(na), arg_types(nb)
+        self.assertEqual((len(pairs), sum(agreement(na[i], nb[j], ta[i],
+                                                    tb[j])
+                                          for _, i, j in pairs)),
+                         best_alignment(na, nb), where)
+        for row, i, j in pairs:
+            for side, n in (("before", na[i]), ("after", nb[j])):
+                self.assertEqual(row[side]["source"], n[5], where)
         partner = {i: j for _, i, j in pairs}
         for k, (row, i, j) in enumerate(pairs):
             x, y = na[i], nb[j]
@@ -851,6 +971,113 @@ class Recompiles(unittest.TestCase):
         self.assertIn('<a class="kernel" href="provenance_tracking_-_0_1_0'
                       '.html#kernel=cpp_fused_sum_2:5"><code>cpp_fused_sum_2'
                       '</code></a>', page)
+
+    def test_nodes_pair_by_shape_and_source_where_op_alone_pairs_wrongly(
+            self):
+        """Post-grad graphs written here where pairing by op alone takes the
+        wrong partner. Frame 0: of two mm, the first (x @ w1, f32[4, 16])
+        went with its weight; the one left is the second (x @ w2, f32[4,
+        32]), its weight now arg1_1 (no sources: the shapes decide). Frame
+        1: a line `x = x + 2` inserted above `y = x + 1` (another folder,
+        every line number moved): the new add is the one added, the old
+        one's partner is add_1, changed as its input is now the new add."""
+        mm_a = (
+            'class <lambda>(torch.nn.Module):\n'
+            '    def forward(self, arg0_1: "f32[4, 8][8, 1]cpu", '
+            'arg1_1: "f32[8, 16][16, 1]cpu", arg2_1: "f32[8, 32][32, 1]cpu"):\n'
+            '        mm: "f32[4, 16][16, 1]cpu" = torch.ops.aten.mm.default('
+            'arg0_1, arg1_1);  arg1_1 = None\n'
+            '        mm_1: "f32[4, 32][32, 1]cpu" = torch.ops.aten.mm.default('
+            'arg0_1, arg2_1);  arg0_1 = arg2_1 = None\n'
+            '        relu: "f32[4, 32][32, 1]cpu" = torch.ops.aten.relu.default('
+            'mm_1);  mm_1 = None\n'
+            '        return (mm, relu)\n')
+        mm_b = (
+            'class <lambda>(torch.nn.Module):\n'
+            '    def forward(self, arg0_1: "f32[4, 8][8, 1]cpu", '
+            'arg1_1: "f32[8, 32][32, 1]cpu"):\n'
+            '        mm: "f32[4, 32][32, 1]cpu" = torch.ops.aten.mm.default('
+            'arg0_1, arg1_1);  arg0_1 = arg1_1 = None\n'
+            '        sigmoid: "f32[4, 32][32, 1]cpu" = '
+            'torch.ops.aten.sigmoid.default(mm);  mm = None\n'
+            '        return (sigmoid,)\n')
+        line_a = (
+            'class <lambda>(torch.nn.Module):\n'
+            '    def forward(self, arg0_1: "f32[4][1]cpu"):\n'
+            '        # File: /a/m.py:10 in f, code: y = x + 1\n'
+            '        add: "f32[4][1]cpu" = torch.ops.aten.add.Tensor(arg0_1, 1)'
+            ';  arg0_1 = None\n'
+            '        # File: /a/m.py:11 in f, code: return y.relu()\n'
+            '        relu: "f32[4][1]cpu" = torch.ops.aten.relu.default(add);'
+            '  add = None\n'
+            '        return (relu,)\n')
+        line_b = (
+            'class <lambda>(torch.nn.Module):\n'
+            '    def forward(self, arg0_1: "f32[4][1]cpu"):\n'
+            '        # File: /b/m.py:10 in f, code: x = x + 2\n'
+            '        add: "f32[4][1]cpu" = torch.ops.aten.add.Tensor(arg0_1, 2)'
+            ';  arg0_1 = None\n'
+            '        # File: /b/m.py:11 in f, code: y = x + 1\n'
+            '        add_1: "f32[4][1]cpu" = torch.ops.aten.add.Tensor(add, 1)'
+            ';  add = None\n'
+            '        # File: /b/m.py:12 in f, code: return y.relu()\n'
+            '        relu: "f32[4][1]cpu" = torch.ops.aten.relu.default(add_1);'
+            '  add_1 = None\n'
+            '        return (relu,)\n')
+        lines = []
+        for frame, graphs in enumerate(((mm_a, mm_b), (line_a, line_b))):
+            for compile_id, text in enumerate(graphs):
+                env = {"artifact": {"name": "inductor_post_grad_graph",
+                                    "encoding": "string"},
+                       "frame_id": frame, "frame_compile_id": compile_id,
+                       "attempt": 0, "has_payload": tracelog.md5(text)}
+                lines.append("V1127 00:00:00.000000 1 synthetic.py:1] " +
+                             json.dumps(env))
+                lines.extend("\t" + line for line in text.split("\n"))
+        log = os.path.join(self.tmp, "hostile-pairs.log")
+        with open(log, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        out = os.path.join(self.tmp, "hostile-pairs")
+        r = subprocess.run([TLPARSE, log, "-o", out, "--no-browser"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, CI="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+        def rows(frame):
+            with open(os.path.join(out, "recompile_-_%d_0_to_1.json"
+                                   % frame)) as f:
+                g = json.load(f)["graphs"]["post_grad"]
+            return g, [(row["change"], row.get("renamed"),
+                        row["before"] and row["before"]["name"],
+                        row["after"] and row["after"]["name"])
+                       for row in g["nodes"]]
+        g, got = rows(0)
+        self.assertEqual(got, [
+            ("same", False, "arg0_1", "arg0_1"),
+            ("removed", None, "arg1_1", None),
+            ("same", True, "arg2_1", "arg1_1"),
+            ("removed", None, "mm", None),
+            ("same", True, "mm_1", "mm"),
+            ("removed", None, "relu", None),
+            ("added", None, None, "sigmoid")])
+        self.assertEqual(g["summary"], {"same": 1, "renamed": 2, "changed": 0,
+                                        "removed": 3, "added": 1})
+        self.assertEqual(g["nodes"][4]["before"]["source"], None)
+        g, got = rows(1)
+        self.assertEqual(got, [
+            ("same", False, "arg0_1", "arg0_1"),
+            ("added", None, None, "add"),
+            ("changed", True, "add", "add_1"),
+            ("same", False, "relu", "relu")])
+        self.assertEqual(g["nodes"][2]["args_changed"], True)
+        self.assertEqual(g["nodes"][2]["type_changed"], False)
+        self.assertEqual(g["nodes"][2]["before"]["source"],
+                         "/a/m.py:10 in f, code: y = x + 1")
+        self.assertEqual(g["nodes"][2]["after"]["source"],
+                         "/b/m.py:11 in f, code: y = x + 1")
+        self.assertEqual(g["summary"], {"same": 2, "renamed": 0, "changed": 1,
+                                        "removed": 0, "added": 1})
+        self.assertEqual(g["aligned_by"], "score")
 
     def test_shapes_and_metrics(self):
         """The Dynamo graph's inputs whose shapes changed, in words (dim 0
