@@ -9,6 +9,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "util/mapped_text.h"
 
 size_t tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+size_t tl_ts_ahead_from = TL_TS_AHEAD_FROM_DEFAULT;
 
 /* Fills c->cuts with the scanner's cuts of the region (none when it is
  * unsure), once. */
@@ -609,7 +611,8 @@ static TSTree *next_class_chunk(tl_ts_chunker *c, bool *failed) {
   return parse_clean(c, ranges, 4, failed);
 }
 
-TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
+/* The next tree, parsed on the calling thread. */
+static TSTree *next_here(tl_ts_chunker *c, bool *restart) {
   *restart = false;
   c->params_chunk = c->class_chunk = false;
   while (!c->done && !c->whole) {
@@ -694,7 +697,122 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
   return NULL;
 }
 
+/* Parsing ahead (tl_ts_ahead_from). The helper thread owns a copy of the
+ * chunker, `inner`, and calls next_here on it, handing each tree with the
+ * flags the caller reads through a queue of AHEAD_DEPTH; the caller takes
+ * them in turn. When the helper has handed the last one (NULL), or the
+ * caller ends early, the thread is joined and `inner` becomes the caller's
+ * chunker again, so what the caller reads after the loop (chunks,
+ * gave_up) is what the chunker alone would say. At most AHEAD_DEPTH + 2
+ * trees are alive: the queue's, the caller's and the one being parsed. */
+enum { AHEAD_DEPTH = 2 };
+
+typedef struct ahead_item {
+  TSTree *tree; /* NULL: the last */
+  bool restart, params_chunk, class_chunk;
+} ahead_item;
+
+typedef struct tl_ts_ahead {
+  tl_ts_chunker inner;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t changed; /* an item queued or taken, or stop set */
+  ahead_item items[AHEAD_DEPTH];
+  size_t first, count;
+  bool stop; /* the caller ends before the last tree */
+} tl_ts_ahead;
+
+static void *parse_ahead(void *arg) {
+  tl_ts_ahead *a = arg;
+  for (bool last = false; !last;) {
+    pthread_mutex_lock(&a->lock);
+    while (a->count == AHEAD_DEPTH && !a->stop)
+      pthread_cond_wait(&a->changed, &a->lock);
+    bool stop = a->stop;
+    pthread_mutex_unlock(&a->lock);
+    if (stop)
+      break;
+    ahead_item item;
+    item.tree = next_here(&a->inner, &item.restart);
+    item.params_chunk = a->inner.params_chunk;
+    item.class_chunk = a->inner.class_chunk;
+    last = !item.tree;
+    pthread_mutex_lock(&a->lock);
+    a->items[(a->first + a->count++) % AHEAD_DEPTH] = item;
+    pthread_cond_broadcast(&a->changed);
+    pthread_mutex_unlock(&a->lock);
+  }
+  return NULL;
+}
+
+/* At the first tree: a chunked region of tl_ts_ahead_from bytes or more is
+ * parsed ahead, when a thread can be had. */
+static void maybe_parse_ahead(tl_ts_chunker *c) {
+  c->ahead_decided = true;
+  if (c->done || c->whole ||
+      c->region.end_byte - c->region.start_byte < tl_ts_ahead_from)
+    return;
+  tl_ts_ahead *a = calloc(1, sizeof *a);
+  if (!a)
+    return;
+  a->inner = *c;
+  pthread_mutex_init(&a->lock, NULL);
+  pthread_cond_init(&a->changed, NULL);
+  if (pthread_create(&a->thread, NULL, parse_ahead, a) != 0) {
+    pthread_cond_destroy(&a->changed);
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+    return;
+  }
+  c->ahead = a;
+}
+
+/* Joins the helper (stopping it first when `stop`), deletes the trees the
+ * caller will not take, and makes the helper's chunker the caller's. */
+static void finish_ahead(tl_ts_chunker *c, bool stop) {
+  tl_ts_ahead *a = c->ahead;
+  pthread_mutex_lock(&a->lock);
+  a->stop = a->stop || stop;
+  pthread_cond_broadcast(&a->changed);
+  pthread_mutex_unlock(&a->lock);
+  pthread_join(a->thread, NULL);
+  for (size_t i = 0; i < a->count; i++) {
+    TSTree *tree = a->items[(a->first + i) % AHEAD_DEPTH].tree;
+    if (tree)
+      ts_tree_delete(tree);
+  }
+  *c = a->inner;
+  c->ahead = NULL;
+  pthread_cond_destroy(&a->changed);
+  pthread_mutex_destroy(&a->lock);
+  free(a);
+}
+
+TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
+  if (!c->ahead_decided)
+    maybe_parse_ahead(c);
+  if (!c->ahead)
+    return next_here(c, restart);
+  tl_ts_ahead *a = c->ahead;
+  pthread_mutex_lock(&a->lock);
+  while (a->count == 0)
+    pthread_cond_wait(&a->changed, &a->lock);
+  ahead_item item = a->items[a->first];
+  a->first = (a->first + 1) % AHEAD_DEPTH;
+  a->count--;
+  pthread_cond_broadcast(&a->changed);
+  pthread_mutex_unlock(&a->lock);
+  *restart = item.restart;
+  if (!item.tree)
+    finish_ahead(c, false); /* the helper has stopped: joined at once */
+  c->params_chunk = item.params_chunk;
+  c->class_chunk = item.class_chunk;
+  return item.tree;
+}
+
 void tl_ts_chunker_end(tl_ts_chunker *c) {
+  if (c->ahead)
+    finish_ahead(c, true);
   if (c->parser)
     ts_parser_delete(c->parser);
   TL_VEC_FREE(c->cuts);

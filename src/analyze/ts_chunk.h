@@ -174,7 +174,25 @@ typedef struct tl_ts_chunker {
                         class; 0: the region's end */
   bool class_chunk;  /* the tree returned last is of a subgraph class */
   size_t isolated;   /* parses redone one member at a time (for tests) */
+  /* Parsing ahead (tl_ts_ahead_from): decided at the first
+   * tl_ts_chunker_next; while `ahead` is set, a helper thread owns a copy
+   * of this chunker and every field above but the two flags of the tree
+   * returned last is stale until the last tree (NULL) or
+   * tl_ts_chunker_end. */
+  bool ahead_decided;
+  struct tl_ts_ahead *ahead;
 } tl_ts_chunker;
+
+/* From this many bytes of region on (TL_TS_AHEAD_FROM_DEFAULT, 1 MiB), a
+ * chunked text is parsed ahead: a helper thread runs the chunker, a few
+ * trees ahead of the caller, while the caller reads the trees it was
+ * given, so that a single large text's parse and its analysis share the
+ * cores. The trees, their order and every flag are those the chunker
+ * gives alone (the helper runs the same code); the caller sees no
+ * difference but the time. Tests set it to 0 to parse every chunked text
+ * ahead, or SIZE_MAX never to. */
+extern size_t tl_ts_ahead_from;
+#define TL_TS_AHEAD_FROM_DEFAULT ((size_t)1 << 20)
 
 /* Scans `text` with `scan` (unless it fits in one chunk) and prepares the
  * first chunk. */

@@ -121,15 +121,24 @@ bool tl_url_is_safe(tl_str url) {
   return url.len > 0;
 }
 
+/* Bytes a URL path keeps as they are. */
+static bool url_path_keeps(unsigned char c) {
+  return isalnum(c) || (c && strchr("-_./~", c));
+}
+
 void tl_url_path(tl_buf *out, const char *path) {
   static const char hex[] = "0123456789ABCDEF";
-  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    if (isalnum(*p) || strchr("-_./~", *p))
-      tl_buf_putc(out, (char)*p);
-    else {
-      tl_buf_putc(out, '%');
-      tl_buf_putc(out, hex[*p >> 4]);
-      tl_buf_putc(out, hex[*p & 15]);
+  const unsigned char *p = (const unsigned char *)path;
+  while (*p) {
+    const unsigned char *run = p; /* appended whole: an index page lists
+                                     thousands of these */
+    while (url_path_keeps(*p))
+      p++;
+    tl_buf_append(out, run, (size_t)(p - run));
+    if (*p) {
+      char escaped[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+      tl_buf_append(out, escaped, sizeof escaped);
+      p++;
     }
   }
 }

@@ -211,6 +211,18 @@ static size_t check_chunked_equals_whole(const char *what, tl_str text,
       check_failures_in_test++;
     }
     tl_buf_free(&part);
+    /* The same chunks parsed ahead on a helper thread (tl_ts_ahead_from). */
+    tl_buf_init(&part);
+    tl_ts_ahead_from = 0;
+    dump(text, &part);
+    tl_ts_ahead_from = TL_TS_AHEAD_FROM_DEFAULT;
+    if (strcmp(whole.data, part.data) != 0) {
+      printf("  %s: chunks of %zu bytes parsed ahead differ\n  whole:\n%s\n"
+             "  chunked:\n%s\n",
+             what, LIMITS[k], whole.data, part.data);
+      check_failures_in_test++;
+    }
+    tl_buf_free(&part);
   }
   tl_buf_free(&whole);
   size_t chunks = fx ? fx_chunks(text) : py_chunks(text, false);
@@ -358,6 +370,69 @@ TEST(chunker_parses_only_its_range_in_chunks_at_whole_text_positions) {
   CHECK_INT_EQ(first_point.column, 0);
   CHECK_INT_EQ(last, end - 1); /* the `}` before the newline */
   tl_ts_chunker_end(&ch);
+  tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
+}
+
+/* What a chunker gives, tree by tree: each tree's S-expression with the
+ * flags the caller reads, then the count of chunks; at most `take` trees
+ * (then the chunker is ended early). */
+static void fx_chunker_trace(tl_str text, size_t take, tl_buf *out) {
+  tl_ts_cuts cuts = {0};
+  tl_ts_forward fwd;
+  if (!tl_ts_python_forward_cuts(text, &cuts, &fwd))
+    cuts.count = 0;
+  tl_ts_chunker ch;
+  tl_ts_chunker_begin_nested(&ch, tree_sitter_python(), text, cuts, fwd);
+  bool restart;
+  size_t taken = 0;
+  for (TSTree *t; taken < take && (t = tl_ts_chunker_next(&ch, &restart));) {
+    char *sexp = ts_node_string(ts_tree_root_node(t));
+    tl_buf_printf(out, "%d%d%d %s\n", restart, ch.params_chunk, ch.class_chunk,
+                  sexp);
+    free(sexp);
+    ts_tree_delete(t);
+    taken++;
+  }
+  if (taken < take)
+    tl_buf_printf(out, "chunks %zu gave_up %d\n", ch.chunks, ch.gave_up);
+  tl_ts_chunker_end(&ch);
+}
+
+/* Parsing ahead on a helper thread gives the trees, flags and counts of
+ * the chunker alone, in the same order, and a caller that stops early
+ * ends it cleanly (the helper stopped, its queued trees deleted: ASan and
+ * TSan runs check that). */
+TEST(chunker_parsing_ahead_gives_what_it_gives_alone) {
+  const char *t = "class GraphModule(torch.nn.Module):\n"
+                  "    def forward(self, a: \"f32[2]\", b: \"f32[2]\"):\n"
+                  "        x: \"f32[2]\" = a + 1;  a = None\n"
+                  "        y: \"f32[2]\" = x * b;  x = None\n"
+                  "        z: \"f32[2]\" = y - 2;  y = None\n"
+                  "        w: \"f32[2]\" = z / 3;  z = None\n"
+                  "        return (w,)\n"
+                  "    class subgraph_0(torch.nn.Module):\n"
+                  "        def forward(self, c: \"f32[2]\"):\n"
+                  "            d: \"f32[2]\" = c + 1;  c = None\n"
+                  "            return (d,)\n";
+  tl_str text = tl_str_from(t);
+  tl_ts_chunk_limit = 1;
+  for (size_t take = 1; take <= 10; take += 9) {
+    tl_buf alone, ahead;
+    tl_buf_init(&alone);
+    tl_buf_init(&ahead);
+    tl_ts_ahead_from = SIZE_MAX;
+    fx_chunker_trace(text, take, &alone);
+    tl_ts_ahead_from = 0;
+    fx_chunker_trace(text, take, &ahead);
+    tl_ts_ahead_from = TL_TS_AHEAD_FROM_DEFAULT;
+    CHECK_STR_EQ(ahead.data, alone.data);
+    /* 9 trees: the parameters self, a and b, the body's 5 statements, the
+     * subgraph class. */
+    if (take > 1)
+      CHECK(strstr(alone.data, "chunks 9 gave_up 0\n") != NULL);
+    tl_buf_free(&alone);
+    tl_buf_free(&ahead);
+  }
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
 }
 
@@ -717,6 +792,7 @@ int main(void) {
   RUN(cpp_wrapper_code_in_tiny_chunks_equals_whole_on_every_corpus_case);
   RUN(chunker_parses_only_its_range_in_chunks_at_whole_text_positions);
   RUN(chunker_reads_patched_bytes_as_given_without_changing_the_text);
+  RUN(chunker_parsing_ahead_gives_what_it_gives_alone);
   RUN(fx_parameters_in_slices_give_what_the_whole_forward_gives);
   RUN(cpp_wrapper_recording_in_tiny_chunks_equals_whole);
 #endif
