@@ -16,3 +16,13 @@ void tl_compile_file_read(const char *out_dir, const tl_artifact *a,
   t->ok = tl_fs_read_file(path.data, &t->text, error, sizeof error);
   tl_buf_free(&path);
 }
+
+tl_compile_files tl_compile_files_backward(const tl_compile_files *c) {
+  tl_compile_files b = *c;
+  b.post_grad = c->bw_post_grad;
+  b.code = c->bw_code;
+  b.kernel_code = c->bw_kernel_code;
+  b.mappings = c->bw_mappings;
+  b.other_mappings = c->mappings;
+  return b;
+}

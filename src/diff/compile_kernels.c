@@ -87,9 +87,12 @@ static void set_entry(tl_compile_kernels *out, const code_texts *t, int first,
 
 /* The mapping's kernels, from the view's JSON (provenance-json.md). */
 static void from_provenance(tl_compile_kernels *out, const cJSON *view,
-                            const code_texts *t) {
+                            const code_texts *t, const cJSON *others) {
   const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(view, "kernels"), *k;
   cJSON_ArrayForEach(k, kernels) {
+    const char *key = member_str(k, "key");
+    if (key && cJSON_GetObjectItemCaseSensitive(others, key))
+      continue; /* another compilation's */
     tl_kernel_item item = {0};
     item.key = copy_cstr(&out->arena, member_str(k, "key"));
     item.name = copy_cstr(&out->arena, member_str(k, "name"));
@@ -151,6 +154,7 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
                              const tl_artifact *code,
                              const tl_artifact *kernel_code,
                              const tl_artifact *mappings,
+                             const tl_artifact *other_mappings,
                              tl_compile_kernels *out) {
   memset(out, 0, sizeof *out);
   tl_arena_init(&out->arena);
@@ -174,8 +178,16 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
     in.kernel_code = t.kernel_code;
     in.node_mappings = text_or_null(&tmap);
     cJSON *view = tl_provenance_build(&in);
+    tl_compile_file_text tother;
+    tl_compile_file_read(out_dir, other_mappings, &tother);
+    cJSON *other =
+        tother.ok ? cJSON_ParseWithLength(tother.text.data, tother.text.len)
+                  : NULL;
     if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(view, "no_links_reason")))
-      from_provenance(out, view, &t);
+      from_provenance(out, view, &t,
+                      cJSON_GetObjectItemCaseSensitive(other, "cppCodeToPost"));
+    cJSON_Delete(other);
+    tl_buf_free(&tother.text);
     const cJSON *entry = cJSON_GetObjectItemCaseSensitive(view, "entry");
     if (cJSON_IsObject(entry))
       set_entry(out, &t,

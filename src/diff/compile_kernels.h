@@ -26,11 +26,14 @@ typedef struct tl_compile_kernels {
 
 /* Reads the kernels of one compilation: its post-grad graph, output code
  * (inductor_output_code or the AOT wrapper), AOT kernel code and node
- * mappings, any of them NULL, from files under `out_dir`. */
+ * mappings, any of them NULL, from files under `out_dir`; the keys of
+ * `other_mappings` (NULL: none) are another compilation's kernels and are
+ * left out. */
 void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
                              const tl_artifact *code,
                              const tl_artifact *kernel_code,
                              const tl_artifact *mappings,
+                             const tl_artifact *other_mappings,
                              tl_compile_kernels *out);
 void tl_compile_kernels_free(tl_compile_kernels *k);
 

@@ -158,9 +158,9 @@ cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
   cJSON *o = cJSON_CreateObject();
   tl_compile_kernels ka, kb;
   tl_compile_kernels_read(out_dir, a->post_grad, a->code, a->kernel_code,
-                          a->mappings, &ka);
+                          a->mappings, a->other_mappings, &ka);
   tl_compile_kernels_read(out_dir, b->post_grad, b->code, b->kernel_code,
-                          b->mappings, &kb);
+                          b->mappings, b->other_mappings, &kb);
   cJSON_AddBoolToObject(o, "available", ka.available && kb.available);
   cJSON *by = cJSON_AddObjectToObject(o, "matched_by");
   cJSON_AddStringToObject(by, "before", ka.from_mapping ? "nodes" : "code");
@@ -285,6 +285,29 @@ void tl_recompile_summarize(const cJSON *diff, cJSON *summary) {
                 get(kernels, "summary"));
   else
     cJSON_AddNullToObject(summary, "kernels");
+  /* The backward: its post-grad graph, else its AOT graph, and its
+   * kernels; null when neither graph was logged by both compiles. */
+  const cJSON *bw = NULL;
+  const char *bw_which = NULL;
+  static const char *const BACKWARD[] = {"backward_post_grad", "backward"};
+  for (size_t i = 0; i < 2 && !bw; i++)
+    if (cJSON_IsTrue(get(get(graphs, BACKWARD[i]), "available"))) {
+      bw = get(graphs, BACKWARD[i]);
+      bw_which = BACKWARD[i];
+    }
+  if (bw) {
+    cJSON *o = cJSON_AddObjectToObject(summary, "backward");
+    cJSON *nodes = cJSON_AddObjectToObject(o, "nodes");
+    cJSON_AddStringToObject(nodes, "graph", bw_which);
+    copy_counts(nodes, get(bw, "summary"));
+    const cJSON *bk = get(diff, "backward_kernels");
+    if (cJSON_IsTrue(get(bk, "available")))
+      copy_counts(cJSON_AddObjectToObject(o, "kernels"), get(bk, "summary"));
+    else
+      cJSON_AddNullToObject(o, "kernels");
+  } else {
+    cJSON_AddNullToObject(summary, "backward");
+  }
   const cJSON *row, *time = NULL;
   cJSON_ArrayForEach(row, get(get(diff, "metrics"), "metrics")) {
     if (strcmp(str_of(row, "name"), "entire_frame_compile_time_s") == 0)

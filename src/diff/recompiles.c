@@ -84,6 +84,9 @@ static bool is_guards(const tl_artifact *a) {
 static bool is_dynamo(const tl_artifact *a) {
   return name_starts(a, "dynamo_output_graph");
 }
+static bool is_aot_backward(const tl_artifact *a) {
+  return name_starts(a, "aot_backward_graph");
+}
 static bool is_pre(const tl_artifact *a) { return a->role == TL_ROLE_PRE_GRAD; }
 static bool is_pre_fallback(const tl_artifact *a) {
   return a->role == TL_ROLE_PRE_GRAD_FALLBACK;
@@ -121,7 +124,8 @@ static bool is_mappings(const tl_artifact *a) {
 }
 
 /* The code, kernel code and mappings of the compilation that logged the
- * post-grad graph (in one of `dirs`). */
+ * post-grad graph (in one of `dirs`); in a training compile, the
+ * backward's compilation after it. */
 static void take_compilation(tl_compile_files *c, const folder *dirs,
                              size_t count) {
   for (size_t k = 0; k < count && c->post_grad; k++) {
@@ -133,6 +137,14 @@ static void take_compilation(tl_compile_files *c, const folder *dirs,
     c->code = after(d, at, is_code);
     c->kernel_code = after(d, at, is_kernel_code);
     c->mappings = after(d, at, is_mappings);
+    for (size_t i = at + 1; c->aot_backward && i < d->artifacts.count; i++)
+      if (items[i].role == c->post_grad->role && items[i].text_path) {
+        c->bw_post_grad = &items[i];
+        c->bw_code = after(d, i, is_code);
+        c->bw_kernel_code = after(d, i, is_kernel_code);
+        c->bw_mappings = after(d, i, is_mappings);
+        break;
+      }
     return;
   }
 }
@@ -174,6 +186,7 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
       take(&c.reasons, d, is_reasons);
       take(&c.guards, d, is_guards);
       take(&c.dynamo_graph, d, is_dynamo);
+      take(&c.aot_backward, d, is_aot_backward);
       take(&c.pre_grad, d, is_pre);
       take(&c.post_grad, d, is_post);
       if (!c.home && (first(d, is_dynamo) || first(d, is_post) ||
@@ -457,6 +470,20 @@ cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
   cJSON_AddItemToObject(
       o, "kernels",
       tl_recompile_kernels_json(out_dir, a, b, w.ok ? &w.d : NULL));
+  graph_work_free(&w);
+  /* A training compile's backward, compared as the forward is. */
+  cJSON_AddItemToObject(
+      graphs, "backward",
+      graph_json(out_dir, a->aot_backward, b->aot_backward, &w));
+  graph_work_free(&w);
+  cJSON_AddItemToObject(
+      graphs, "backward_post_grad",
+      graph_json(out_dir, a->bw_post_grad, b->bw_post_grad, &w));
+  tl_compile_files bw_a = tl_compile_files_backward(a),
+                   bw_b = tl_compile_files_backward(b);
+  cJSON_AddItemToObject(
+      o, "backward_kernels",
+      tl_recompile_kernels_json(out_dir, &bw_a, &bw_b, w.ok ? &w.d : NULL));
   graph_work_free(&w);
   cJSON_AddItemToObject(o, "metrics", tl_recompile_metrics_json(a, b));
   tl_recompile_summarize(o, summary);

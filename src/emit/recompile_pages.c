@@ -117,8 +117,10 @@ static void graph_section(tl_buf *h, const char *title, const cJSON *g,
       h,
       "<p class=\"diff-summary\">%.0f nodes the same, %.0f "
       "renamed, %.0f changed, %.0f added, %.0f removed. Nodes are "
-      "matched by their op, in order; a node is the same when its "
-      "type and arguments are (other names alone are a rename).</p>\n",
+      "matched by what they are, in order: their op, then their user "
+      "source line, their arguments' types and their type; a node is "
+      "the same when its type and arguments are (other names alone are "
+      "a rename).</p>\n",
       tl_json_get_num(s, "same"), tl_json_get_num(s, "renamed"),
       tl_json_get_num(s, "changed"), tl_json_get_num(s, "added"),
       tl_json_get_num(s, "removed"));
@@ -191,9 +193,11 @@ static void counts(tl_buf *h, const cJSON *s) {
 }
 
 static const char *graph_title(const char *key) {
-  return strcmp(key, "post_grad") == 0  ? "post-grad graph"
-         : strcmp(key, "pre_grad") == 0 ? "pre-grad graph"
-                                        : "Dynamo graph";
+  return strcmp(key, "post_grad") == 0            ? "post-grad graph"
+         : strcmp(key, "pre_grad") == 0           ? "pre-grad graph"
+         : strcmp(key, "backward_post_grad") == 0 ? "backward post-grad graph"
+         : strcmp(key, "backward") == 0           ? "AOT backward graph"
+                                                  : "Dynamo graph";
 }
 
 /* The summary at the top: nodes, kernels, compile time, inputs. */
@@ -214,6 +218,19 @@ static void summary_list(tl_buf *h, const cJSON *s) {
   else
     tl_buf_puts(h, "no output code logged for both compiles");
   tl_buf_puts(h, "</li>\n");
+  const cJSON *bw = get(s, "backward");
+  if (cJSON_IsObject(bw)) {
+    const cJSON *bn = get(bw, "nodes"), *bk = get(bw, "kernels");
+    tl_buf_printf(h, "<li><b>Backward nodes</b> (%s): ",
+                  graph_title(tl_json_get_str(bn, "graph")));
+    counts(h, bn);
+    tl_buf_puts(h, "</li>\n<li><b>Backward kernels</b>: ");
+    if (cJSON_IsObject(bk))
+      counts(h, bk);
+    else
+      tl_buf_puts(h, "no backward output code logged for both compiles");
+    tl_buf_puts(h, "</li>\n");
+  }
   const cJSON *time = get(s, "compile_time_s");
   if (cJSON_IsObject(time))
     tl_buf_printf(h,
@@ -339,8 +356,9 @@ static void kernel_changes(tl_buf *h, const cJSON *r) {
 }
 
 static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
-                            const char *page_b) {
-  tl_buf_puts(h, "<h2 id=\"kernels\">Kernels</h2>\n");
+                            const char *page_b, const char *title,
+                            const char *id) {
+  tl_buf_printf(h, "<h2 id=\"%s\">%s</h2>\n", id, title);
   if (!cJSON_IsTrue(get(k, "available"))) {
     tl_buf_puts(h, "<p class=\"note\">No output code logged for both "
                    "compiles.</p>\n");
@@ -422,7 +440,8 @@ static void metrics_section(tl_buf *h, const cJSON *m) {
 }
 
 void tl_compile_diff_body(tl_buf *h, const cJSON *diff, const char *page_a,
-                          const char *page_b) {
+                          const char *page_b, const char *bw_page_a,
+                          const char *bw_page_b) {
   summary_list(h, cJSON_GetObjectItemCaseSensitive(diff, "summary"));
   const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(diff, "reasons");
   if (reasons) {
@@ -441,7 +460,19 @@ void tl_compile_diff_body(tl_buf *h, const cJSON *diff, const char *page_a,
                 cJSON_GetObjectItemCaseSensitive(graphs, "post_grad"), page_a,
                 page_b, "post");
   kernels_section(h, cJSON_GetObjectItemCaseSensitive(diff, "kernels"), page_a,
-                  page_b);
+                  page_b, "Kernels", "kernels");
+  /* A training compile's backward, when either compile logged one. */
+  const cJSON *bw = get(graphs, "backward");
+  const cJSON *bw_post = get(graphs, "backward_post_grad");
+  if (cJSON_IsString(get(bw, "before")) || cJSON_IsString(get(bw, "after")) ||
+      cJSON_IsString(get(bw_post, "before")) ||
+      cJSON_IsString(get(bw_post, "after"))) {
+    graph_section(h, "AOT backward graph", bw, NULL, NULL, "");
+    graph_section(h, "Backward post-grad graph", bw_post, bw_page_a, bw_page_b,
+                  "post");
+    kernels_section(h, get(diff, "backward_kernels"), bw_page_a, bw_page_b,
+                    "Backward kernels", "backward-kernels");
+  }
   metrics_section(h, cJSON_GetObjectItemCaseSensitive(diff, "metrics"));
 }
 
@@ -477,7 +508,11 @@ static void write_page(tl_store *store, const tl_compile_files *a,
       view_page && a->post_grad ? view_page(ctx, a->post_grad) : NULL;
   const char *pb =
       view_page && b->post_grad ? view_page(ctx, b->post_grad) : NULL;
-  tl_compile_diff_body(&h, diff, pa, pb);
+  const char *bw_pa =
+      view_page && a->bw_post_grad ? view_page(ctx, a->bw_post_grad) : NULL;
+  const char *bw_pb =
+      view_page && b->bw_post_grad ? view_page(ctx, b->bw_post_grad) : NULL;
+  tl_compile_diff_body(&h, diff, pa, pb, bw_pa, bw_pb);
   tl_html_page_end(&h);
   tl_buf name;
   tl_buf_init(&name);

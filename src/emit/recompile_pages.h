@@ -23,11 +23,14 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
 
 /* The body of a page comparing two compiles (the JSON of
  * tl_recompile_diff): the summary, the reasons when the JSON has them, the
- * guards that differ, the three graphs node by node, the kernels and the
- * metrics; lines and kernels linked to the provenance pages `page_a` and
- * `page_b` (file names without .html; NULL: not linked). The recompile
- * pages and `tlparse diff`'s pages show it. */
+ * guards that differ, the three graphs node by node, the kernels, a
+ * training compile's backward graphs and kernels (when either compile
+ * logged a backward) and the metrics; lines and kernels linked to the
+ * provenance pages `page_a` and `page_b`, the backward's to `bw_page_a`
+ * and `bw_page_b` (file names without .html; NULL: not linked). The
+ * recompile pages and `tlparse diff`'s pages show it. */
 void tl_compile_diff_body(tl_buf *h, const cJSON *diff, const char *page_a,
-                          const char *page_b);
+                          const char *page_b, const char *bw_page_a,
+                          const char *bw_page_b);
 
 #endif

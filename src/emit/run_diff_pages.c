@@ -268,7 +268,7 @@ static void pair_page(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
                   "processes) are left out below.</p>\n",
                   ids, ids == 1 ? "" : "s");
   tl_compile_diff_body(h, diff, ra->view_pages[index_of(ra, a)],
-                       rb->view_pages[index_of(rb, b)]);
+                       rb->view_pages[index_of(rb, b)], NULL, NULL);
   tl_html_page_end(h);
   tl_buf_free(&title);
 }

@@ -21,7 +21,9 @@ from fixture_pages import (  # noqa: E402
 # adds about a minute): rec-recompile-kernels' ten are CPU compiles as
 # rec-recompiles' (JIT Python) and rec-cpp-wrapper's (cpp_wrapper); its
 # recompile pages are clicked by browser_recompile (recompile_pages.py).
-SHAPES_SEEN = {"rec-recompile-kernels"}
+# rec-train-recompiles' are forward and backward CPU compiles as
+# rec-train-cpu's.
+SHAPES_SEEN = {"rec-recompile-kernels", "rec-train-recompiles"}
 
 
 def example_traces():

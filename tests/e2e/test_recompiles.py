@@ -44,13 +44,14 @@ import tracelog  # noqa: E402
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "..", "examples")
-RECORDINGS = ["rec-recompiles", "rec-dynamic", "rec-recompile-kernels"]
+RECORDINGS = ["rec-recompiles", "rec-dynamic", "rec-recompile-kernels",
+              "rec-train-recompiles"]
 
 
 def compiles(path):
     """{(autograd, frame, compile): {name: payload}}: per compile, the first
     payload of each kind, its attempts read from the last one down."""
-    found, metrics = {}, {}
+    found, metrics, logged = {}, {}, {}
     for _, env, payload in tracelog.records(path):
         if env.get("frame_id") is None or env.get("frame_compile_id") is None:
             continue
@@ -67,6 +68,7 @@ def compiles(path):
         attempt = env.get("attempt") or 0
         found.setdefault(key, {}).setdefault(attempt, {}).setdefault(
             name, payload)
+        logged.setdefault((key, attempt), []).append((name, payload))
     out = {}
     for key, attempts in found.items():
         files = {}
@@ -78,8 +80,42 @@ def compiles(path):
                                  files.get("inductor_pre_grad_graph"))
         files["post"] = files.get("after_post_grad_graph",
                                   files.get("inductor_post_grad_graph"))
+        files.update(backward_of(files, [logged[(key, attempt)]
+                                         for attempt in sorted(
+                                             attempts, reverse=True)]))
         out[key] = files
     return out
+
+
+POST_GRAD = ("after_post_grad_graph", "inductor_post_grad_graph")
+CODE = ("inductor_output_code", "inductor_aot_wrapper_code")
+
+
+def backward_of(files, attempts):
+    """A training compile's backward (it logged an aot_backward_graph): in
+    the attempt that logged the forward's post-grad graph, the next
+    post-grad graph of that name, and the output code and node mappings
+    after it, before any further post-grad graph."""
+    if files.get("aot_backward_graph") is None or files["post"] is None:
+        return {}
+    kind = "after_post_grad_graph" if files.get("after_post_grad_graph") \
+        is not None else "inductor_post_grad_graph"
+    for records in attempts:
+        graphs = [i for i, (name, _) in enumerate(records) if name == kind]
+        if not graphs:
+            continue
+        if len(graphs) < 2:
+            return {}
+        out = {"bw_post": records[graphs[1]][1]}
+        for name, payload in records[graphs[1] + 1:]:
+            if name in POST_GRAD:
+                break
+            if name in CODE:
+                out.setdefault("bw_code", payload)
+            if name == "inductor_provenance_tracking_node_mappings":
+                out.setdefault("bw_mappings", payload)
+        return out
+    return {}
 
 
 # ---- reasons --------------------------------------------------------------
@@ -93,7 +129,10 @@ def reason_lines(payload):
         value = json.loads(payload)
     except ValueError:
         value = None
-    return value if isinstance(value, list) else payload.split("\n")
+    # A JSON array's line may hold the user's stack after its reason
+    # ("...\nUser stack trace:\n  File ..."): its lines read as the text's.
+    return [part for line in value for part in line.split("\n")] \
+        if isinstance(value, list) else payload.split("\n")
 
 
 def top_level_split(text):
@@ -693,7 +732,9 @@ class Recompiles(unittest.TestCase):
             for a, b, fa, fb in self.pairs(name):
                 graphs = self.diff(out, a, b)["graphs"]
                 for key, kind in (("dynamo", "dynamo_output_graph"),
-                                  ("pre_grad", "pre"), ("post_grad", "post")):
+                                  ("pre_grad", "pre"), ("post_grad", "post"),
+                                  ("backward", "aot_backward_graph"),
+                                  ("backward_post_grad", "bw_post")):
                     if not fa.get(kind) or not fb.get(kind):
                         self.assertFalse(graphs[key]["available"])
                         continue
@@ -1078,6 +1119,94 @@ class Recompiles(unittest.TestCase):
         self.assertEqual(g["summary"], {"same": 2, "renamed": 0, "changed": 1,
                                         "removed": 0, "added": 1})
         self.assertEqual(g["aligned_by"], "score")
+
+    def test_the_backward_of_a_training_compile(self):
+        """rec-train-recompiles: each compile trains (a forward and a
+        backward Inductor graph under one compile id). The backward's
+        kernels, read here: the backward's node mappings less the keys of
+        the forward's (torch logs a backward compiled right after its
+        forward with the forward's keys first), else, with no keys left,
+        the definitions of the backward's output code; each pair of one
+        fused ops, as many pairs of each as both sides have (matched by
+        fused ops in order when either side has no nodes); the summary
+        and the page say the same."""
+        name = "rec-train-recompiles"
+        out = self.report(name)
+        checked = 0
+        for a, b, fa, fb in self.pairs(name):
+            where = (name, b)
+            d = self.diff(out, a, b)
+            got = d["backward_kernels"]
+            self.assertTrue(fa.get("bw_post") and fb.get("bw_post"), where)
+            sides = []
+            for f in (fa, fb):
+                forward = mapped_kernels(
+                    f.get("inductor_provenance_tracking_node_mappings"))
+                own = {k: v for k, v in
+                       mapped_kernels(f.get("bw_mappings")).items()
+                       if k not in forward}
+                if own:
+                    sides.append(("nodes", own))
+                else:
+                    sides.append(("code", {n: [] for n in
+                                           definitions(f.get("bw_code"))}))
+            self.assertTrue(got["available"], where)
+            self.assertEqual(got["matched_by"], {"before": sides[0][0],
+                                                 "after": sides[1][0]}, where)
+            rows = got["kernels"]
+            self.assertEqual(sorted(r["before"]["key"] for r in rows
+                                    if r["before"]), sorted(sides[0][1]),
+                             where)
+            self.assertEqual(sorted(r["after"]["key"] for r in rows
+                                    if r["after"]), sorted(sides[1][1]),
+                             where)
+            for r in rows:
+                for side, (_, kernels) in zip(("before", "after"), sides):
+                    if r[side]:
+                        self.assertEqual(r[side]["post_nodes"],
+                                         kernels[r[side]["key"]], where)
+            if "code" in (sides[0][0], sides[1][0]):
+                ops = lambda ks: [fused_ops(kernel_name(k)) for k in ks]
+                want = {}
+                for f in set(ops(sides[0][1])) | set(ops(sides[1][1])):
+                    want[f] = min(ops(sides[0][1]).count(f),
+                                  ops(sides[1][1]).count(f))
+                pairs = [(fused_ops(r["before"]["name"]),
+                          fused_ops(r["after"]["name"])) for r in rows
+                         if r["before"] and r["after"]]
+                for x, y in pairs:
+                    self.assertEqual(x, y, where)
+                self.assertEqual({f: n for f, n in want.items() if n},
+                                 {f: [x for x, _ in pairs].count(f)
+                                  for f, _ in pairs}, where)
+            counts = dict.fromkeys(["same", "renamed", "changed", "added",
+                                    "removed"], 0)
+            for r in rows:
+                counts["renamed" if r["change"] == "same" and r["renamed"]
+                       else r["change"]] += 1
+            self.assertEqual(got["summary"], counts, where)
+            post = d["graphs"]["backward_post_grad"]
+            self.assertEqual(post["before"].split("/")[0],
+                             d["before"]["folder"], where)
+            self.assertEqual(d["summary"]["backward"], {
+                "nodes": dict(post["summary"], graph="backward_post_grad"),
+                "kernels": counts}, where)
+            with open(os.path.join(out, "recompile_%s_%d_%d_to_%d.html" % (
+                    a[0], a[1], a[2], b[2]))) as f:
+                page = f.read()
+            section = page[page.index('<h2 id="backward-kernels">'):]
+            self.assertIn("%d changed, %d added, %d removed" % (
+                counts["changed"], counts["added"], counts["removed"]),
+                section, where)
+            self.assertIn("<h2>Backward post-grad graph</h2>", page)
+            checked += 1
+        self.assertEqual(checked, 2)
+        # Inference compiles have no backward.
+        d = self.diff(self.report("rec-recompiles"), ("-", 2, 0),
+                      ("-", 2, 1))
+        self.assertIsNone(d["summary"]["backward"])
+        self.assertFalse(d["graphs"]["backward"]["available"])
+        self.assertFalse(d["backward_kernels"]["available"])
 
     def test_shapes_and_metrics(self):
         """The Dynamo graph's inputs whose shapes changed, in words (dim 0
