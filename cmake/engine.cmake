@@ -42,6 +42,7 @@ add_library(tl_engine STATIC
   src/diff/compile_files.c
   src/diff/compile_kernels.c
   src/diff/kernel_diff.c
+  src/diff/code_rest.c
   src/diff/recompile_parts.c
   src/diff/shape_words.c
   src/diff/run_diff.c

@@ -166,6 +166,9 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
   out->available = tcode.ok || tmap.ok;
   bool aot = code && code->role == TL_ROLE_AOT_WRAPPER;
   code_texts t = {text_or_null(&tcode), text_or_null(&tkernels), {0}, {0}};
+  if (t.code.ptr)
+    out->code = tl_arena_str(&out->arena, t.code);
+  out->cpp = aot;
   index_lines(t.code, &t.code_lines);
   index_lines(t.kernel_code, &t.kernel_lines);
   if (tmap.ok) {

@@ -22,6 +22,9 @@ typedef struct tl_compile_kernels {
   tl_str entry;      /* the entry function's lines (`call`, `run_impl`,
                         `inductor_entry_impl`), empty when not found */
   int entry_first;   /* its first line in the code, 0 when not found */
+  tl_str code;       /* the whole output code (or AOT wrapper), empty when
+                        not logged */
+  bool cpp;          /* the code is the AOT C++ wrapper */
 } tl_compile_kernels;
 
 /* Reads the kernels of one compilation: its post-grad graph, output code

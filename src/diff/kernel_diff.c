@@ -579,13 +579,6 @@ bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
 
 /* ---- the entry function ------------------------------------------------- */
 
-typedef struct entry_ctx {
-  const tl_str *names; /* sorted: a name of this side's kernels */
-  const tl_str *as;    /* ... read as this (the earlier side's name) */
-  size_t count;
-  TL_VEC(tl_str) buffers; /* buf<N> names in order of first use */
-} entry_ctx;
-
 static bool ident_char(char c, bool first) {
   return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
          (!first && c >= '0' && c <= '9');
@@ -600,10 +593,7 @@ static bool is_buffer(tl_str w) {
   return true;
 }
 
-/* An entry line as compared: each word that names a kernel read as its
- * partner's name, each buffer (`buf12`) as its rank of first use. */
-static void entry_key(tl_buf *out, tl_str line, void *ctx) {
-  entry_ctx *e = ctx;
+void tl_code_words_key(tl_code_words *e, tl_buf *out, tl_str line) {
   for (size_t i = 0; i < line.len;) {
     if (!ident_char(line.ptr[i], true) ||
         (i && ident_char(line.ptr[i - 1], false))) {
@@ -637,6 +627,11 @@ static void entry_key(tl_buf *out, tl_str line, void *ctx) {
   }
 }
 
+/* An entry line as compared (side_read's key). */
+static void entry_key(tl_buf *out, tl_str line, void *ctx) {
+  tl_code_words_key(ctx, out, line);
+}
+
 typedef struct rename {
   tl_str name, as;
 } rename;
@@ -645,12 +640,12 @@ static int by_rename_name(const void *x, const void *y) {
   return tl_str_cmp(((const rename *)x)->name, ((const rename *)y)->name);
 }
 
-bool tl_entry_code_diff(tl_str a, int a_first, tl_str b, int b_first,
-                        const tl_kernel_item *ka, const tl_kernel_item *kb,
-                        const tl_kernel_diff *kernels, tl_code_rows *out,
-                        bool *cut) {
+void tl_code_words_init(tl_code_words *w, const tl_kernel_item *ka,
+                        const tl_kernel_item *kb, const tl_kernel_diff *kernels,
+                        bool later) {
+  memset(w, 0, sizeof *w);
   TL_VEC(rename) r = {0};
-  for (size_t i = 0; i < kernels->rows.count; i++) {
+  for (size_t i = 0; later && i < kernels->rows.count; i++) {
     const tl_kernel_row *row = &kernels->rows.items[i];
     if (row->before >= 0 && row->after >= 0 && row->renamed) {
       rename x = {kb[row->after].name, ka[row->before].name};
@@ -658,25 +653,36 @@ bool tl_entry_code_diff(tl_str a, int a_first, tl_str b, int b_first,
     }
   }
   tl_sort(r.items, r.count, sizeof *r.items, by_rename_name);
-  tl_str *names = tl_xmalloc((r.count + 1) * sizeof *names);
-  tl_str *as = tl_xmalloc((r.count + 1) * sizeof *as);
-  size_t count = 0;
+  w->names = tl_xmalloc((r.count + 1) * sizeof *w->names);
+  w->as = tl_xmalloc((r.count + 1) * sizeof *w->as);
   for (size_t i = 0; i < r.count; i++)
-    if (!count || !tl_str_eq(names[count - 1], r.items[i].name)) {
-      names[count] = r.items[i].name;
-      as[count++] = r.items[i].as;
+    if (!w->count || !tl_str_eq(w->names[w->count - 1], r.items[i].name)) {
+      w->names[w->count] = r.items[i].name;
+      w->as[w->count++] = r.items[i].as;
     }
-  entry_ctx ea = {NULL, NULL, 0, {0}}, eb = {names, as, count, {0}};
+  TL_VEC_FREE(r);
+}
+
+void tl_code_words_free(tl_code_words *w) {
+  free(w->names);
+  free(w->as);
+  TL_VEC_FREE(w->buffers);
+}
+
+bool tl_entry_code_diff(tl_str a, int a_first, tl_str b, int b_first,
+                        const tl_kernel_item *ka, const tl_kernel_item *kb,
+                        const tl_kernel_diff *kernels, tl_code_rows *out,
+                        bool *cut) {
+  tl_code_words ea, eb;
+  tl_code_words_init(&ea, ka, kb, kernels, false);
+  tl_code_words_init(&eb, ka, kb, kernels, true);
   side_lines x, y;
   side_read(&x, a, a_first, entry_key, &ea);
   side_read(&y, b, b_first, entry_key, &eb);
   bool ok = diff_sides(&x, &y, out, cut);
   side_free(&x);
   side_free(&y);
-  TL_VEC_FREE(ea.buffers);
-  TL_VEC_FREE(eb.buffers);
-  free(names);
-  free(as);
-  TL_VEC_FREE(r);
+  tl_code_words_free(&ea);
+  tl_code_words_free(&eb);
   return ok;
 }

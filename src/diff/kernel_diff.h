@@ -105,6 +105,26 @@ enum {
 bool tl_kernel_code_diff(const tl_kernel_item *x, const tl_kernel_item *y,
                          tl_code_rows *out, bool *cut);
 
+/* How a compile's code outside its kernels is read to compare it with
+ * another's: each word of the later side's code that names a kernel paired
+ * under another name read as its partner's name, and each buffer (`buf12`)
+ * as its rank of first use on its side (counted over the texts keyed, in
+ * order). */
+typedef struct tl_code_words {
+  tl_str *names, *as; /* sorted by name: the later side's renamed kernels */
+  size_t count;
+  TL_VEC(tl_str) buffers; /* buf<N> names in order of first use */
+} tl_code_words;
+
+/* For the earlier side (`later` false: buffers only) or the later one, of
+ * kernels `ka` and `kb` compared as `kernels`. */
+void tl_code_words_init(tl_code_words *w, const tl_kernel_item *ka,
+                        const tl_kernel_item *kb, const tl_kernel_diff *kernels,
+                        bool later);
+/* Appends `text` to `out` read so. */
+void tl_code_words_key(tl_code_words *w, tl_buf *out, tl_str text);
+void tl_code_words_free(tl_code_words *w);
+
 /* The same for the entry functions of two compiles' output code (`call`,
  * `run_impl`, `inductor_entry_impl`: texts `a` and `b`, whose first lines
  * are lines `a_first` and `b_first` of their files), each word of `b` that

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/code_rest.h"
 #include "diff/compile_kernels.h"
 #include "diff/kernel_diff.h"
 #include "json/json_build.h"
@@ -121,6 +122,81 @@ static cJSON *entry_json(const tl_compile_kernels *ka,
   return o ? o : cJSON_CreateNull();
 }
 
+static int last_line(const tl_compile_kernels *k) {
+  int lines = 1;
+  for (size_t i = 0; i < k->entry.len; i++)
+    lines += k->entry.ptr[i] == '\n';
+  return k->entry_first ? k->entry_first + lines - 1 : 0;
+}
+
+static const char *unit_change_name(tl_unit_change c) {
+  return c == TL_UNIT_CHANGED   ? "changed"
+         : c == TL_UNIT_REMOVED ? "removed"
+                                : "added";
+}
+
+static cJSON *unit_json(const tl_code_unit *u) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "first", u->first);
+  cJSON_AddNumberToObject(o, "last", u->last);
+  size_t head = 0;
+  while (head < u->text.len && u->text.ptr[head] != '\n')
+    head++;
+  tl_json_add_str(o, "head", (tl_str){u->text.ptr, head});
+  return o;
+}
+
+/* The code outside the kernels and the entry functions, unit by unit
+ * (code_rest.h), or null when either compile logged no code. */
+static cJSON *other_code_json(const tl_compile_kernels *ka,
+                              const tl_compile_kernels *kb,
+                              const tl_kernel_diff *d) {
+  if (!ka->code.ptr || !kb->code.ptr || ka->cpp != kb->cpp)
+    return cJSON_CreateNull();
+  tl_code_rest r;
+  tl_code_rest_diff(ka->code, kb->code, ka->cpp, ka->items.items,
+                    ka->items.count, kb->items.items, kb->items.count,
+                    ka->entry_first, last_line(ka), kb->entry_first,
+                    last_line(kb), d, &r);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "before_units", (double)r.a.count);
+  cJSON_AddNumberToObject(o, "after_units", (double)r.b.count);
+  cJSON_AddBoolToObject(o, "compared", r.compared);
+  cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+  cJSON_AddNumberToObject(sum, "same", (double)r.same);
+  cJSON_AddNumberToObject(sum, "changed", (double)r.changed);
+  cJSON_AddNumberToObject(sum, "removed", (double)r.removed);
+  cJSON_AddNumberToObject(sum, "added", (double)r.added);
+  cJSON *units = cJSON_AddArrayToObject(o, "units");
+  for (size_t i = 0; i < r.rows.count && i < TL_CODE_DIFF_MAX_ROWS; i++) {
+    const tl_unit_row *row = &r.rows.items[i];
+    const tl_code_unit *x = row->before >= 0 ? &r.a.items[row->before] : NULL;
+    const tl_code_unit *y = row->after >= 0 ? &r.b.items[row->after] : NULL;
+    const tl_code_unit *u = y ? y : x;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "change", unit_change_name(row->change));
+    tl_json_add_str(e, "kind", u->kind);
+    tl_json_add_str(e, "name", u->name);
+    cJSON_AddItemToObject(e, "before", x ? unit_json(x) : cJSON_CreateNull());
+    cJSON_AddItemToObject(e, "after", y ? unit_json(y) : cJSON_CreateNull());
+    if (x && y) {
+      tl_code_rows rows = {0};
+      bool cut;
+      cJSON_AddItemToObject(e, "code_diff",
+                            tl_entry_code_diff(x->text, x->first, y->text,
+                                               y->first, ka->items.items,
+                                               kb->items.items, d, &rows, &cut)
+                                ? code_rows_json(&rows, cut)
+                                : cJSON_CreateNull());
+      TL_VEC_FREE(rows);
+    }
+    cJSON_AddItemToArray(units, e);
+  }
+  cJSON_AddBoolToObject(o, "cut", r.rows.count > TL_CODE_DIFF_MAX_ROWS);
+  tl_code_rest_free(&r);
+  return o;
+}
+
 static cJSON *kernel_row_json(const tl_kernel_row *r,
                               const tl_compile_kernels *ka,
                               const tl_compile_kernels *kb) {
@@ -191,6 +267,7 @@ cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
     for (size_t i = 0; i < d.rows.count; i++)
       cJSON_AddItemToArray(rows, kernel_row_json(&d.rows.items[i], &ka, &kb));
     cJSON_AddItemToObject(o, "entry_code", entry_json(&ka, &kb, &d));
+    cJSON_AddItemToObject(o, "other_code", other_code_json(&ka, &kb, &d));
     tl_kernel_diff_free(&d);
   }
   tl_compile_kernels_free(&ka);

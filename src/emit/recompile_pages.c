@@ -355,6 +355,54 @@ static void kernel_changes(tl_buf *h, const cJSON *r) {
   }
 }
 
+/* The statements outside the kernels and the entry function that
+ * differ, each changed one line by line. */
+static void other_code(tl_buf *h, const cJSON *o) {
+  if (!cJSON_IsObject(o))
+    return;
+  const cJSON *s = get(o, "summary");
+  tl_buf_printf(h,
+                "<p class=\"other-code\">The rest of the code (outside the "
+                "kernels and the entry function, statement by statement): "
+                "%.0f changed, %.0f added, %.0f removed <span "
+                "class=\"note\">(%.0f the same; renumbered kernels and "
+                "buffers read as one)</span></p>\n",
+                tl_json_get_num(s, "changed"), tl_json_get_num(s, "added"),
+                tl_json_get_num(s, "removed"), tl_json_get_num(s, "same"));
+  const cJSON *units = get(o, "units"), *u;
+  if (!cJSON_GetArraySize(units))
+    return;
+  tl_buf_puts(h, "<table class=\"diff\">\n<tr><th></th><th>before</th>"
+                 "<th>after</th></tr>\n");
+  cJSON_ArrayForEach(u, units) {
+    const char *change = tl_json_get_str(u, "change");
+    tl_buf_puts(h, "<tr class=\"");
+    esc(h, change);
+    tl_buf_puts(h, "\"><td>");
+    esc(h, change);
+    tl_buf_puts(h, "</td>");
+    for (int side = 0; side < 2; side++) {
+      const cJSON *x = get(u, side ? "after" : "before");
+      tl_buf_puts(h, "<td>");
+      if (cJSON_IsObject(x)) {
+        tl_buf_printf(h, "<span class=\"line\">%.0f</span> <code>",
+                      tl_json_get_num(x, "first"));
+        tl_html_escape_cut(h, tl_str_from(tl_json_get_str(x, "head")),
+                           TL_HTML_SHOWN_MAX);
+        tl_buf_puts(h, "</code>");
+      }
+      tl_buf_puts(h, "</td>");
+    }
+    tl_buf_puts(h, "</tr>\n");
+    if (cJSON_IsObject(get(u, "code_diff"))) {
+      tl_buf_puts(h, "<tr><td></td><td colspan=\"2\">");
+      code_diff(h, get(u, "code_diff"), "the statement, line by line");
+      tl_buf_puts(h, "</td></tr>\n");
+    }
+  }
+  tl_buf_puts(h, "</table>\n");
+}
+
 static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
                             const char *page_b, const char *title,
                             const char *id) {
@@ -417,6 +465,7 @@ static void kernels_section(tl_buf *h, const cJSON *k, const char *page_a,
     if (changes)
       code_diff(h, entry, "the entry function, line by line");
   }
+  other_code(h, get(k, "other_code"));
 }
 
 static void metrics_section(tl_buf *h, const cJSON *m) {

@@ -527,6 +527,86 @@ def definitions(code):
     return out
 
 
+def code_units(code):
+    """[(kind, name, first line, syntax tree dump)] of a JIT Python output
+    code's statements outside its kernels and entry function."""
+    tree = ast.parse(code)
+    out = []
+
+    def is_kernel(st):
+        return (isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
+                and ast.get_source_segment(code, st.value.func).startswith(
+                    "async_compile.") and
+                ast.get_source_segment(code, st.value.func) !=
+                "async_compile.wait")
+
+    def holds_entry(st):
+        return isinstance(st, ast.ClassDef) and any(
+            isinstance(x, ast.FunctionDef) and x.name == "call"
+            for x in st.body)
+
+    def read(body):
+        for st in body:
+            if is_kernel(st) or (isinstance(st, ast.FunctionDef) and
+                                 st.name == "call"):
+                continue
+            if holds_entry(st):
+                read(st.body)
+                continue
+            if isinstance(st, (ast.FunctionDef, ast.ClassDef)):
+                kind, name = type(st).__name__, st.name
+            elif isinstance(st, ast.Assign) and len(st.targets) == 1:
+                kind = "Assign"
+                name = ast.get_source_segment(code, st.targets[0])
+            else:
+                kind, name = type(st).__name__, ""
+            first = min([st.lineno] + [d.lineno for d in getattr(
+                st, "decorator_list", [])])
+            out.append((kind, name, first, ast.dump(st)))
+    read(tree.body)
+    return out
+
+
+def expected_unit_rows(ua, ub):
+    """[(change, name, before first line, after first line)] of the units
+    that differ, in order: each gap between two shared units (a longest
+    common subsequence of the dumps, the earlier side's unit left first on
+    a tie) gives its removed units (changed when an added one of the gap
+    has its kind and a name), then the added ones left."""
+    n, m = len(ua), len(ub)
+    lcs = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            lcs[i][j] = lcs[i + 1][j + 1] + 1 if ua[i][3] == ub[j][3] \
+                else max(lcs[i + 1][j], lcs[i][j + 1])
+    rows = []
+
+    def gap(xs, ys):
+        taken = set()
+        for x in xs:
+            partner = next((y for y in ys if y not in taken and x[1] and
+                            (x[0], x[1]) == (y[0], y[1])), None)
+            if partner:
+                taken.add(partner)
+                rows.append(("changed", partner[1], x[2], partner[2]))
+            else:
+                rows.append(("removed", x[1], x[2], None))
+        rows.extend(("added", y[1], None, y[2]) for y in ys
+                    if y not in taken)
+    i = j = gi = gj = 0
+    while i < n or j < m:
+        if i < n and j < m and ua[i][3] == ub[j][3]:
+            gap(ua[gi:i], ub[gj:j])
+            i, j = i + 1, j + 1
+            gi, gj = i, j
+        elif i < n and (j == m or lcs[i + 1][j] >= lcs[i][j + 1]):
+            i += 1
+        else:
+            j += 1
+    gap(ua[gi:], ub[gj:])
+    return rows
+
+
 def renumbered_twice(path, out, mappings=True):
     """Writes to `out` a log of two compiles of frame 0 made from the one
     compile of `path`: [0/0] its records as they are, [0/1] the same with
@@ -983,6 +1063,16 @@ class Recompiles(unittest.TestCase):
             s = d["summary"]["kernels"]
             self.assertEqual((s["changed"], s["added"], s["removed"]),
                              (0, 0, 0), name)
+            # The code outside the kernels and the entry function: every
+            # statement the same, renamed kernels (the AOT wrapper's
+            # `CUfunction triton_..._0` members) read as their partners.
+            other = d["kernels"]["other_code"]
+            self.assertGreater(other["before_units"], 5, where)
+            self.assertEqual(other["summary"], {
+                "same": other["before_units"], "changed": 0, "removed": 0,
+                "added": 0}, where)
+            self.assertEqual(other["after_units"], other["before_units"],
+                             where)
             self.assertEqual(s["renamed"], sum(
                 r["before"]["name"] in renames for r in rows), name)
             self.assertEqual(s["renamed"] + s["same"], len(rows), name)
@@ -1207,6 +1297,56 @@ class Recompiles(unittest.TestCase):
         self.assertIsNone(d["summary"]["backward"])
         self.assertFalse(d["graphs"]["backward"]["available"])
         self.assertFalse(d["backward_kernels"]["available"])
+
+    def test_the_code_outside_kernels_and_entry_statement_by_statement(self):
+        """The JIT Python output code of every recompile of the recordings,
+        read here with `ast`: its module statements, less the kernel
+        definitions (`name = async_compile.<kind>(...)`) and the entry
+        function (`def call`, or a class's `call` method: then the class's
+        other statements are units), compared by their syntax trees; the
+        units both codes share in order are a longest common subsequence,
+        and between two shared ones a removed and an added statement of one
+        kind and name (a function, an assignment's target) are one changed
+        unit."""
+        checked = changed = 0
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                ca = fa.get("inductor_output_code")
+                cb = fb.get("inductor_output_code")
+                if not ca or not cb or "cpp_wrapper_src" in ca + cb:
+                    continue
+                where = (name, b)
+                got = self.diff(out, a, b)["kernels"]["other_code"]
+                ua, ub = code_units(ca), code_units(cb)
+                self.assertEqual((got["before_units"], got["after_units"]),
+                                 (len(ua), len(ub)), where)
+                want = expected_unit_rows(ua, ub)
+                self.assertEqual(
+                    [(u["change"], u["name"],
+                      u["before"] and u["before"]["first"],
+                      u["after"] and u["after"]["first"])
+                     for u in got["units"]], want, where)
+                self.assertEqual(got["summary"], {
+                    "same": lcs_length([u[3] for u in ua],
+                                       [u[3] for u in ub]),
+                    "changed": sum(w[0] == "changed" for w in want),
+                    "removed": sum(w[0] == "removed" for w in want),
+                    "added": sum(w[0] == "added" for w in want)}, where)
+                changed += len(want)
+                checked += 1
+                with open(os.path.join(out, "recompile_%s_%d_%d_to_%d.html"
+                                       % (a[0], a[1], a[2], b[2]))) as f:
+                    page = f.read()
+                self.assertIn(
+                    "The rest of the code (outside the kernels and the entry "
+                    "function, statement by statement): %d changed, %d "
+                    "added, %d removed" % (got["summary"]["changed"],
+                                           got["summary"]["added"],
+                                           got["summary"]["removed"]),
+                    page, where)
+        self.assertGreaterEqual(checked, 10)
+        self.assertGreaterEqual(changed, 3)
 
     def test_shapes_and_metrics(self):
         """The Dynamo graph's inputs whose shapes changed, in words (dim 0

@@ -1,0 +1,294 @@
+/* code_rest.c: two output codes outside their kernels and entry functions
+ * -> the statements that differ (see code_rest.h). */
+#include "diff/code_rest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/ts_query.h"
+
+static bool is_type(TSNode n, const char *type) {
+  return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+/* A line range left out: a kernel's definition or the entry function. */
+typedef struct range {
+  int first, last;
+} range;
+
+typedef struct side {
+  tl_str code;
+  TSTree *tree;
+  const range *skip;
+  size_t skip_count;
+  tl_buf keys;           /* each unit's key, one after the other */
+  TL_VEC(size_t) key_at; /* where unit i's key starts in keys */
+  TL_VEC(uint64_t) hash; /* of each key */
+  tl_code_words words;
+  tl_code_units *units; /* the side being filled */
+} side;
+
+static bool overlaps(const side *s, int first, int last) {
+  for (size_t i = 0; i < s->skip_count; i++)
+    if (s->skip[i].first <= last && first <= s->skip[i].last)
+      return true;
+  return false;
+}
+
+/* The containers read into when they hold what is left out. */
+static TSNode body_of(TSNode n) {
+  const char *t = ts_node_type(n);
+  if (strcmp(t, "class_definition") == 0 ||
+      strcmp(t, "namespace_definition") == 0 ||
+      strcmp(t, "linkage_specification") == 0 ||
+      strcmp(t, "class_specifier") == 0 || strcmp(t, "struct_specifier") == 0)
+    return ts_node_child_by_field_name(n, "body", 4);
+  if (strcmp(t, "declaration") == 0 || strcmp(t, "expression_statement") == 0 ||
+      strcmp(t, "template_declaration") == 0) {
+    /* `class X {...};` is a declaration of a class specifier */
+    uint32_t c = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < c; i++) {
+      TSNode k = ts_node_named_child(n, i);
+      if (is_type(k, "class_specifier") || is_type(k, "struct_specifier"))
+        return ts_node_child_by_field_name(k, "body", 4);
+    }
+  }
+  return (TSNode){{0}, 0, 0};
+}
+
+static tl_str text_of(TSNode n, tl_str code) { return tl_ts_text(n, code); }
+
+/* The name of a unit: a function's or class's, an assignment's target, a
+ * declaration's declarator (without its parameters or initializer). */
+static tl_str name_of(TSNode n, tl_str code) {
+  const char *t = ts_node_type(n);
+  if (strcmp(t, "function_definition") == 0 || strcmp(t, "declaration") == 0 ||
+      strcmp(t, "field_declaration") == 0) {
+    TSNode d = ts_node_child_by_field_name(n, "declarator", 10);
+    TSNode type = ts_node_child_by_field_name(n, "type", 4);
+    if (ts_node_is_null(d) &&
+        (is_type(type, "class_specifier") || is_type(type, "struct_specifier")))
+      return text_of(ts_node_child_by_field_name(type, "name", 4), code);
+    if (ts_node_is_null(d)) /* Python: def name(...) */
+      return text_of(ts_node_child_by_field_name(n, "name", 4), code);
+    while (!ts_node_is_null(d) &&
+           (is_type(d, "function_declarator") ||
+            is_type(d, "init_declarator") || is_type(d, "pointer_declarator") ||
+            is_type(d, "reference_declarator") ||
+            is_type(d, "array_declarator")))
+      d = ts_node_child_by_field_name(d, "declarator", 10);
+    return text_of(d, code);
+  }
+  if (strcmp(t, "class_definition") == 0 ||
+      strcmp(t, "decorated_definition") == 0)
+    return text_of(ts_node_child_by_field_name(
+                       is_type(n, "decorated_definition")
+                           ? ts_node_child_by_field_name(n, "definition", 10)
+                           : n,
+                       "name", 4),
+                   code);
+  if (strcmp(t, "expression_statement") == 0) {
+    TSNode e = ts_node_named_child(n, 0);
+    if (is_type(e, "assignment") || is_type(e, "augmented_assignment"))
+      return text_of(ts_node_child_by_field_name(e, "left", 4), code);
+  }
+  return (tl_str){"", 0};
+}
+
+typedef struct key_ctx {
+  side *s;
+} key_ctx;
+
+/* A unit's key: its leaves' texts, comments left out, each read by the
+ * side's words, separated by byte 2. */
+static bool key_leaf(TSNode n, void *ctx) {
+  side *s = ((key_ctx *)ctx)->s;
+  if (is_type(n, "comment"))
+    return false;
+  if (ts_node_child_count(n) == 0) {
+    tl_str t = text_of(n, s->code);
+    if (t.len) {
+      tl_code_words_key(&s->words, &s->keys, t);
+      tl_buf_putc(&s->keys, '\2');
+    }
+    return false;
+  }
+  return true;
+}
+
+static uint64_t fnv(tl_str s) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < s.len; i++)
+    h = (h ^ (unsigned char)s.ptr[i]) * 1099511628211ull;
+  return h;
+}
+
+static void add_unit(side *s, TSNode n) {
+  tl_code_unit u = {tl_str_from(ts_node_type(n)), name_of(n, s->code),
+                    text_of(n, s->code), tl_ts_first_line(n),
+                    tl_ts_last_line(n)};
+  TL_VEC_PUSH(*s->units, u);
+  TL_VEC_PUSH(s->key_at, s->keys.len);
+  key_ctx k = {s};
+  tl_ts_walk(n, key_leaf, &k);
+}
+
+/* The units of a container's children (see code_rest.h). */
+static void read_units(side *s, TSNode parent) {
+  uint32_t count = ts_node_named_child_count(parent);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode n = ts_node_named_child(parent, i);
+    if (is_type(n, "comment") || is_type(n, "preproc_call"))
+      continue;
+    if (!overlaps(s, tl_ts_first_line(n), tl_ts_last_line(n))) {
+      add_unit(s, n);
+      continue;
+    }
+    TSNode body = body_of(n);
+    if (!ts_node_is_null(body))
+      read_units(s, body);
+  }
+}
+
+static void side_read(side *s, tl_str code, bool cpp, tl_code_units *units) {
+  s->units = units;
+  s->code = code;
+  tl_buf_init(&s->keys);
+  const TSLanguage *lang = tree_sitter_python();
+#ifdef HAVE_CPPCODE
+  if (cpp)
+    lang = tree_sitter_cpp();
+#endif
+  s->tree = code.ptr ? tl_ts_parse(lang, code, NULL, 0) : NULL;
+  if (s->tree)
+    read_units(s, ts_tree_root_node(s->tree));
+  TL_VEC_PUSH(s->key_at, s->keys.len);
+  for (size_t i = 0; i + 1 < s->key_at.count; i++)
+    TL_VEC_PUSH(s->hash,
+                fnv((tl_str){s->keys.data + s->key_at.items[i],
+                             s->key_at.items[i + 1] - s->key_at.items[i]}));
+}
+
+static void side_free(side *s) {
+  if (s->tree)
+    ts_tree_delete(s->tree);
+  tl_buf_free(&s->keys);
+  TL_VEC_FREE(s->key_at);
+  TL_VEC_FREE(s->hash);
+  tl_code_words_free(&s->words);
+}
+
+static bool same_key(const side *x, size_t i, const side *y, size_t j) {
+  size_t lx = x->key_at.items[i + 1] - x->key_at.items[i];
+  size_t ly = y->key_at.items[j + 1] - y->key_at.items[j];
+  return x->hash.items[i] == y->hash.items[j] && lx == ly &&
+         memcmp(x->keys.data + x->key_at.items[i],
+                y->keys.data + y->key_at.items[j], lx) == 0;
+}
+
+static range *skips(const tl_kernel_item *k, size_t n, int entry,
+                    int entry_last, size_t *count) {
+  range *r = tl_xmalloc((n + 1) * sizeof *r);
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    if (k[i].first && tl_str_eq_cstr(k[i].file, "code"))
+      r[c++] = (range){k[i].first, k[i].last};
+  if (entry)
+    r[c++] = (range){entry, entry_last};
+  *count = c;
+  return r;
+}
+
+/* Among the removed units a[i0..i1) and added b[j0..j1) of one gap, those
+ * of the same kind and name are one unit changed. */
+static void gap_rows(tl_code_rest *out, size_t i0, size_t i1, size_t j0,
+                     size_t j1) {
+  bool *taken = tl_xcalloc(j1 - j0 + 1, sizeof *taken);
+  long *partner = tl_xmalloc((i1 - i0 + 1) * sizeof *partner);
+  for (size_t i = i0; i < i1; i++) {
+    partner[i - i0] = -1;
+    const tl_code_unit *x = &out->a.items[i];
+    for (size_t j = j0; j < j1 && x->name.len; j++) {
+      const tl_code_unit *y = &out->b.items[j];
+      if (!taken[j - j0] && tl_str_eq(x->kind, y->kind) &&
+          tl_str_eq(x->name, y->name)) {
+        taken[j - j0] = true;
+        partner[i - i0] = (long)j;
+        break;
+      }
+    }
+  }
+  for (size_t i = i0; i < i1; i++) {
+    tl_unit_row r = {partner[i - i0] >= 0 ? TL_UNIT_CHANGED : TL_UNIT_REMOVED,
+                     (long)i, partner[i - i0]};
+    TL_VEC_PUSH(out->rows, r);
+    if (r.change == TL_UNIT_CHANGED)
+      out->changed++;
+    else
+      out->removed++;
+  }
+  for (size_t j = j0; j < j1; j++)
+    if (!taken[j - j0]) {
+      tl_unit_row r = {TL_UNIT_ADDED, -1, (long)j};
+      TL_VEC_PUSH(out->rows, r);
+      out->added++;
+    }
+  free(taken);
+  free(partner);
+}
+
+void tl_code_rest_diff(tl_str a, tl_str b, bool cpp, const tl_kernel_item *ka,
+                       size_t na, const tl_kernel_item *kb, size_t nb,
+                       int a_entry, int a_entry_last, int b_entry,
+                       int b_entry_last, const tl_kernel_diff *kernels,
+                       tl_code_rest *out) {
+  memset(out, 0, sizeof *out);
+#ifndef HAVE_CPPCODE
+  if (cpp)
+    return;
+#endif
+  side x = {0}, y = {0};
+  x.skip = skips(ka, na, a_entry, a_entry_last, &x.skip_count);
+  y.skip = skips(kb, nb, b_entry, b_entry_last, &y.skip_count);
+  tl_code_words_init(&x.words, ka, kb, kernels, false);
+  tl_code_words_init(&y.words, ka, kb, kernels, true);
+  side_read(&x, a, cpp, &out->a);
+  side_read(&y, b, cpp, &out->b);
+  size_t n = out->a.count, m = out->b.count;
+  if ((double)(n + 1) * (double)(m + 1) <= TL_CODE_DIFF_MAX_CELLS) {
+    out->compared = true;
+    uint32_t *lcs = tl_xcalloc((n + 1) * (m + 1), sizeof *lcs);
+#define LCS(i, j) lcs[(size_t)(i) * (m + 1) + (j)]
+    for (size_t i = n; i-- > 0;)
+      for (size_t j = m; j-- > 0;)
+        LCS(i, j) = same_key(&x, i, &y, j)
+                        ? LCS(i + 1, j + 1) + 1
+                        : (LCS(i + 1, j) > LCS(i, j + 1) ? LCS(i + 1, j)
+                                                         : LCS(i, j + 1));
+    size_t i = 0, j = 0, gi = 0, gj = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && same_key(&x, i, &y, j)) {
+        gap_rows(out, gi, i, gj, j);
+        out->same++;
+        gi = ++i;
+        gj = ++j;
+      } else if (i < n && (j == m || LCS(i + 1, j) >= LCS(i, j + 1)))
+        i++;
+      else
+        j++;
+    }
+    gap_rows(out, gi, n, gj, m);
+#undef LCS
+    free(lcs);
+  }
+  free((void *)x.skip);
+  free((void *)y.skip);
+  side_free(&x);
+  side_free(&y);
+}
+
+void tl_code_rest_free(tl_code_rest *r) {
+  TL_VEC_FREE(r->a);
+  TL_VEC_FREE(r->b);
+  TL_VEC_FREE(r->rows);
+}
