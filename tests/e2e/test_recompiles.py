@@ -914,93 +914,171 @@ class Recompiles(unittest.TestCase):
             self.assertEqual(ops.count("added"), len(nb) - common, where)
         return True
 
+    def check_kernels(self, out, a, b, fa, fb, where):
+        """The kernels of compiles a and b (files fa, fb) as the tool
+        compared them in `out`, against the node mappings read here: None
+        when either compile has none, else (kernels paired exactly, code
+        diffs checked, entry functions checked)."""
+        d = self.diff(out, a, b)
+        got = d["kernels"]
+        ka = mapped_kernels(fa.get("inductor_provenance_tracking_"
+                                   "node_mappings"))
+        kb = mapped_kernels(fb.get("inductor_provenance_tracking_"
+                                   "node_mappings"))
+        if not ka or not kb:
+            return None
+        paired_exactly = code_diffs = 0
+        self.assertTrue(got["available"], where)
+        self.assertEqual(got["matched_by"],
+                         {"before": "nodes", "after": "nodes"}, where)
+        rows = got["kernels"]
+        self.assertEqual(sorted(r["before"]["key"] for r in rows
+                                if r["before"]), sorted(ka), where)
+        self.assertEqual(sorted(r["after"]["key"] for r in rows
+                                if r["after"]), sorted(kb), where)
+        carry = {r["before"]["name"]: r["after"]["name"]
+                 for r in d["graphs"]["post_grad"]["nodes"]
+                 if r["before"] and r["after"]}
+        carried = {k: sorted(carry.get(n, "?" + n) for n in v)
+                   for k, v in ka.items()}
+        pairs = {r["before"]["key"]: r["after"]["key"] for r in rows
+                 if r["before"] and r["after"]}
+        # A kernel whose carried nodes are exactly one kernel's of
+        # the later compile is paired with it.
+        for k, nodes in carried.items():
+            same = [x for x, v in kb.items() if sorted(v) == nodes]
+            if len(same) == 1:
+                self.assertEqual(pairs.get(k), same[0], (where, k))
+                paired_exactly += 1
+        defs_a = definitions(fa.get("inductor_output_code"))
+        defs_b = definitions(fb.get("inductor_output_code"))
+        counts = dict.fromkeys(["same", "renamed", "changed",
+                                "added", "removed"], 0)
+        for r in rows:
+            x, y = r["before"], r["after"]
+            self.assertEqual(x["post_nodes"] if x else y["post_nodes"],
+                             ka[x["key"]] if x else kb[y["key"]])
+            if not x or not y:
+                self.assertEqual(r["change"],
+                                 "added" if y else "removed")
+                counts[r["change"]] += 1
+                continue
+            nx, ny = kernel_name(x["key"]), kernel_name(y["key"])
+            nodes = carried[x["key"]] != sorted(kb[y["key"]])
+            ops = fused_ops(nx) != fused_ops(ny)
+            self.assertEqual(r["nodes_changed"], nodes, (where, nx))
+            self.assertEqual(r["ops_changed"], ops, (where, nx))
+            self.assertEqual(r["renamed"], nx != ny, (where, nx))
+            if nx in defs_a and ny in defs_b:
+                code = (defs_a[nx].replace(nx, "") !=
+                        defs_b[ny].replace(ny, ""))
+                self.assertEqual(r["code_changed"], code, (where, nx))
+            if r["code_changed"]:
+                self.check_code_diff(
+                    r["code_diff"], x, y, fa["inductor_output_code"],
+                    fb["inductor_output_code"], (where, nx))
+                code_diffs += 1
+            change = "changed" if nodes or ops or \
+                r["code_changed"] else "same"
+            self.assertEqual(r["change"], change, (where, nx))
+            counts["renamed" if change == "same" and nx != ny
+                   else change] += 1
+        self.assertEqual(got["summary"], counts, where)
+        self.assertEqual(d["summary"]["kernels"], counts, where)
+        entries = self.check_entry_code(got["entry_code"], d, out, where)
+        with open(os.path.join(out, "index.html")) as f:
+            index = f.read()
+        stem = "recompile_%s_%d_%d_to_%d.html" % (a[0], a[1], a[2], b[2])
+        line = index[index.index('href="%s"' % stem):]
+        line = line[:line.index("</li>")]
+        self.assertIn("kernels: %d changed, %d added, %d removed)" % (
+            counts["changed"], counts["added"], counts["removed"]),
+            line, where)
+        return paired_exactly, code_diffs, entries
+
     def test_kernels_match_the_node_mappings(self):
         checked = paired_exactly = code_diffs = entries = 0
         for name in RECORDINGS:
             out = self.report(name)
             for a, b, fa, fb in self.pairs(name):
-                d = self.diff(out, a, b)
-                got = d["kernels"]
-                ka = mapped_kernels(fa.get("inductor_provenance_tracking_"
-                                           "node_mappings"))
-                kb = mapped_kernels(fb.get("inductor_provenance_tracking_"
-                                           "node_mappings"))
-                if not ka or not kb:
+                got = self.check_kernels(out, a, b, fa, fb, (name, b))
+                if got is None:
                     continue
-                where = (name, b)
-                self.assertTrue(got["available"], where)
-                self.assertEqual(got["matched_by"],
-                                 {"before": "nodes", "after": "nodes"}, where)
-                rows = got["kernels"]
-                self.assertEqual(sorted(r["before"]["key"] for r in rows
-                                        if r["before"]), sorted(ka), where)
-                self.assertEqual(sorted(r["after"]["key"] for r in rows
-                                        if r["after"]), sorted(kb), where)
-                carry = {r["before"]["name"]: r["after"]["name"]
-                         for r in d["graphs"]["post_grad"]["nodes"]
-                         if r["before"] and r["after"]}
-                carried = {k: sorted(carry.get(n, "?" + n) for n in v)
-                           for k, v in ka.items()}
-                pairs = {r["before"]["key"]: r["after"]["key"] for r in rows
-                         if r["before"] and r["after"]}
-                # A kernel whose carried nodes are exactly one kernel's of
-                # the later compile is paired with it.
-                for k, nodes in carried.items():
-                    same = [x for x, v in kb.items() if sorted(v) == nodes]
-                    if len(same) == 1:
-                        self.assertEqual(pairs.get(k), same[0], (where, k))
-                        paired_exactly += 1
-                defs_a = definitions(fa.get("inductor_output_code"))
-                defs_b = definitions(fb.get("inductor_output_code"))
-                counts = dict.fromkeys(["same", "renamed", "changed",
-                                        "added", "removed"], 0)
-                for r in rows:
-                    x, y = r["before"], r["after"]
-                    self.assertEqual(x["post_nodes"] if x else y["post_nodes"],
-                                     ka[x["key"]] if x else kb[y["key"]])
-                    if not x or not y:
-                        self.assertEqual(r["change"],
-                                         "added" if y else "removed")
-                        counts[r["change"]] += 1
-                        continue
-                    nx, ny = kernel_name(x["key"]), kernel_name(y["key"])
-                    nodes = carried[x["key"]] != sorted(kb[y["key"]])
-                    ops = fused_ops(nx) != fused_ops(ny)
-                    self.assertEqual(r["nodes_changed"], nodes, (where, nx))
-                    self.assertEqual(r["ops_changed"], ops, (where, nx))
-                    self.assertEqual(r["renamed"], nx != ny, (where, nx))
-                    if nx in defs_a and ny in defs_b:
-                        code = (defs_a[nx].replace(nx, "") !=
-                                defs_b[ny].replace(ny, ""))
-                        self.assertEqual(r["code_changed"], code, (where, nx))
-                    if r["code_changed"]:
-                        self.check_code_diff(
-                            r["code_diff"], x, y, fa["inductor_output_code"],
-                            fb["inductor_output_code"], (where, nx))
-                        code_diffs += 1
-                    change = "changed" if nodes or ops or \
-                        r["code_changed"] else "same"
-                    self.assertEqual(r["change"], change, (where, nx))
-                    counts["renamed" if change == "same" and nx != ny
-                           else change] += 1
-                self.assertEqual(got["summary"], counts, where)
-                self.assertEqual(d["summary"]["kernels"], counts, where)
-                entries += self.check_entry_code(got["entry_code"], d, out,
-                                                 where)
-                with open(os.path.join(out, "index.html")) as f:
-                    index = f.read()
-                stem = "recompile_%s_%d_%d_to_%d.html" % (a[0], a[1], a[2],
-                                                          b[2])
-                line = index[index.index('href="%s"' % stem):]
-                line = line[:line.index("</li>")]
-                self.assertIn("kernels: %d changed, %d added, %d removed)" % (
-                    counts["changed"], counts["added"], counts["removed"]),
-                    line, where)
+                paired_exactly += got[0]
+                code_diffs += got[1]
+                entries += got[2]
                 checked += 1
         self.assertGreaterEqual(checked, 10)
         self.assertGreaterEqual(paired_exactly, 8)
         self.assertGreaterEqual(code_diffs, 6)
         self.assertGreaterEqual(entries, 10)
+
+    def test_triton_kernels_of_two_cuda_compiles(self):
+        """Two JIT CUDA compiles of one frame made with the trace generator
+        (tests/tracegen): [0/0] two blocks of width 128, [0/1] three blocks
+        of width 64 (seed 4). The Triton kernels are matched by their nodes
+        and compared as for the recordings: the two calls of
+        triton_per_fused_add_gelu_native_layer_norm_0 paired with their
+        own (the same nodes), their code changed with the width (the
+        reduction's size), the third block's addmm and
+        triton_per_..._1 added."""
+        gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                           "tracegen", "gen_trace.py")
+        logs = []
+        for layers, seed in ((2, 1), (3, 4)):
+            path = os.path.join(self.tmp, "cuda-%d-%d.log" % (layers, seed))
+            subprocess.run([sys.executable, gen, "--shape", "jit-cuda",
+                            "--layers", str(layers), "--seed", str(seed),
+                            "--stack-traces", "-o", path], check=True)
+            logs.append(path)
+        log = os.path.join(self.tmp, "cuda-pair.log")
+        lines = []
+        for compile_id, path in enumerate(logs):
+            for _, env, payload in tracelog.records(path):
+                if tracelog.kind(env) == "str" and compile_id:
+                    continue
+                if "frame_id" in env:
+                    env = dict(env, frame_compile_id=compile_id)
+                if payload is not None:
+                    env = dict(env, has_payload=tracelog.md5(payload))
+                lines.append("V1127 00:00:00.000000 1 generated.py:1] " +
+                             json.dumps(env))
+                if payload is not None:
+                    lines.extend("\t" + l for l in payload.split("\n"))
+        with open(log, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        out = os.path.join(self.tmp, "cuda-pair")
+        r = subprocess.run([TLPARSE, log, "-o", out, "-i", "--no-browser"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, CI="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cs = compiles(log)
+        a, b = ("-", 0, 0), ("-", 0, 1)
+        got = self.check_kernels(out, a, b, cs[a], cs[b], "cuda-pair")
+        self.assertIsNotNone(got)
+        self.assertEqual(got[:2], (4, 2))
+        d = self.diff(out, a, b)
+        kernel = "triton_per_fused_add_gelu_native_layer_norm_"
+        self.assertEqual(sorted((r["change"], (r["before"] or r["after"])
+                                 ["key"]) for r in d["kernels"]["kernels"]),
+                         [("added", "extern_kernels.addmm:5"),
+                          ("added", kernel + "1:6"),
+                          ("changed", kernel + "0:2"),
+                          ("changed", kernel + "0:4"),
+                          ("same", "extern_kernels.addmm:1"),
+                          ("same", "extern_kernels.addmm:3")])
+        for r in d["kernels"]["kernels"]:
+            if r["change"] == "changed":
+                self.assertEqual((r["nodes_changed"], r["ops_changed"],
+                                  r["code_changed"]), (False, False, True))
+                self.assertEqual(r["before"]["kind"], "triton")
+        self.assertEqual(d["summary"]["nodes"]["graph"], "post_grad")
+        # The code outside the kernels and `call`: only the benchmark's
+        # inputs, which changed with the width and the third block's
+        # weights.
+        other = d["kernels"]["other_code"]
+        self.assertEqual([(u["change"], u["name"]) for u in other["units"]],
+                         [("changed", "benchmark_compiled_module")])
 
     def test_renumbered_kernels_are_no_change_in_every_mode(self):
         """One compile logged twice, the second time with every generated
