@@ -121,22 +121,31 @@ static void from_provenance(tl_compile_kernels *out, const cJSON *view,
 
 /* The kernels the code defines, in definition order, without nodes. */
 static void from_definitions(tl_compile_kernels *out, bool aot,
-                             const code_texts *t) {
+                             const code_texts *t, tl_analysis_cache *cache) {
   out->entry = (tl_str){"", 0};
   out->entry_first = 0;
   tl_code_analysis a;
   memset(&a, 0, sizeof a);
-  if (!aot) {
-    tl_pycode_analyze(&out->arena, t->code, &a);
-  } else {
-#ifdef HAVE_CPPCODE
-    tl_cppcode_analyze(&out->arena, t->code, &a);
-    if (t->kernel_code.ptr)
-      tl_cppkernels_analyze(&out->arena, t->kernel_code, &a);
-#else
+#ifndef HAVE_CPPCODE
+  if (aot)
     return;
 #endif
+  /* The wrapper's analysis is kept before the kernel code's is added, as
+   * the provenance join keeps it (provenance.c). */
+  tl_analysis_kind kind = aot ? TL_ANALYSIS_CPPCODE : TL_ANALYSIS_PYCODE;
+  if (!tl_analysis_cache_get_code(cache, kind, t->code, &out->arena, &a)) {
+    if (!aot)
+      tl_pycode_analyze(&out->arena, t->code, &a);
+#ifdef HAVE_CPPCODE
+    else
+      tl_cppcode_analyze(&out->arena, t->code, &a);
+#endif
+    tl_analysis_cache_put_code(cache, kind, t->code, &a);
   }
+#ifdef HAVE_CPPCODE
+  if (aot && t->kernel_code.ptr)
+    tl_cppkernels_analyze(&out->arena, t->kernel_code, &a);
+#endif
   set_entry(out, t, a.entry_first, a.entry_last);
   for (size_t i = 0; i < a.def_count; i++) {
     const tl_kernel_def *d = &a.defs[i];
@@ -155,6 +164,7 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
                              const tl_artifact *kernel_code,
                              const tl_artifact *mappings,
                              const tl_artifact *other_mappings,
+                             tl_analysis_cache *cache,
                              tl_compile_kernels *out) {
   memset(out, 0, sizeof *out);
   tl_arena_init(&out->arena);
@@ -180,6 +190,7 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
     in.code = t.code;
     in.kernel_code = t.kernel_code;
     in.node_mappings = text_or_null(&tmap);
+    in.cache = cache;
     cJSON *view = tl_provenance_build(&in);
     tl_compile_file_text tother;
     tl_compile_file_read(out_dir, other_mappings, &tother);
@@ -202,7 +213,7 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
     cJSON_Delete(view);
   }
   if (!out->from_mapping && t.code.ptr)
-    from_definitions(out, aot, &t);
+    from_definitions(out, aot, &t, cache);
   free(t.code_lines.at);
   free(t.kernel_lines.at);
   tl_buf_free(&tpost.text);

@@ -11,6 +11,7 @@
 #ifndef TL_COMPILE_KERNELS_H
 #define TL_COMPILE_KERNELS_H
 
+#include "analyze/analysis_cache.h"
 #include "diff/kernel_diff.h"
 #include "store/store.h"
 
@@ -31,13 +32,15 @@ typedef struct tl_compile_kernels {
  * (inductor_output_code or the AOT wrapper), AOT kernel code and node
  * mappings, any of them NULL, from files under `out_dir`; the keys of
  * `other_mappings` (NULL: none) are another compilation's kernels and are
- * left out. */
+ * left out. The code and graph analyses come from `cache` when a text was
+ * analyzed before (the run's provenance views, the other recompile diffs;
+ * NULL: none) and go into it. */
 void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
                              const tl_artifact *code,
                              const tl_artifact *kernel_code,
                              const tl_artifact *mappings,
                              const tl_artifact *other_mappings,
-                             tl_compile_kernels *out);
+                             tl_analysis_cache *cache, tl_compile_kernels *out);
 void tl_compile_kernels_free(tl_compile_kernels *k);
 
 #endif

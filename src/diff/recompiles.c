@@ -447,7 +447,7 @@ static cJSON *compile_json(const tl_compile_files *c) {
 }
 
 cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
-                         const tl_compile_files *b) {
+                         const tl_compile_files *b, tl_analysis_cache *cache) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "schema", 1);
   cJSON_AddNumberToObject(o, "frame", (double)b->frame);
@@ -469,7 +469,7 @@ cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
                         graph_json(out_dir, a->post_grad, b->post_grad, &w));
   cJSON_AddItemToObject(
       o, "kernels",
-      tl_recompile_kernels_json(out_dir, a, b, w.ok ? &w.d : NULL));
+      tl_recompile_kernels_json(out_dir, a, b, w.ok ? &w.d : NULL, cache));
   graph_work_free(&w);
   /* A training compile's backward, compared as the forward is. */
   cJSON_AddItemToObject(
@@ -481,9 +481,9 @@ cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
       graph_json(out_dir, a->bw_post_grad, b->bw_post_grad, &w));
   tl_compile_files bw_a = tl_compile_files_backward(a),
                    bw_b = tl_compile_files_backward(b);
-  cJSON_AddItemToObject(
-      o, "backward_kernels",
-      tl_recompile_kernels_json(out_dir, &bw_a, &bw_b, w.ok ? &w.d : NULL));
+  cJSON_AddItemToObject(o, "backward_kernels",
+                        tl_recompile_kernels_json(out_dir, &bw_a, &bw_b,
+                                                  w.ok ? &w.d : NULL, cache));
   graph_work_free(&w);
   cJSON_AddItemToObject(o, "metrics", tl_recompile_metrics_json(a, b));
   tl_recompile_summarize(o, summary);

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "analyze/analysis_cache.h"
 #include "diff/compile_files.h"
 #include "store/store.h"
 
@@ -41,8 +42,9 @@ void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
 cJSON *tl_recompile_reasons_json(const char *out_dir,
                                  const tl_compile_files *b);
 
-/* The whole comparison of `a` and `b` (files read from `out_dir`). */
+/* The whole comparison of `a` and `b` (files read from `out_dir`; the
+ * code analyses through `cache`, or NULL: see compile_kernels.h). */
 cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
-                         const tl_compile_files *b);
+                         const tl_compile_files *b, tl_analysis_cache *cache);
 
 #endif

@@ -584,7 +584,8 @@ static void write_json(tl_store *store, const cJSON *diff, const char *stem) {
 }
 
 void tl_recompile_pages_write(tl_store *store, tl_buf *section,
-                              tl_view_page_fn view_page, void *ctx) {
+                              tl_view_page_fn view_page, void *ctx,
+                              struct tl_analysis_cache *cache) {
   tl_recompiles r;
   tl_recompiles_find(store, &r);
   if (!r.frames.count) {
@@ -612,7 +613,7 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
       const tl_compile_files *b = &r.compiles.items[fr->first + k];
       char stem[256];
       tl_recompile_stem(a, b, stem, sizeof stem);
-      cJSON *diff = tl_recompile_diff(store->out_dir, a, b);
+      cJSON *diff = tl_recompile_diff(store->out_dir, a, b, cache);
       write_json(store, diff, stem);
       write_page(store, a, b, diff, stem, view_page, ctx);
       tl_buf_puts(section, "<li>");
@@ -662,10 +663,12 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
 }
 #else
 void tl_recompile_pages_write(tl_store *store, tl_buf *section,
-                              tl_view_page_fn view_page, void *ctx) {
+                              tl_view_page_fn view_page, void *ctx,
+                              struct tl_analysis_cache *cache) {
   (void)store;
   (void)section;
   (void)view_page;
   (void)ctx;
+  (void)cache;
 }
 #endif

@@ -11,15 +11,21 @@
 #include "store/store.h"
 #include "util/buf.h"
 
+struct tl_analysis_cache; /* analyze/analysis_cache.h */
+
 /* The provenance page (file name without .html) that shows the post-grad
  * graph `post`, or NULL: the diff page links its nodes there. */
 typedef const char *(*tl_view_page_fn)(void *ctx, const tl_artifact *post);
 
 /* Writes `recompile_*.html` and `.json` for every recompile in `store` and
  * appends the index's section to `section` (nothing when no frame
- * recompiled). `view_page` may be NULL (no provenance pages). */
+ * recompiled). `view_page` may be NULL (no provenance pages). `cache` (a
+ * tl_analysis_cache, or NULL) gives the code analyses the provenance views
+ * made and keeps those made here, so a compile's code, read again for each
+ * recompile it is part of, is analyzed once. */
 void tl_recompile_pages_write(tl_store *store, tl_buf *section,
-                              tl_view_page_fn view_page, void *ctx);
+                              tl_view_page_fn view_page, void *ctx,
+                              struct tl_analysis_cache *cache);
 
 /* The body of a page comparing two compiles (the JSON of
  * tl_recompile_diff): the summary, the reasons when the JSON has them, the

@@ -15,6 +15,9 @@
 #include "emit/recompile_pages.h"
 #include "emit/report_internal.h"
 #include "util/html.h"
+#ifdef HAVE_tl_engine
+#include "analyze/analysis_cache.h"
+#endif
 #ifdef HAVE_tl_page
 #include "emit/provpage.h"
 #endif
@@ -144,6 +147,18 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
   size_t *counts = tl_xcalloc(dirs ? dirs : 1, sizeof *counts);
   TL_VEC(tl_view) all = {0};
   cJSON **summaries = NULL;
+  /* With -i, a text analyzed once is not analyzed again: by the views (a
+   * recompile's unchanged graph, a graph compiled twice, other ranks'
+   * texts through the shared folder) nor by the recompile diffs, which
+   * read each compile's code and post-grad graph again. */
+  struct tl_analysis_cache *cache = NULL;
+#ifdef HAVE_tl_engine
+  if (options->provenance) {
+    cache = tl_analysis_cache_new(TL_ANALYSIS_CACHE_BOUND, NULL);
+    if (options->shared_analyses)
+      tl_analysis_cache_share(cache, options->shared_analyses);
+  }
+#endif
   if (options->provenance) {
 #ifdef HAVE_tl_page
     tl_report_read_deflate_at();
@@ -177,7 +192,7 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
 #endif
 #ifdef HAVE_tl_engine
     tl_report_write_views(store, all.items, all.count, options->threads,
-                          profile, options->shared_analyses, summaries, diag);
+                          profile, cache, summaries, diag);
     /* The index lists each folder's views with what writing them found. */
     for (size_t i = 0, j = 0; i < dirs; i++)
       for (size_t k = 0; k < counts[i]; k++)
@@ -195,8 +210,15 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
   view_list views;
   view_list_init(&views, all.items, all.count);
   tl_recompile_pages_write(store, &recompiles,
-                           options->provenance ? view_page : NULL, &views);
+                           options->provenance ? view_page : NULL, &views,
+                           cache);
   free(views.items);
+#ifdef HAVE_tl_engine
+  if (cache) {
+    tl_report_print_cache_stats(cache);
+    tl_analysis_cache_free(cache);
+  }
+#endif
   tl_report_write_index(store, options, diag, dir_views, counts, &time,
                         &recompiles);
   tl_buf_free(&recompiles);

@@ -11,6 +11,8 @@
 
 #include "emit/report.h"
 
+struct tl_analysis_cache; /* analyze/analysis_cache.h */
+
 /* Renames a folder's views (from tl_report_choose_views) as the Rust tool
  * names them where its name differs from the folder's (report_views.c). */
 void tl_report_name_views(const tl_store *store, const tl_compile_dir *dir,
@@ -25,14 +27,17 @@ void tl_report_read_deflate_at(void);
 #ifdef HAVE_tl_engine
 /* Analyzes the views on `threads` threads: first every distinct view, then
  * the copies of repeated ones; each worker writes its view's files. A text
- * analyzed once is not analyzed again (analysis_cache.h), nor, with
- * `shared_cache` (a folder, or NULL), one that another process sharing that
- * folder analyzed. With a profile (a tl_profile), summaries[i] gets view
- * i's {"compile_id", "profile"}. Problems go to `diag`. */
+ * analyzed once is not analyzed again: `cache` (a tl_analysis_cache, the
+ * run's, shared by the workers) gives what it holds, perhaps from another
+ * process sharing its folder. With a profile (a tl_profile), summaries[i]
+ * gets view i's {"compile_id", "profile"}. Problems go to `diag`. */
 void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
                            int threads, const void *profile,
-                           const char *shared_cache, cJSON **summaries,
+                           struct tl_analysis_cache *cache, cJSON **summaries,
                            tl_diag *diag);
+/* TLPARSE_STATS=1: what the run's cache of analyses did, on stderr (beside
+ * ts_query.c's parse line). */
+void tl_report_print_cache_stats(struct tl_analysis_cache *cache);
 #endif
 
 /* The profiled views' summaries (tl_report_write_views), in the order of

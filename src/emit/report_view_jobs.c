@@ -418,9 +418,7 @@ static int by_key(const void *a, const void *b) {
   return c ? c : (i < j ? -1 : i > j);
 }
 
-/* TLPARSE_STATS=1: what the cache of analyses did (beside ts_query.c's
- * parse line). */
-static void print_cache_stats(tl_analysis_cache *cache) {
+void tl_report_print_cache_stats(tl_analysis_cache *cache) {
   const char *stats = getenv("TLPARSE_STATS");
   if (!stats || strcmp(stats, "1") != 0)
     return;
@@ -438,17 +436,11 @@ static void print_cache_stats(tl_analysis_cache *cache) {
  * profile, summaries[i] gets view i's {"compile_id", "profile"}. */
 void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
                            int threads, const void *profile,
-                           const char *shared_cache, cJSON **summaries,
+                           tl_analysis_cache *cache, cJSON **summaries,
                            tl_diag *diag) {
   view_job *jobs = tl_xcalloc(count ? count : 1, sizeof *jobs);
   char(*keys)[256] = tl_xcalloc(count ? count : 1, sizeof *keys);
   size_t *order = tl_xcalloc(count ? count : 1, sizeof *order);
-  /* Texts repeated across views that differ elsewhere (a recompile's
-   * graphs, a graph compiled twice) are analyzed once. */
-  tl_analysis_cache *cache =
-      tl_analysis_cache_new(TL_ANALYSIS_CACHE_BOUND, NULL);
-  if (shared_cache)
-    tl_analysis_cache_share(cache, shared_cache);
   for (size_t i = 0; i < count; i++) {
     jobs[i].cache = cache;
     jobs[i].out_dir = store->out_dir;
@@ -482,8 +474,6 @@ void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
       views[i].summary = jobs[jobs[i].original].view->summary;
     }
   run_jobs(jobs, order, copies, threads);
-  print_cache_stats(cache);
-  tl_analysis_cache_free(cache);
   for (size_t i = 0; i < count; i++) {
     if (jobs[i].error[0])
       tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,

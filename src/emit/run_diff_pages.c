@@ -230,7 +230,7 @@ static void set_folder(cJSON *side, const tl_run *r,
 static cJSON *pair_diff(const char *diff_dir, const tl_run *ra,
                         const tl_compile_files *a, const tl_run *rb,
                         const tl_compile_files *b) {
-  cJSON *d = tl_recompile_diff(diff_dir, a, b);
+  cJSON *d = tl_recompile_diff(diff_dir, a, b, NULL);
   cJSON_DeleteItemFromObjectCaseSensitive(d, "reasons");
   cJSON_DeleteItemFromObjectCaseSensitive(d, "frame");
   tl_run_guards_without_ids(cJSON_GetObjectItemCaseSensitive(d, "guards"));
