@@ -307,6 +307,17 @@ static cJSON *frame_side(const tl_run *r, const tl_run_frame *f) {
   return o;
 }
 
+/* The graphs of a pair's comparison, in the order diff.json lists them. */
+static const char *const GRAPHS[] = {"dynamo", "pre_grad", "post_grad",
+                                     "backward", "backward_post_grad"};
+
+static cJSON *kernel_summary(const cJSON *k) {
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "available"))
+             ? cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(k, "summary"),
+                               true)
+             : cJSON_CreateNull();
+}
+
 static cJSON *graph_summary(const cJSON *g) {
   if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "available")))
     return cJSON_CreateNull();
@@ -576,17 +587,15 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
       const cJSON *graphs = cJSON_GetObjectItemCaseSensitive(d, "graphs");
       const cJSON *guards = cJSON_GetObjectItemCaseSensitive(d, "guards");
       const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(d, "kernels");
+      const cJSON *bw_kernels =
+          cJSON_GetObjectItemCaseSensitive(d, "backward_kernels");
       double kc = kernel_changes(kernels);
-      bool changed =
-          cJSON_GetArraySize(
-              cJSON_GetObjectItemCaseSensitive(guards, "changes")) > 0 ||
-          graph_changes(cJSON_GetObjectItemCaseSensitive(graphs, "dynamo")) >
-              0 ||
-          graph_changes(cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad")) >
-              0 ||
-          graph_changes(cJSON_GetObjectItemCaseSensitive(graphs, "post_grad")) >
-              0 ||
-          kc > 0;
+      bool changed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                         guards, "changes")) > 0 ||
+                     kc > 0 || kernel_changes(bw_kernels) > 0;
+      for (size_t g = 0; g < sizeof GRAPHS / sizeof *GRAPHS; g++)
+        changed = changed || graph_changes(cJSON_GetObjectItemCaseSensitive(
+                                 graphs, GRAPHS[g])) > 0;
       sum->compiles_changed += changed;
       sum->kernels_changed += (size_t)kc;
       sum->kernels_provenance_changed += provenance_changes(kernels);
@@ -603,21 +612,12 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
           cJSON_GetArraySize(
               cJSON_GetObjectItemCaseSensitive(guards, "changes")));
       cJSON *gs = cJSON_AddObjectToObject(pj, "graphs");
-      cJSON_AddItemToObject(
-          gs, "dynamo",
-          graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "dynamo")));
-      cJSON_AddItemToObject(
-          gs, "pre_grad",
-          graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "pre_grad")));
-      cJSON_AddItemToObject(
-          gs, "post_grad",
-          graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, "post_grad")));
-      cJSON_AddItemToObject(
-          pj, "kernels",
-          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kernels, "available"))
-              ? cJSON_Duplicate(
-                    cJSON_GetObjectItemCaseSensitive(kernels, "summary"), true)
-              : cJSON_CreateNull());
+      for (size_t g = 0; g < sizeof GRAPHS / sizeof *GRAPHS; g++)
+        cJSON_AddItemToObject(
+            gs, GRAPHS[g],
+            graph_summary(cJSON_GetObjectItemCaseSensitive(graphs, GRAPHS[g])));
+      cJSON_AddItemToObject(pj, "kernels", kernel_summary(kernels));
+      cJSON_AddItemToObject(pj, "backward_kernels", kernel_summary(bw_kernels));
       cJSON_AddItemToArray(pairs, pj);
       ok = write_json(diff_dir, file.data, d, error, error_size);
       tl_buf_clear(&page);

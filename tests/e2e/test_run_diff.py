@@ -400,6 +400,49 @@ class RunDiff(unittest.TestCase):
         self.assertEqual(len(paired), s["same"] + s["renamed"] +
                          s["changed"], where)
 
+    def test_a_training_step_on_two_torch_versions_compares_its_backward(
+            self):
+        """rec-train-cpu on torch 2.13 and 2.14.1: the model's compile has
+        a forward and a backward; the backward's AOT graph and post-grad
+        graph match the independent reading, diff.json gives their
+        summaries and the backward kernels', and a pair is changed when
+        anything of it, the backward's too, differs."""
+        a, b = "rec-train-cpu", "rec-train-cpu-2.14"
+        out = self.diff(a, b)
+        got = self.load(out, "diff.json")
+        ca, cb = rc.compiles(log(a)), rc.compiles(log(b))
+        backward = 0
+        for f in got["frames"]:
+            for p in f["pairs"]:
+                d = self.load(out, p["diff"])
+                ka = ("-", f["a"]["frame"], int(p["a"][1:-1].split("/")[1]))
+                kb = ("-", f["b"]["frame"], int(p["b"][1:-1].split("/")[1]))
+                xa, xb = ca[ka], cb[kb]
+                where = (p["a"], p["b"])
+                for key, kind in (("backward", "aot_backward_graph"),
+                                  ("backward_post_grad", "bw_post")):
+                    if not xa.get(kind) or not xb.get(kind):
+                        self.assertFalse(d["graphs"][key]["available"])
+                        self.assertIsNone(p["graphs"][key])
+                        continue
+                    self.check_graph(d["graphs"][key], xa[kind], xb[kind],
+                                     where + (key,))
+                    self.assertEqual(p["graphs"][key],
+                                     d["graphs"][key]["summary"])
+                    backward += 1
+                bk = d["backward_kernels"]
+                self.assertEqual(p["backward_kernels"], bk["summary"]
+                                 if bk["available"] else None, where)
+
+                def changes(s):
+                    return s and s["changed"] + s["added"] + s["removed"]
+                self.assertEqual(p["changed"], bool(
+                    p["guards_differ"] or
+                    any(changes(s) for s in p["graphs"].values()) or
+                    changes(p["kernels"]) or changes(p["backward_kernels"])),
+                    where)
+        self.assertEqual(backward, 2)
+
     def test_aot_compiles_without_a_compile_id_are_one_frame(self):
         # AOTInductor logs its compilation without a compile id: one pair,
         # its graphs and kernels as read here, on torch 2.13 vs 2.14 / 2.15.
