@@ -18,6 +18,7 @@ typedef struct range {
 
 typedef struct side {
   tl_str code;
+  bool cpp; /* the code is C++ (else Python) */
   TSTree *tree;
   const range *skip;
   size_t skip_count;
@@ -62,6 +63,12 @@ static tl_str text_of(TSNode n, tl_str code) { return tl_ts_text(n, code); }
  * declaration's declarator (without its parameters or initializer). */
 static tl_str name_of(TSNode n, tl_str code) {
   const char *t = ts_node_type(n);
+  if (strcmp(t, "linkage_specification") == 0) { /* extern "C" void f(...); */
+    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+    return is_type(body, "declaration") || is_type(body, "function_definition")
+               ? name_of(body, code)
+               : (tl_str){"", 0};
+  }
   if (strcmp(t, "function_definition") == 0 || strcmp(t, "declaration") == 0 ||
       strcmp(t, "field_declaration") == 0) {
     TSNode d = ts_node_child_by_field_name(n, "declarator", 10);
@@ -133,6 +140,31 @@ static void add_unit(side *s, TSNode n) {
   tl_ts_walk(n, key_leaf, &k);
 }
 
+static void read_units(side *s, TSNode parent);
+
+#ifdef HAVE_CPPCODE
+/* The C++ source strings inside a Python statement that holds what is
+ * left out (cpp_wrapper code: `cpp_wrapper_src = r"""..."""` around
+ * `inductor_entry_impl`): each read with the C++ grammar, in the outer
+ * code's coordinates, into units of its own. */
+static bool read_cpp_strings(TSNode n, void *ctx) {
+  side *s = ctx;
+  if (!is_type(n, "string_content"))
+    return true;
+  int first = tl_ts_first_line(n), last = tl_ts_last_line(n);
+  if (!overlaps(s, first, last))
+    return false;
+  TSRange within = {ts_node_start_point(n), ts_node_end_point(n),
+                    ts_node_start_byte(n), ts_node_end_byte(n)};
+  TSTree *tree = tl_ts_parse(tree_sitter_cpp(), s->code, &within, 1);
+  if (tree) {
+    read_units(s, ts_tree_root_node(tree));
+    ts_tree_delete(tree);
+  }
+  return false;
+}
+#endif
+
 /* The units of a container's children (see code_rest.h). */
 static void read_units(side *s, TSNode parent) {
   uint32_t count = ts_node_named_child_count(parent);
@@ -147,11 +179,16 @@ static void read_units(side *s, TSNode parent) {
     TSNode body = body_of(n);
     if (!ts_node_is_null(body))
       read_units(s, body);
+#ifdef HAVE_CPPCODE
+    else if (!s->cpp)
+      tl_ts_walk(n, read_cpp_strings, s);
+#endif
   }
 }
 
 static void side_read(side *s, tl_str code, bool cpp, tl_code_units *units) {
   s->units = units;
+  s->cpp = cpp;
   s->code = code;
   tl_buf_init(&s->keys);
   const TSLanguage *lang = tree_sitter_python();

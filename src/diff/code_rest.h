@@ -7,14 +7,15 @@
  * the AOT wrapper). Its units are the module's statements (the AOT
  * wrapper's top-level declarations, namespaces, `extern "C"` blocks and
  * classes read into their members); a unit holding a kernel definition or
- * the entry function is read into when it is a class or namespace, else
- * left out whole. A unit is compared by its tokens, comments left out, each
- * word read as tl_code_words reads it (renamed kernels as their partners,
- * buffers by rank of first use), so renumbered kernels and buffers are no
- * change. The two unit sequences are aligned by a longest common
- * subsequence; between two aligned pairs, a removed and an added unit of
- * the same kind and name (a function, an assigned name, a declarator) are
- * one unit changed, its lines compared as the entry functions' are.
+ * the entry function is read into when it is a class or namespace, its C++
+ * source strings read with the C++ grammar when it holds one (cpp_wrapper
+ * code's `cpp_wrapper_src`), else left out whole. A unit is compared by its
+ * tokens, comments left out, each word read as tl_code_words reads it (renamed
+ * kernels as their partners, buffers by rank of first use), so renumbered
+ * kernels and buffers are no change. The two unit sequences are aligned by a
+ * longest common subsequence; between two aligned pairs, a removed and an added
+ * unit of the same kind and name (a function, an assigned name, a declarator)
+ * are one unit changed, its lines compared as the entry functions' are.
  */
 #ifndef TL_CODE_REST_H
 #define TL_CODE_REST_H

@@ -567,6 +567,23 @@ def code_units(code):
     return out
 
 
+def cpp_declarations(code):
+    """{kernel: its declaration, spaces collapsed} of the `extern "C"`
+    declarations before `inductor_entry_impl` in a cpp_wrapper output
+    code's C++ source string."""
+    src = next(st.value for st in ast.parse(code).body
+               if isinstance(st, ast.Assign) and
+               ast.get_source_segment(code, st.targets[0]) ==
+               "cpp_wrapper_src")
+    src = ast.literal_eval(src)
+    head = src[:src.index("inductor_entry_impl(")]
+    out = {}
+    for part in head.split('extern "C"')[1:]:
+        decl = " ".join(part[:part.index(";")].split())
+        out[decl[:decl.index("(")].split()[-1]] = decl
+    return out
+
+
 def expected_unit_rows(ua, ub):
     """[(change, name, before first line, after first line)] of the units
     that differ, in order: each gap between two shared units (a longest
@@ -1425,6 +1442,36 @@ class Recompiles(unittest.TestCase):
                     page, where)
         self.assertGreaterEqual(checked, 10)
         self.assertGreaterEqual(changed, 3)
+
+    def test_the_cpp_wrapper_source_outside_its_entry_and_kernels(self):
+        """cpp_wrapper code: the C++ source string around
+        `inductor_entry_impl` is read into units of its own. Read here: the
+        `extern "C"` kernel declarations before the entry function (the
+        string taken with `ast`, each declaration up to its `;`, compared
+        with its spaces collapsed); each declared on both sides with other
+        text is one changed unit, the others added or removed."""
+        checked = changed = 0
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                ca = fa.get("inductor_output_code") or ""
+                cb = fb.get("inductor_output_code") or ""
+                if "cpp_wrapper_src" not in ca or "cpp_wrapper_src" not in cb:
+                    continue
+                da, db = cpp_declarations(ca), cpp_declarations(cb)
+                want = sorted(
+                    [("changed", n) for n in da if n in db and da[n] != db[n]]
+                    + [("removed", n) for n in da if n not in db] +
+                    [("added", n) for n in db if n not in da])
+                got = self.diff(out, a, b)["kernels"]["other_code"]
+                self.assertEqual(sorted(
+                    (u["change"], u["name"]) for u in got["units"]
+                    if u["kind"] == "linkage_specification"), want,
+                    (name, b))
+                changed += len(want)
+                checked += 1
+        self.assertGreaterEqual(checked, 1)
+        self.assertGreaterEqual(changed, 1)
 
     def test_shapes_and_metrics(self):
         """The Dynamo graph's inputs whose shapes changed, in words (dim 0
