@@ -7,7 +7,9 @@
 //    line marked and on screen;
 //  - a click on a kernel's name opens the provenance page with that kernel
 //    selected (#kernel=KEY): its call lines selected and on screen, its
-//    post-grad nodes highlighted, as the view JSON says.
+//    post-grad nodes highlighted, as the view JSON says;
+//  - on a training compile's page, a click on a kernel of the backward
+//    opens the backward's provenance page with that kernel selected.
 // Screenshots of each step go to SHOTS.
 //
 //   node tests/browser/recompile_page.mjs OUT_DIR STEM SHOTS
@@ -149,6 +151,38 @@ try {
   await screenshot(page, shots, `${stem}-kernel`);
   eq('no script errors (kernel)', log.errors, []);
   eq('no console errors (kernel)', log.console, []);
+
+  // A training compile: a kernel of the later compile's backward opens
+  // the backward's provenance page with it selected.
+  const bw = (diff.backward_kernels || {}).kernels || [];
+  const bwRow = bw.find((r) => r.after && r.before && r.after.post_nodes.length);
+  if (bwRow) {
+    await page.goBack();
+    const bs = diff.summary.backward;
+    const summary = await page.locator('#summary').innerText();
+    check('the summary counts the backward kernels as the JSON does', summary.includes(
+      `Backward kernels: ${bs.kernels.changed} changed, ${bs.kernels.added} added, ` +
+      `${bs.kernels.removed} removed`), summary);
+    const bwKey = bwRow.after.key;
+    const bwLink = page.locator('#backward-kernels + p + table td:nth-child(3) ' +
+      `a.kernel[href$="#kernel=${bwKey}"]`);
+    check('the backward kernel has a link', await bwLink.count() === 1, bwKey);
+    const forwardPage = (await kernelLink.first().getAttribute('href')).split('#')[0];
+    const backwardPage = (await bwLink.first().getAttribute('href')).split('#')[0];
+    check('it links the backward\'s page, not the forward\'s',
+      backwardPage !== forwardPage, backwardPage);
+    await clickThrough(page, bwLink.first());
+    const bview = viewOf(page.url());
+    const bk = bview.kernels.find((x) => x.key === bwKey);
+    const bsel = await page.evaluate(() => window.tlprov.selected());
+    eq('the backward kernel is selected', bsel.kernels, [bwKey]);
+    eq('its calls are the selection', [bsel.panel, bsel.lines], ['code', bk.calls]);
+    check('a call of the backward kernel is on screen',
+      await markedOnScreen(page, 'code', bk.calls));
+    await screenshot(page, shots, `${stem}-backward-kernel`);
+    eq('no script errors (backward kernel)', log.errors, []);
+    eq('no console errors (backward kernel)', log.console, []);
+  }
   await context.close();
 } finally {
   await browser.close();
