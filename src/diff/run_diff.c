@@ -260,6 +260,8 @@ void tl_run_take(tl_run *run, const char *folder, const tl_store *store,
   tl_recompiles_find(&run->view, &run->found);
   run->view_pages =
       tl_xcalloc(run->found.compiles.count + 1, sizeof *run->view_pages);
+  run->bw_view_pages =
+      tl_xcalloc(run->found.compiles.count + 1, sizeof *run->bw_view_pages);
   read_frames(run, store, diff_dir);
 }
 
@@ -271,6 +273,7 @@ void tl_run_free(tl_run *run) {
   TL_VEC_FREE(run->frames);
   TL_VEC_FREE(run->breaks);
   free(run->view_pages);
+  free(run->bw_view_pages);
   tl_arena_free(&run->arena);
 }
 

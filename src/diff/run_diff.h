@@ -57,8 +57,9 @@ typedef struct tl_run {
   TL_VEC(tl_run_break) breaks; /* by frame */
   /* For each compile (by index in found.compiles), the provenance page of
    * its post-grad graph (without .html, relative to the diff's folder),
-   * or NULL: set by the caller, which knows the report's views. */
-  const char **view_pages;
+   * or NULL: set by the caller, which knows the report's views;
+   * bw_view_pages the same for its backward's post-grad graph. */
+  const char **view_pages, **bw_view_pages;
 } tl_run;
 
 /* Copies what the diff needs of `store` (whose report is written in

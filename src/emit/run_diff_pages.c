@@ -98,8 +98,26 @@ static void take_unnamed(tl_run *run, const tl_store *store) {
   run->view_pages =
       tl_xrealloc(run->view_pages,
                   (run->found.compiles.count + 1) * sizeof *run->view_pages);
+  run->bw_view_pages =
+      tl_xrealloc(run->bw_view_pages,
+                  (run->found.compiles.count + 1) * sizeof *run->bw_view_pages);
   for (size_t i = first; i < run->found.compiles.count; i++)
-    run->view_pages[i] = NULL;
+    run->view_pages[i] = run->bw_view_pages[i] = NULL;
+}
+
+/* The page of the first view of post-grad graph `post` (NULL: none), in
+ * `pages` sorted by graph. */
+static const char *page_of_graph(const page_of *pages, size_t count,
+                                 const tl_artifact *post) {
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if ((uintptr_t)pages[mid].post < (uintptr_t)post)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return post && lo < count && pages[lo].post == post ? pages[lo].page : NULL;
 }
 
 void tl_run_diff_take(tl_run *run, const char *folder, const tl_store *store,
@@ -129,17 +147,10 @@ void tl_run_diff_take(tl_run *run, const char *folder, const tl_store *store,
   }
   tl_sort(pages.items, pages.count, sizeof *pages.items, by_post);
   for (size_t i = 0; i < run->found.compiles.count; i++) {
-    const tl_artifact *post = run->found.compiles.items[i].post_grad;
-    size_t lo = 0, hi = pages.count;
-    while (lo < hi) { /* the first view of the graph */
-      size_t mid = lo + (hi - lo) / 2;
-      if ((uintptr_t)pages.items[mid].post < (uintptr_t)post)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (post && lo < pages.count && pages.items[lo].post == post)
-      run->view_pages[i] = pages.items[lo].page;
+    const tl_compile_files *c = &run->found.compiles.items[i];
+    run->view_pages[i] = page_of_graph(pages.items, pages.count, c->post_grad);
+    run->bw_view_pages[i] =
+        page_of_graph(pages.items, pages.count, c->bw_post_grad);
   }
   TL_VEC_FREE(pages);
 }
@@ -267,8 +278,9 @@ static void pair_page(tl_buf *h, const tl_run *ra, const tl_compile_files *a,
                   "object or type id (which differ between any two "
                   "processes) are left out below.</p>\n",
                   ids, ids == 1 ? "" : "s");
-  tl_compile_diff_body(h, diff, ra->view_pages[index_of(ra, a)],
-                       rb->view_pages[index_of(rb, b)], NULL, NULL);
+  tl_compile_diff_body(
+      h, diff, ra->view_pages[index_of(ra, a)], rb->view_pages[index_of(rb, b)],
+      ra->bw_view_pages[index_of(ra, a)], rb->bw_view_pages[index_of(rb, b)]);
   tl_html_page_end(h);
   tl_buf_free(&title);
 }

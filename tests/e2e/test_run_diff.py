@@ -433,6 +433,25 @@ class RunDiff(unittest.TestCase):
                 bk = d["backward_kernels"]
                 self.assertEqual(p["backward_kernels"], bk["summary"]
                                  if bk["available"] else None, where)
+                post = d["graphs"]["backward_post_grad"]
+                if post["available"]:
+                    # The backward's nodes link the provenance pages whose
+                    # view is of the backward's post-grad graph.
+                    with open(os.path.join(out, p["diff"][:-5] + ".html"),
+                              encoding="utf-8") as f:
+                        page = f.read()
+                    section = page[page.index(
+                        "<h2>Backward post-grad graph</h2>"):]
+                    section = section[:section.index("<h2", 4)]
+                    linked = sorted(set(re.findall(
+                        r'href="([^"#]*)\.html#post=', section)))
+                    graphs = []
+                    for run_page in linked:
+                        view = self.load(out, run_page + ".json")
+                        graphs.append(run_page.split("/")[0] + "/" +
+                                      view["artifacts"]["post_grad_graph"])
+                    self.assertEqual(graphs, [post["before"], post["after"]],
+                                     where)
 
                 def changes(s):
                     return s and s["changed"] + s["added"] + s["removed"]
