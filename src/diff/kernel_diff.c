@@ -202,9 +202,13 @@ static void judge(const tl_kernel_item *x, const tl_kernel_item *y, bool exact,
       !tl_str_eq(tl_kernel_fused_ops(x), tl_kernel_fused_ops(y)) ||
       !tl_str_eq(x->kind, y->kind);
   row->code_changed = code_differs(x, y, row);
-  row->change = row->nodes_changed || row->ops_changed || row->code_changed
-                    ? TL_KERNEL_CHANGED
-                    : TL_KERNEL_SAME;
+  /* Fused ops that differ with the same nodes and code are a new name
+   * only: Inductor names a kernel by its nodes' original aten ops, and
+   * torch versions spell those differently (view, _unsafe_view). */
+  row->change =
+      row->nodes_changed || row->code_changed || !tl_str_eq(x->kind, y->kind)
+          ? TL_KERNEL_CHANGED
+          : TL_KERNEL_SAME;
 }
 
 static int by_size(const void *x, const void *y) {

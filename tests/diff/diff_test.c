@@ -380,6 +380,32 @@ TEST(kernels_without_nodes_are_matched_by_their_fused_ops_in_order) {
   tl_kernel_diff_free(&d);
 }
 
+/* torch 2.15 names a kernel of the same view node "_unsafe_view" where 2.13
+ * said "view": the same nodes and code are a rename, not a change. */
+TEST(fused_ops_that_differ_alone_are_a_rename) {
+  static const tl_str nodes[] = {{"exp", 3}, {"view_9", 6}};
+  tl_kernel_item a[] = {
+      kernel("cpp_fused__softmax_view_3", "cpp",
+             "extern \"C\" void cpp_fused__softmax_view_3(float* x)\n{ }", 286,
+             nodes, 2)};
+  tl_kernel_item b[] = {
+      kernel("cpp_fused__softmax__unsafe_view_3", "cpp",
+             "extern \"C\" void cpp_fused__softmax__unsafe_view_3(float* x)"
+             "\n{ }",
+             288, nodes, 2)};
+  tl_kernel_diff d;
+  tl_kernel_diff_run(a, 1, b, 1, NULL, &d);
+  CHECK_INT_EQ(d.rows.count, 1);
+  if (d.rows.count != 1)
+    return;
+  CHECK_INT_EQ(d.rows.items[0].change, TL_KERNEL_SAME);
+  CHECK(d.rows.items[0].renamed && d.rows.items[0].ops_changed);
+  CHECK(!d.rows.items[0].nodes_changed && !d.rows.items[0].code_changed);
+  CHECK_INT_EQ(d.renamed, 1);
+  CHECK_INT_EQ(d.changed, 0);
+  tl_kernel_diff_free(&d);
+}
+
 TEST(a_kernel_code_diff_keeps_two_lines_around_each_change) {
   tl_kernel_item x =
       kernel("k_0", "cpp", "a\nb k_0\nc\nd\ne\nf\ng\nh", 10, NULL, 0);
@@ -505,6 +531,7 @@ int main(void) {
   RUN(graphs_past_the_scored_table_are_aligned_by_op_alone);
   RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
   RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
+  RUN(fused_ops_that_differ_alone_are_a_rename);
   RUN(a_kernel_code_diff_keeps_two_lines_around_each_change);
   RUN(an_entry_function_reads_renumbered_kernels_and_buffers_as_one);
   RUN(a_shape_change_is_said_per_dimension);
