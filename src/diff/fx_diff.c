@@ -486,6 +486,9 @@ static bool identical(const node *x, const node *y) {
 static void scored(const graph *a, const graph *b, size_t lo_a, size_t hi_a,
                    size_t lo_b, size_t hi_b, long *match_a, long *match_b) {
   size_t n = hi_a - lo_a, m = hi_b - lo_b, w = m + 1;
+  /* Nothing to pair; an empty graph has no nodes to point into. */
+  if (n == 0 || m == 0)
+    return;
   int32_t big = 16 * (int32_t)((n < m ? n : m) + 1);
   int32_t *t = tl_xcalloc((n + 1) * w, sizeof *t);
   const node *x = a->nodes.items + lo_a, *y = b->nodes.items + lo_b;
