@@ -27,6 +27,7 @@ add_custom_command(OUTPUT "${TL_PAGE_JS}"
 
 set(TL_PAGE_EMBED "")
 tl_embed(TL_PAGE_EMBED prov_js "${TL_PAGE_JS}")
+tl_embed(TL_PAGE_EMBED prov_first_css "${CMAKE_SOURCE_DIR}/assets/first-paint.css")
 tl_embed(TL_PAGE_EMBED prov_css "${CMAKE_SOURCE_DIR}/assets/provenance.css")
 
 add_library(tl_page STATIC src/emit/provpage.c src/emit/provpage_paint.c ${TL_PAGE_EMBED}

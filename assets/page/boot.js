@@ -28,9 +28,20 @@
   /* The page shows its first lines without a script (src/provpage_paint.c):
    * the script starts once the load event has passed, so that it never
    * holds it, and replaces those lines with its own in one task. Deflated
-   * texts are inflated meanwhile, from the end of the parse. */
+   * texts are inflated meanwhile, from the end of the parse. A page with a
+   * first paint carries only that paint's style rules; the loader adds the
+   * whole style sheet (#tlprov-css) with this script, and the script starts
+   * once the sheet has loaded (or failed to), so that its panels are never
+   * drawn half styled. */
   var loaded = document.readyState === 'complete', inflated = false;
-  function go() { if (loaded && inflated) start(); }
+  var sheet = document.getElementById('tlprov-css');
+  var styled = !sheet || sheet.sheet !== null;
+  function go() { if (loaded && inflated && styled) start(); }
+  function whenStyled() { styled = true; go(); }
+  if (!styled) {
+    sheet.addEventListener('load', whenStyled);
+    sheet.addEventListener('error', whenStyled);
+  }
   function whenParsed() { inflateThenStart(); }
   if (!loaded) {
     window.addEventListener('load', function () {

@@ -4,7 +4,7 @@
   /* ---- start -------------------------------------------------------------- */
   /* The first render estimates each panel's height from the window's
    * (read without a layout) less the bars above and below the panels
-   * (provenance.css: the bottom area is 26vh, clamped to 84..280 px):
+   * (first-paint.css: the bottom area is 26vh, clamped to 84..280 px):
    * asking the panels for theirs here would lay the page out once before
    * its rows are in and once after. The ResizeObserver measures them after
    * the first layout and renders what the estimate missed. */

@@ -10,12 +10,14 @@
  *   a <script type="application/octet-stream" data-deflate="raw"> element
  *   that provenance.js inflates before it starts (assets/page/boot.js).
  * The scripts and the style are files of static/, shared by every page of a
- * report (a page costs its data and about two kilobytes): one inline
+ * report (a page costs its data and about seven kilobytes): one inline
  * loader in the <head>, allowed by its SHA-256 in the page's CSP with
- * 'strict-dynamic', adds static/provenance.js, which adds
- * static/highlight.min.js once the page has loaded (its colours come after
- * the first paint). Before any script, the page shows each panel's first
- * lines, written by provpage_paint.c. No other script
+ * 'strict-dynamic', adds static/provenance.css and static/provenance.js,
+ * which adds static/highlight.min.js once the page has loaded (its colours
+ * come after the first paint). Before any script, the page shows each
+ * panel's first lines, written by provpage_paint.c, styled by the rules of
+ * assets/first-paint.css in the page's own <style> (so that its first
+ * frame waits for no file). No other script
  * can run even if some trace text were mis-escaped: an injected inline
  * script has no allowed hash, and 'strict-dynamic' refuses every script
  * element the HTML itself names (`'self'` would not: on file:// it allows
@@ -37,6 +39,7 @@
 
 TL_RES_DECLARE(prov_js);
 TL_RES_DECLARE(prov_css);
+TL_RES_DECLARE(prov_first_css);
 
 static const char *view_string(const cJSON *view, const char *key) {
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(view, key);
@@ -217,24 +220,28 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
 
 /* The page's one inline script, in its <head>: it adds provenance.js from
  * the folder its data-static attribute names once the page's first lines
- * (provpage_paint.h) are on screen: after the load event, when the browser
+ * (provpage_paint.h) are on screen, with static/provenance.css (the first
+ * paint needs only the rules the page carries, first_paint_css; the script
+ * starts once the sheet has loaded, assets/page/boot.js): after the load
+ * event, when the browser
  * reports the first contentful paint (Paint Timing), so that the script's
  * fetch, compile and run neither hold the load event nor delay that paint
  * (started at the load event, the script ran before the first frame and
  * the written rows were never shown). A browser without Paint Timing adds
  * it after the next frame; a page that is not painted (a hidden tab) after
- * a second. With data-early (a page without a first paint) the script
- * is added at once, so that it is fetched and compiled while the rest of
- * the HTML is read. The script starts after the load event either way
- * (assets/page/boot.js, which also inflates the texts that came deflated,
- * tl_provpage_deflate_at). The loader says so in the page when the script
- * cannot be loaded. provenance.js adds highlight.min.js from the same
- * folder after the load event. Its text is the same on every page, so its
- * hash is made once per process. */
+ * a second. With data-early (a page without a first paint, whose <head>
+ * links the style sheet) the script is added at once, so that it is
+ * fetched and compiled while the rest of the HTML is read. The script starts
+ * after the load event either way (assets/page/boot.js, which also inflates the
+ * texts that came deflated, tl_provpage_deflate_at). The loader says so in the
+ * page when the script cannot be loaded. provenance.js adds highlight.min.js
+ * from the same folder after the load event. Its text is the same on every
+ * page, so its hash is made once per process. */
 static const char LOADER[] =
     "(function () {\n"
     "  var d = document;\n"
     "  var base = d.currentScript.getAttribute('data-static');\n"
+    "  var early = d.currentScript.hasAttribute('data-early');\n"
     "  var s = d.createElement('script'), added = false;\n"
     "  s.src = base + 'provenance.js';\n"
     "  s.onerror = function () {\n"
@@ -250,8 +257,16 @@ static const char LOADER[] =
     "    else say();\n"
     "  };\n"
     "  function add() {\n"
-    "    if (!added) d.head.appendChild(s);\n"
+    "    if (added) return;\n"
     "    added = true;\n"
+    "    if (!early) {\n"
+    "      var css = d.createElement('link');\n"
+    "      css.rel = 'stylesheet';\n"
+    "      css.id = 'tlprov-css';\n"
+    "      css.href = base + 'provenance.css';\n"
+    "      d.head.appendChild(css);\n"
+    "    }\n"
+    "    d.head.appendChild(s);\n"
     "  }\n"
     "  function afterPaint() {\n"
     "    var P = window.PerformanceObserver;\n"
@@ -268,7 +283,7 @@ static const char LOADER[] =
     "      requestAnimationFrame(function () { setTimeout(add, 0); });\n"
     "    }\n"
     "  }\n"
-    "  if (d.currentScript.hasAttribute('data-early')) add();\n"
+    "  if (early) add();\n"
     "  else window.addEventListener('load', afterPaint);\n"
     "})();\n";
 
@@ -281,8 +296,47 @@ static void make_loader_csp(void) {
   tl_buf_puts(&loader_csp, " 'strict-dynamic'");
 }
 
+/* assets/first-paint.css as a page carries it: without its comments, and
+ * with no whitespace but the single spaces CSS needs (between words, and
+ * around the operators of calc()). Made once per process. */
+static tl_buf first_paint_css;
+static pthread_once_t first_paint_once = PTHREAD_ONCE_INIT;
+
+static bool css_tight(char c, const char *set) {
+  return c != '\0' && strchr(set, c) != NULL;
+}
+
+static void make_first_paint_css(void) {
+  tl_buf_init(&first_paint_css);
+  tl_str css = TL_RES(prov_first_css);
+  const char *p = css.ptr, *end = css.ptr + css.len;
+  while (p < end) {
+    if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+      const char *close = p + 2;
+      while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
+        close++;
+      p = close + 1 < end ? close + 2 : end;
+      continue;
+    }
+    if (*p == ' ' || *p == '\n') {
+      while (p < end && (*p == ' ' || *p == '\n'))
+        p++;
+      char before = first_paint_css.len
+                        ? first_paint_css.data[first_paint_css.len - 1]
+                        : '\0';
+      char after = p < end ? *p : '\0';
+      if (before && after && !css_tight(before, " {};:,(") &&
+          !css_tight(after, "{};,)"))
+        tl_buf_putc(&first_paint_css, ' ');
+      continue;
+    }
+    tl_buf_putc(&first_paint_css, *p++);
+  }
+}
+
 void tl_provpage_static(tl_buf *css, tl_str *js) {
   tl_res_hljs_themes(css);
+  tl_buf_append_str(css, TL_RES(prov_first_css));
   tl_buf_append_str(css, TL_RES(prov_css));
   tl_buf_puts(css, "\n");
   *js = TL_RES(prov_js);
@@ -356,8 +410,24 @@ static void render(tl_buf *out, const tl_provpage_view *view,
   tl_buf_puts(out, ">");
   tl_buf_puts(out, LOADER);
   tl_buf_puts(out, "</script>\n");
-  tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
-                   "provenance.css\">\n</head>\n");
+  if (view->json.len > TL_PAINT_VIEW_MAX) {
+    tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
+                     "provenance.css\">\n</head>\n");
+  } else {
+    /* Rendering waits until the whole document is parsed: no element has
+     * the id this link expects, so the browser holds its first frame to
+     * the end of the parse (HTML's `blocking="render"`; browsers without
+     * it ignore the link). Without it, the inline style makes the page
+     * ready to render while the parser runs: the parser yields to frames
+     * of a half-read page, and the first whole frame runs before the load
+     * event (docs/performance.md). */
+    tl_buf_puts(out, "<link rel=\"expect\" href=\"#tlprov-parsed\" "
+                     "blocking=\"render\">\n");
+    pthread_once(&first_paint_once, make_first_paint_css);
+    tl_buf_puts(out, "<style>");
+    tl_buf_append(out, first_paint_css.data, first_paint_css.len);
+    tl_buf_puts(out, "</style>\n</head>\n");
+  }
   put_header(out, compile_id, compile_dir, SEARCH_BOX, index_href, help_href);
   tl_buf_puts(out, "<div id=\"tlprov\" class=\"tp-app\">");
   tl_str given[4];

@@ -26,9 +26,10 @@ OUTPUT_MULTIPLE = 16
 # frame), and what each compile folder may add beyond 16x its entries (the
 # compilation_metrics page of a 90-byte metrics line is about 1.3 KB, as in
 # the Rust tool; with -i the smallest highlighter page, its first paint
-# written in, is about 7.3 KB). docs/reliability.md states the same bound.
+# and that paint's style rules written in, is about 12.3 KB).
+# docs/reliability.md states the same bound.
 FIXED_ALLOWANCE = 256 * 1024
-PER_FOLDER_ALLOWANCE = 8 * 1024
+PER_FOLDER_ALLOWANCE = 16 * 1024
 
 
 def line(envelope):
@@ -185,7 +186,9 @@ class Bound(unittest.TestCase):
     def test_2000_compiles_with_a_tiny_graph_each_share_the_scripts(self):
         # With -i each of these gets the full highlighter page; its scripts
         # and style are files of static/, written once, so a page costs its
-        # data and a small shell (they were 200 KB of inline scripts each).
+        # data and a small shell (they were 200 KB of inline scripts each):
+        # the first paint and its style rules (about 5 KB) are all a page
+        # carries of its own.
         graph = "def forward(self, x):\n    return (x,)"
         md5 = hashlib.md5(graph.encode()).hexdigest()
         text = "".join(
@@ -197,7 +200,7 @@ class Bound(unittest.TestCase):
         page = read_text(out, "provenance_tracking_-_7_0_0.html")
         self.assertIn('<script data-static="static/">', page)
         self.assertIn("return (x,)", page)
-        self.assertLess(len(page), 8192)
+        self.assertLess(len(page), 14336)
         for name in ("provenance.js", "provenance.css", "highlight.min.js"):
             self.assertTrue(os.path.isfile(os.path.join(out, "static", name)))
 

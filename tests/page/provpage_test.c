@@ -368,18 +368,23 @@ TEST(page_csp_allows_only_the_hashed_loader_and_no_network) {
     CHECK(strstr(strstr(policy, "script-src"), "'self'") == NULL);
     CHECK(strstr(policy, "script-src 'unsafe-inline'") == NULL);
   }
-  /* The loader, in the head before the style, adds provenance.js from
-   * static/ only (which adds highlight.min.js from there after the load
-   * event). */
+  /* The loader, in the head before the first paint's style, adds
+   * provenance.css and provenance.js from static/ only (provenance.js adds
+   * highlight.min.js from there after the load event). The page links no
+   * file of its own: its first frame waits for none. */
   const char *loader = strstr(page, "<script data-static=\"static/\">");
   CHECK(loader != NULL);
   if (loader) {
     const char *end_of_loader =
-        strstr(loader, "</script>\n<link rel=\"stylesheet\" "
-                       "href=\"static/provenance.css\">"
-                       "\n</head>");
+        strstr(loader, "</script>\n<link rel=\"expect\" "
+                       "href=\"#tlprov-parsed\" blocking=\"render\">\n"
+                       "<style>:root{");
     CHECK(end_of_loader != NULL);
+    CHECK(strstr(page, "</style>\n</head>") != NULL);
+    CHECK(count(page, "<link") == 1);
+    CHECK(strstr(page, "id=\"tlprov-parsed\"") == NULL);
     CHECK(strstr(loader, "s.src = base + 'provenance.js';") != NULL);
+    CHECK(strstr(loader, "css.href = base + 'provenance.css';") != NULL);
     /* Only provenance.js names it. */
     CHECK(strstr(page, "highlight.min.js") == NULL);
   }
@@ -393,8 +398,26 @@ TEST(page_costs_its_data_plus_a_small_shell) {
   tl_provpage_texts texts = {
       TL_STR_LIT("x = 1\n"), {NULL, 0}, {NULL, 0}, {NULL, 0}};
   char *page = render(NULL, &texts, "index.html", "help.html#highlighter");
-  /* (with the first paint's bars, panel heads and its one row) */
-  CHECK(strlen(page) < 8192);
+  /* (with the first paint's bars, panel heads and its one row, and the
+   * first paint's style rules: about 5 KB, without comments or
+   * indentation) */
+  CHECK(strlen(page) < 14336);
+  const char *style = strstr(page, "<style>");
+  const char *style_end = style ? strstr(style, "</style>") : NULL;
+  CHECK(style_end != NULL);
+  if (style_end) {
+    size_t style_len = (size_t)(style_end - style);
+    CHECK(style_len > 2048 && style_len < 6144);
+    char *rules = tl_xcalloc(1, style_len + 1);
+    memcpy(rules, style, style_len);
+    CHECK(strstr(rules, "/*") == NULL && strstr(rules, "\n") == NULL);
+    CHECK(strstr(rules, ".tp-top{display:flex;") != NULL);
+    CHECK(strstr(rules, "min-width:calc(var(--gw,4ch) + 12px);") != NULL);
+    CHECK(strstr(rules, "font:14px/1.4 system-ui,-apple-system,\"Segoe "
+                        "UI\",sans-serif;") != NULL);
+    CHECK(strstr(rules, ".ln.hl") == NULL); /* only in the shared sheet */
+    free(rules);
+  }
   free(page);
   tl_buf css;
   tl_buf_init(&css);
@@ -402,7 +425,10 @@ TEST(page_costs_its_data_plus_a_small_shell) {
   tl_provpage_static(&css, &js);
   CHECK(strstr(css.data, ".hljs") != NULL); /* themes */
   CHECK(strstr(css.data, "prefers-color-scheme: dark") != NULL);
-  CHECK(strstr(css.data, ".tp-top") != NULL); /* the page's */
+  /* the first paint's rules, then the rest */
+  const char *first = strstr(css.data, ".tp-top {");
+  const char *rest = strstr(css.data, ".ln.hl {");
+  CHECK(first != NULL && rest != NULL && first < rest);
   tl_buf script;
   tl_buf_init(&script);
   tl_buf_append(&script, js.ptr, js.len);
