@@ -44,25 +44,32 @@ static char *c_string(tl_str s) {
   return copy;
 }
 
-/* {"from": [to, ...]} from pairs: sorted, duplicates dropped; frees them. */
-static cJSON *line_map_json(pair_vec *v) {
-  cJSON *obj = cJSON_CreateObject();
+/* The member `name`, {"from": [to, ...]}, from pairs: sorted, duplicates
+ * dropped; frees them. Printed as it is built, without a cJSON tree (a
+ * node per number made, printed and freed was a tenth of a view's
+ * instructions). */
+static void print_line_map(tl_json_printer *out, const char *name,
+                           pair_vec *v) {
+  tl_json_print_open(out, name, false);
   if (v->count)
     tl_sort(v->items, v->count, sizeof *v->items, pair_cmp);
-  cJSON *arr = NULL;
   for (size_t i = 0; i < v->count; i++) {
     pair p = v->items[i];
     if (i && p.from == v->items[i - 1].from && p.to == v->items[i - 1].to)
       continue;
     if (!i || p.from != v->items[i - 1].from) {
+      if (i)
+        tl_json_print_close(out);
       char key[24];
       snprintf(key, sizeof key, "%d", p.from);
-      arr = cJSON_AddArrayToObject(obj, key);
+      tl_json_print_open(out, key, true);
     }
-    cJSON_AddItemToArray(arr, cJSON_CreateNumber(p.to));
+    tl_json_print_int(out, NULL, p.to);
   }
+  if (v->count)
+    tl_json_print_close(out);
+  tl_json_print_close(out);
   TL_VEC_FREE(*v); /* read once: gone before the next map is built */
-  return obj;
 }
 
 /* Post names of a kernel, in mapping order, without repeats. */
@@ -179,14 +186,14 @@ static int kernel_key_cmp(const void *a, const void *b) {
 static void emit(view *v, tl_json_printer *p, const cJSON *traces,
                  cJSON **malformed) {
   tl_json_print_open(p, "lines", false);
-  tl_json_print_item(p, "preToPost", line_map_json(&v->pre_to_post));
-  tl_json_print_item(p, "postToPre", line_map_json(&v->post_to_pre));
-  tl_json_print_item(p, "codeToPost", line_map_json(&v->code_to_post));
-  tl_json_print_item(p, "postToCode", line_map_json(&v->post_to_code));
+  print_line_map(p, "preToPost", &v->pre_to_post);
+  print_line_map(p, "postToPre", &v->post_to_pre);
+  print_line_map(p, "codeToPost", &v->code_to_post);
+  print_line_map(p, "postToCode", &v->post_to_code);
   tl_json_print_close(p);
   tl_json_print_open(p, "kernel_lines", false);
-  tl_json_print_item(p, "kernelToPost", line_map_json(&v->kernel_to_post));
-  tl_json_print_item(p, "postToKernel", line_map_json(&v->post_to_kernel));
+  print_line_map(p, "kernelToPost", &v->kernel_to_post);
+  print_line_map(p, "postToKernel", &v->post_to_kernel);
   tl_json_print_close(p);
   cJSON *unres = cJSON_CreateObject(); /* printed after the kernels */
   cJSON *un_pre = cJSON_AddArrayToObject(unres, "pre_nodes");

@@ -35,6 +35,15 @@ void tl_json_printer_init(tl_json_printer *p, tl_buf *out) {
   p->out = out;
 }
 
+/* Does cJSON print `key` as it is, between quotes? It escapes only '"',
+ * '\\' and the bytes below 32 (UTF-8 and DEL as they are). */
+static bool prints_as_is(const char *key) {
+  for (const unsigned char *c = (const unsigned char *)key; *c; c++)
+    if (*c < 32 || *c == '"' || *c == '\\')
+      return false;
+  return true;
+}
+
 /* The separator, indent and key before a member of the container open. */
 static void begin_member(tl_json_printer *p, const char *key) {
   if (p->depth == 0)
@@ -47,12 +56,18 @@ static void begin_member(tl_json_printer *p, const char *key) {
     if (p->open[p->depth - 1].count)
       tl_buf_puts(out, ",\n");
     put_tabs(out, p->depth);
-    cJSON *name = cJSON_CreateStringReference(key ? key : "");
-    char *text = printed(cJSON_PrintUnformatted(name));
-    tl_buf_puts(out, text);
-    free(text);
-    cJSON_Delete(name);
-    tl_buf_puts(out, ":\t");
+    if (!key || prints_as_is(key)) { /* most keys: names, line numbers */
+      tl_buf_putc(out, '"');
+      tl_buf_puts(out, key ? key : "");
+      tl_buf_puts(out, "\":\t");
+    } else {
+      cJSON *name = cJSON_CreateStringReference(key);
+      char *text = printed(cJSON_PrintUnformatted(name));
+      tl_buf_puts(out, text);
+      free(text);
+      cJSON_Delete(name);
+      tl_buf_puts(out, ":\t");
+    }
   }
   p->open[p->depth - 1].count++;
 }
@@ -104,6 +119,11 @@ void tl_json_print_item(tl_json_printer *p, const char *key, cJSON *value) {
   begin_member(p, key);
   print_at(p->out, value, p->depth);
   cJSON_Delete(value);
+}
+
+void tl_json_print_int(tl_json_printer *p, const char *key, int value) {
+  begin_member(p, key);
+  tl_buf_printf(p->out, "%d", value); /* cJSON's print of a whole number */
 }
 
 void tl_json_print_tree(tl_buf *out, const cJSON *value) {

@@ -43,6 +43,9 @@ void tl_json_print_close(tl_json_printer *p);
 /* Writes `value` as the member `key` (NULL as in tl_json_print_open) and
  * deletes it. */
 void tl_json_print_item(tl_json_printer *p, const char *key, cJSON *value);
+/* Writes `value` as the member `key`, as cJSON prints a number holding it,
+ * without making one. */
+void tl_json_print_int(tl_json_printer *p, const char *key, int value);
 
 /* Appends cJSON_Print's text of `value` (a whole document). */
 void tl_json_print_tree(tl_buf *out, const cJSON *value);
