@@ -184,8 +184,9 @@ typedef struct tl_ts_chunker {
 } tl_ts_chunker;
 
 /* From this many bytes of region on (TL_TS_AHEAD_FROM_DEFAULT, 1 MiB), a
- * chunked text is parsed ahead: a helper thread runs the chunker, a few
- * trees ahead of the caller, while the caller reads the trees it was
+ * chunked text is parsed ahead when the machine has a core idle (its load
+ * average below its cores less one): a helper thread runs the chunker, a
+ * few trees ahead of the caller, while the caller reads the trees it was
  * given, so that a single large text's parse and its analysis share the
  * cores. The trees, their order and every flag are those the chunker
  * gives alone (the helper runs the same code); the caller sees no
