@@ -94,6 +94,10 @@ static tl_str name_of(TSNode n, tl_str code) {
                            : n,
                        "name", 4),
                    code);
+  if (strcmp(t, "preproc_def") == 0 || strcmp(t, "preproc_function_def") == 0)
+    return text_of(ts_node_child_by_field_name(n, "name", 4), code);
+  if (strcmp(t, "preproc_include") == 0)
+    return text_of(ts_node_child_by_field_name(n, "path", 4), code);
   if (strcmp(t, "expression_statement") == 0) {
     TSNode e = ts_node_named_child(n, 0);
     if (is_type(e, "assignment") || is_type(e, "augmented_assignment"))
@@ -172,11 +176,17 @@ static void read_units(side *s, TSNode parent) {
     TSNode n = ts_node_named_child(parent, i);
     if (is_type(n, "comment") || is_type(n, "preproc_call"))
       continue;
-    if (!overlaps(s, tl_ts_first_line(n), tl_ts_last_line(n))) {
+    TSNode body = body_of(n);
+    /* A namespace or `extern "C" { ... }` block is read into its members
+     * always: the AOT wrapper keeps most of its code in a few such blocks,
+     * and one unit each would say only that a whole block differs. */
+    bool block = is_type(body, "declaration_list") &&
+                 (is_type(n, "namespace_definition") ||
+                  is_type(n, "linkage_specification"));
+    if (!block && !overlaps(s, tl_ts_first_line(n), tl_ts_last_line(n))) {
       add_unit(s, n);
       continue;
     }
-    TSNode body = body_of(n);
     if (!ts_node_is_null(body))
       read_units(s, body);
 #ifdef HAVE_CPPCODE
@@ -237,7 +247,9 @@ static range *skips(const tl_kernel_item *k, size_t n, int entry,
 }
 
 /* Among the removed units a[i0..i1) and added b[j0..j1) of one gap, those
- * of the same kind and name are one unit changed. */
+ * of the same name are one unit changed, whatever their kinds: a function
+ * that a macro makes a declaration and a statement to tree-sitter
+ * (`AOTIRuntimeError f(...) AOTI_RUNTIME_TRY({...})`) is still f. */
 static void gap_rows(tl_code_rest *out, size_t i0, size_t i1, size_t j0,
                      size_t j1) {
   bool *taken = tl_xcalloc(j1 - j0 + 1, sizeof *taken);
@@ -247,8 +259,7 @@ static void gap_rows(tl_code_rest *out, size_t i0, size_t i1, size_t j0,
     const tl_code_unit *x = &out->a.items[i];
     for (size_t j = j0; j < j1 && x->name.len; j++) {
       const tl_code_unit *y = &out->b.items[j];
-      if (!taken[j - j0] && tl_str_eq(x->kind, y->kind) &&
-          tl_str_eq(x->name, y->name)) {
+      if (!taken[j - j0] && tl_str_eq(x->name, y->name)) {
         taken[j - j0] = true;
         partner[i - i0] = (long)j;
         break;

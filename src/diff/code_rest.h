@@ -5,8 +5,8 @@
  *
  * The code is read with tree-sitter (Python for JIT output code, C++ for
  * the AOT wrapper). Its units are the module's statements (the AOT
- * wrapper's top-level declarations, namespaces, `extern "C"` blocks and
- * classes read into their members); a unit holding a kernel definition or
+ * wrapper's top-level declarations, with namespaces and `extern "C" {}`
+ * blocks read into their members); a unit holding a kernel definition or
  * the entry function is read into when it is a class or namespace, its C++
  * source strings read with the C++ grammar when it holds one (cpp_wrapper
  * code's `cpp_wrapper_src`), else left out whole. A unit is compared by its
@@ -14,8 +14,9 @@
  * kernels as their partners, buffers by rank of first use), so renumbered
  * kernels and buffers are no change. The two unit sequences are aligned by a
  * longest common subsequence; between two aligned pairs, a removed and an added
- * unit of the same kind and name (a function, an assigned name, a declarator)
- * are one unit changed, its lines compared as the entry functions' are.
+ * unit of the same name (a function, an assigned name, a declarator, a
+ * macro, an included path; of any kind) are one unit changed, its lines
+ * compared as the entry functions' are.
  */
 #ifndef TL_CODE_REST_H
 #define TL_CODE_REST_H
@@ -23,7 +24,7 @@
 #include "diff/kernel_diff.h"
 
 typedef enum tl_unit_change {
-  TL_UNIT_CHANGED, /* same kind and name, other tokens */
+  TL_UNIT_CHANGED, /* same name, other tokens */
   TL_UNIT_REMOVED,
   TL_UNIT_ADDED
 } tl_unit_change;

@@ -488,6 +488,47 @@ class RunDiff(unittest.TestCase):
             # the frames with a compile id: none compiled in either run
             self.assertEqual(len(got["frames"]), 1, other)
 
+    def test_the_aot_wrappers_c_api_is_compared_function_by_function(self):
+        # The AOT wrapper keeps its C API in `extern "C" { }` blocks, which
+        # are read into their members: each function is a unit of its own
+        # name. Read here: the names of the wrapper's `AOTIRuntimeError
+        # NAME(` functions (at a line's start) of each run. A name in both
+        # is paired (same or changed, never added nor removed, even where a
+        # macro makes it a declaration to the parser in one run); one in a
+        # single run is added or removed under its name.
+        def api(text):
+            names = []
+            for line in text.split("\n"):
+                head = line.split("(")[0].split()
+                if len(head) == 2 and head[0] == "AOTIRuntimeError" and \
+                        line.startswith("AOTIRuntimeError"):
+                    names.append(head[1])
+            return names
+        checked = 0
+        xa = unnamed_files(log("rec-aot-cpu"))
+        for other in ("rec-aot-cpu-2.14", "rec-aot-cpu-2.15"):
+            xb = unnamed_files(log(other))
+            na = api(xa["inductor_aot_wrapper_code"])
+            nb = api(xb["inductor_aot_wrapper_code"])
+            self.assertGreater(len(na), 20, other)
+            out = self.diff("rec-aot-cpu", other)
+            f = [f for f in self.load(out, "diff.json")["frames"]
+                 if f["a"] and f["a"]["frame"] == -1][0]
+            units = self.load(out, f["pairs"][0]["diff"])["kernels"][
+                "other_code"]["units"]
+            self.assertLess(len(units), 200, other)  # none cut
+            listed = {}
+            for u in units:
+                listed.setdefault(u["name"], []).append(u["change"])
+            for name in na + nb:
+                got = listed.get(name, ["same"])
+                want = ("changed", "same") if name in na and name in nb \
+                    else ("removed",) if name in na else ("added",)
+                self.assertIn(got[0], want, (other, name, got))
+                self.assertEqual(len(got), 1, (other, name, got))
+                checked += 1
+        self.assertGreater(checked, 80)
+
     def test_pages_link_up_and_escape(self):
         out = self.diff("rec-change-before", "rec-change-after")
         self.assertEqual(links.broken_links(out), [])
