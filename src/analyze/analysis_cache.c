@@ -536,3 +536,23 @@ void tl_analysis_cache_put_code(tl_analysis_cache *c, tl_analysis_kind kind,
   serialize_code(&blob, code);
   put(c, kind, text, &blob);
 }
+
+static bool fill_blob(reader *r, void *out) {
+  tl_buf_append(out, r->data, r->len);
+  return true;
+}
+
+bool tl_analysis_cache_get_blob(tl_analysis_cache *c, tl_analysis_kind kind,
+                                tl_str text, tl_buf *out) {
+  return get(c, kind, text, NULL, fill_blob, out);
+}
+
+void tl_analysis_cache_put_blob(tl_analysis_cache *c, tl_analysis_kind kind,
+                                tl_str text, const void *data, size_t len) {
+  if (!tl_analysis_cache_wants(c, text.len + len))
+    return;
+  tl_buf blob;
+  tl_buf_init(&blob);
+  tl_buf_append(&blob, data, len);
+  put(c, kind, text, &blob);
+}

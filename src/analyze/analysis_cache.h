@@ -34,6 +34,8 @@ typedef enum tl_analysis_kind {
   TL_ANALYSIS_FX,      /* tl_fx_analyze */
   TL_ANALYSIS_PYCODE,  /* tl_pycode_analyze */
   TL_ANALYSIS_CPPCODE, /* tl_cppcode_analyze (before tl_cppkernels_analyze) */
+  TL_ANALYSIS_FX_DIFF_GRAPH,   /* fx_diff.c's nodes of a graph (a blob) */
+  TL_ANALYSIS_CODE_REST_UNITS, /* code_rest.c's units of a code (a blob) */
   TL_ANALYSIS_KINDS
 } tl_analysis_kind;
 
@@ -77,6 +79,14 @@ void tl_analysis_cache_put_fx(tl_analysis_cache *cache, tl_str text,
                               const tl_fx_graph *graph);
 void tl_analysis_cache_put_code(tl_analysis_cache *cache, tl_analysis_kind kind,
                                 tl_str text, const tl_code_analysis *code);
+
+/* A result that its maker serializes itself (kinds marked "a blob"): on a
+ * hit, appends the blob kept for (kind, text) to `out` and returns true;
+ * put keeps a copy of `text` and of the blob's `len` bytes. */
+bool tl_analysis_cache_get_blob(tl_analysis_cache *cache, tl_analysis_kind kind,
+                                tl_str text, tl_buf *out);
+void tl_analysis_cache_put_blob(tl_analysis_cache *cache, tl_analysis_kind kind,
+                                tl_str text, const void *blob, size_t len);
 
 tl_analysis_cache_stats tl_analysis_cache_stats_of(tl_analysis_cache *cache);
 

@@ -2,6 +2,7 @@
  * -> the statements that differ (see code_rest.h). */
 #include "diff/code_rest.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,15 +17,21 @@ typedef struct range {
   int first, last;
 } range;
 
+/* A leaf of a unit, as compared: its bytes in the code. */
+typedef struct leaf {
+  uint32_t at, len;
+} leaf;
+
 typedef struct side {
   tl_str code;
   bool cpp; /* the code is C++ (else Python) */
-  TSTree *tree;
   const range *skip;
   size_t skip_count;
-  tl_buf keys;           /* each unit's key, one after the other */
-  TL_VEC(size_t) key_at; /* where unit i's key starts in keys */
-  TL_VEC(uint64_t) hash; /* of each key */
+  TL_VEC(leaf) leaves;    /* each unit's leaves, comments left out, in order */
+  TL_VEC(size_t) leaf_at; /* where unit i's leaves start in leaves */
+  tl_buf keys;            /* each unit's key, one after the other */
+  TL_VEC(size_t) key_at;  /* where unit i's key starts in keys */
+  TL_VEC(uint64_t) hash;  /* of each key */
   tl_code_words words;
   tl_code_units *units; /* the side being filled */
 } side;
@@ -106,21 +113,17 @@ static tl_str name_of(TSNode n, tl_str code) {
   return (tl_str){"", 0};
 }
 
-typedef struct key_ctx {
-  side *s;
-} key_ctx;
-
-/* A unit's key: its leaves' texts, comments left out, each read by the
- * side's words, separated by byte 2. */
-static bool key_leaf(TSNode n, void *ctx) {
-  side *s = ((key_ctx *)ctx)->s;
+/* A unit's leaves with text, comments left out (its key is made of them:
+ * side_keys). */
+static bool add_leaf(TSNode n, void *ctx) {
+  side *s = ctx;
   if (is_type(n, "comment"))
     return false;
   if (ts_node_child_count(n) == 0) {
     tl_str t = text_of(n, s->code);
     if (t.len) {
-      tl_code_words_key(&s->words, &s->keys, t);
-      tl_buf_putc(&s->keys, '\2');
+      leaf l = {(uint32_t)(t.ptr - s->code.ptr), (uint32_t)t.len};
+      TL_VEC_PUSH(s->leaves, l);
     }
     return false;
   }
@@ -139,9 +142,8 @@ static void add_unit(side *s, TSNode n) {
                     text_of(n, s->code), tl_ts_first_line(n),
                     tl_ts_last_line(n)};
   TL_VEC_PUSH(*s->units, u);
-  TL_VEC_PUSH(s->key_at, s->keys.len);
-  key_ctx k = {s};
-  tl_ts_walk(n, key_leaf, &k);
+  TL_VEC_PUSH(s->leaf_at, s->leaves.count);
+  tl_ts_walk(n, add_leaf, s);
 }
 
 static void read_units(side *s, TSNode parent);
@@ -196,19 +198,165 @@ static void read_units(side *s, TSNode parent) {
   }
 }
 
-static void side_read(side *s, tl_str code, bool cpp, tl_code_units *units) {
-  s->units = units;
-  s->cpp = cpp;
-  s->code = code;
-  tl_buf_init(&s->keys);
+/* The units and their leaves, read from the code's tree. */
+static void side_parse(side *s) {
   const TSLanguage *lang = tree_sitter_python();
 #ifdef HAVE_CPPCODE
-  if (cpp)
+  if (s->cpp)
     lang = tree_sitter_cpp();
 #endif
-  s->tree = code.ptr ? tl_ts_parse(lang, code, NULL, 0) : NULL;
-  if (s->tree)
-    read_units(s, ts_tree_root_node(s->tree));
+  TSTree *tree = s->code.ptr ? tl_ts_parse(lang, s->code, NULL, 0) : NULL;
+  if (tree) {
+    read_units(s, ts_tree_root_node(tree));
+    ts_tree_delete(tree);
+  }
+  TL_VEC_PUSH(s->leaf_at, s->leaves.count);
+}
+
+/* ---- a side's units kept in the analysis cache ------------------------- */
+
+/* What side_parse finds, as one blob of 64-bit words and strings (length,
+ * then bytes): the language and the lines left out it was read with (a
+ * blob read with others is not used), then each unit (its kind, its name
+ * and text as places in the code, its lines, its leaves' count), then the
+ * leaves. A slice outside the code (an empty name) is EMPTY. */
+enum { EMPTY = UINT64_MAX };
+
+static void put_u64(tl_buf *b, uint64_t v) { tl_buf_append(b, &v, sizeof v); }
+
+static bool put_slice(tl_buf *b, tl_str code, tl_str s) {
+  if (s.ptr >= code.ptr && s.ptr + s.len <= code.ptr + code.len) {
+    put_u64(b, (uint64_t)(s.ptr - code.ptr));
+  } else if (s.len == 0) {
+    put_u64(b, EMPTY);
+  } else {
+    return false;
+  }
+  put_u64(b, s.len);
+  return true;
+}
+
+/* False when a slice is neither in the code nor empty: not kept. */
+static bool serialize_side(tl_buf *b, const side *s) {
+  put_u64(b, s->cpp);
+  put_u64(b, s->skip_count);
+  for (size_t i = 0; i < s->skip_count; i++) {
+    put_u64(b, (uint64_t)(int64_t)s->skip[i].first);
+    put_u64(b, (uint64_t)(int64_t)s->skip[i].last);
+  }
+  put_u64(b, s->units->count);
+  for (size_t i = 0; i < s->units->count; i++) {
+    const tl_code_unit *u = &s->units->items[i];
+    put_u64(b, u->kind.len);
+    tl_buf_append(b, u->kind.ptr, u->kind.len);
+    if (!put_slice(b, s->code, u->name) || !put_slice(b, s->code, u->text))
+      return false;
+    put_u64(b, (uint64_t)(int64_t)u->first);
+    put_u64(b, (uint64_t)(int64_t)u->last);
+    put_u64(b, s->leaf_at.items[i + 1] - s->leaf_at.items[i]);
+  }
+  put_u64(b, s->leaves.count);
+  tl_buf_append(b, s->leaves.items, s->leaves.count * sizeof(leaf));
+  return true;
+}
+
+typedef struct reader {
+  tl_str blob;
+  size_t at;
+  bool ok;
+} reader;
+
+static uint64_t get_u64(reader *r) {
+  uint64_t v = 0;
+  if (r->blob.len - r->at < sizeof v) {
+    r->ok = false;
+    return 0;
+  }
+  memcpy(&v, r->blob.ptr + r->at, sizeof v);
+  r->at += sizeof v;
+  return v;
+}
+
+static const char *get_bytes(reader *r, uint64_t len) {
+  if (!r->ok || r->blob.len - r->at < len) {
+    r->ok = false;
+    return NULL;
+  }
+  const char *p = r->blob.ptr + r->at;
+  r->at += (size_t)len;
+  return p;
+}
+
+static tl_str get_slice(reader *r, tl_str code) {
+  uint64_t at = get_u64(r), len = get_u64(r);
+  if (!r->ok)
+    return (tl_str){"", 0};
+  if (at == EMPTY && len == 0)
+    return (tl_str){"", 0};
+  if (at > code.len || len > code.len - at) {
+    r->ok = false;
+    return (tl_str){"", 0};
+  }
+  return (tl_str){code.ptr + at, (size_t)len};
+}
+
+/* The units and leaves of a blob read with the side's language and lines
+ * left out, their kinds in `arena`; false (and nothing read) otherwise. */
+static bool deserialize_side(side *s, tl_str blob, tl_arena *arena) {
+  reader r = {blob, 0, true};
+  bool ok = get_u64(&r) == (uint64_t)s->cpp && get_u64(&r) == s->skip_count;
+  for (size_t i = 0; ok && i < s->skip_count; i++)
+    ok = get_u64(&r) == (uint64_t)(int64_t)s->skip[i].first &&
+         get_u64(&r) == (uint64_t)(int64_t)s->skip[i].last;
+  uint64_t count = ok ? get_u64(&r) : 0;
+  size_t leaves = 0;
+  for (uint64_t i = 0; ok && r.ok && i < count; i++) {
+    tl_code_unit u;
+    uint64_t kind_len = get_u64(&r);
+    const char *kind = get_bytes(&r, kind_len);
+    u.name = get_slice(&r, s->code);
+    u.text = get_slice(&r, s->code);
+    u.first = (int)(int64_t)get_u64(&r);
+    u.last = (int)(int64_t)get_u64(&r);
+    uint64_t n = get_u64(&r);
+    if (!r.ok)
+      break;
+    u.kind = tl_arena_str(arena, (tl_str){kind, (size_t)kind_len});
+    TL_VEC_PUSH(*s->units, u);
+    TL_VEC_PUSH(s->leaf_at, leaves);
+    leaves += (size_t)n;
+  }
+  uint64_t total = ok && r.ok ? get_u64(&r) : 0;
+  const char *data = get_bytes(&r, total * sizeof(leaf));
+  ok = ok && r.ok && total == leaves && r.at == blob.len &&
+       total <= SIZE_MAX / sizeof(leaf);
+  for (size_t i = 0; ok && i < leaves; i++) {
+    leaf l;
+    memcpy(&l, data + i * sizeof l, sizeof l);
+    ok = l.at <= s->code.len && l.len <= s->code.len - l.at;
+    TL_VEC_PUSH(s->leaves, l);
+  }
+  if (!ok) {
+    s->units->count = 0;
+    s->leaves.count = s->leaf_at.count = 0;
+    return false;
+  }
+  TL_VEC_PUSH(s->leaf_at, s->leaves.count);
+  return true;
+}
+
+/* Each unit's key: its leaves' texts, each read by the side's words,
+ * separated by byte 2; and the keys' hashes. */
+static void side_keys(side *s) {
+  for (size_t i = 0; i + 1 < s->leaf_at.count; i++) {
+    TL_VEC_PUSH(s->key_at, s->keys.len);
+    for (size_t k = s->leaf_at.items[i]; k < s->leaf_at.items[i + 1]; k++) {
+      const leaf *l = &s->leaves.items[k];
+      tl_code_words_key(&s->words, &s->keys,
+                        (tl_str){s->code.ptr + l->at, l->len});
+      tl_buf_putc(&s->keys, '\2');
+    }
+  }
   TL_VEC_PUSH(s->key_at, s->keys.len);
   for (size_t i = 0; i + 1 < s->key_at.count; i++)
     TL_VEC_PUSH(s->hash,
@@ -216,9 +364,39 @@ static void side_read(side *s, tl_str code, bool cpp, tl_code_units *units) {
                              s->key_at.items[i + 1] - s->key_at.items[i]}));
 }
 
+/* Reads a side's units, through the cache: a code read before with the same
+ * lines left out (by this process or, with a shared folder, another) is not
+ * parsed again. */
+static void side_read(side *s, tl_str code, bool cpp, tl_code_units *units,
+                      tl_analysis_cache *cache, tl_arena *arena) {
+  s->units = units;
+  s->cpp = cpp;
+  s->code = code;
+  tl_buf_init(&s->keys);
+  if (!code.ptr || !tl_analysis_cache_wants(cache, code.len) ||
+      code.len > UINT32_MAX) {
+    side_parse(s);
+    side_keys(s);
+    return;
+  }
+  tl_buf blob;
+  tl_buf_init(&blob);
+  if (!tl_analysis_cache_get_blob(cache, TL_ANALYSIS_CODE_REST_UNITS, code,
+                                  &blob) ||
+      !deserialize_side(s, tl_buf_str(&blob), arena)) {
+    side_parse(s);
+    tl_buf_clear(&blob);
+    if (serialize_side(&blob, s))
+      tl_analysis_cache_put_blob(cache, TL_ANALYSIS_CODE_REST_UNITS, code,
+                                 blob.data, blob.len);
+  }
+  tl_buf_free(&blob);
+  side_keys(s);
+}
+
 static void side_free(side *s) {
-  if (s->tree)
-    ts_tree_delete(s->tree);
+  TL_VEC_FREE(s->leaves);
+  TL_VEC_FREE(s->leaf_at);
   tl_buf_free(&s->keys);
   TL_VEC_FREE(s->key_at);
   TL_VEC_FREE(s->hash);
@@ -289,8 +467,9 @@ void tl_code_rest_diff(tl_str a, tl_str b, bool cpp, const tl_kernel_item *ka,
                        size_t na, const tl_kernel_item *kb, size_t nb,
                        int a_entry, int a_entry_last, int b_entry,
                        int b_entry_last, const tl_kernel_diff *kernels,
-                       tl_code_rest *out) {
+                       tl_analysis_cache *cache, tl_code_rest *out) {
   memset(out, 0, sizeof *out);
+  tl_arena_init(&out->arena);
 #ifndef HAVE_CPPCODE
   if (cpp)
     return;
@@ -300,8 +479,8 @@ void tl_code_rest_diff(tl_str a, tl_str b, bool cpp, const tl_kernel_item *ka,
   y.skip = skips(kb, nb, b_entry, b_entry_last, &y.skip_count);
   tl_code_words_init(&x.words, ka, kb, kernels, false);
   tl_code_words_init(&y.words, ka, kb, kernels, true);
-  side_read(&x, a, cpp, &out->a);
-  side_read(&y, b, cpp, &out->b);
+  side_read(&x, a, cpp, &out->a, cache, &out->arena);
+  side_read(&y, b, cpp, &out->b, cache, &out->arena);
   size_t n = out->a.count, m = out->b.count;
   if ((double)(n + 1) * (double)(m + 1) <= TL_CODE_DIFF_MAX_CELLS) {
     out->compared = true;
@@ -339,4 +518,5 @@ void tl_code_rest_free(tl_code_rest *r) {
   TL_VEC_FREE(r->a);
   TL_VEC_FREE(r->b);
   TL_VEC_FREE(r->rows);
+  tl_arena_free(&r->arena);
 }

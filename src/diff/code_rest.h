@@ -21,6 +21,7 @@
 #ifndef TL_CODE_REST_H
 #define TL_CODE_REST_H
 
+#include "analyze/analysis_cache.h"
 #include "diff/kernel_diff.h"
 
 typedef enum tl_unit_change {
@@ -49,19 +50,22 @@ typedef struct tl_code_rest {
   rows; /* the units that differ, in the later code's
            order (a removed unit where it was) */
   size_t same, changed, removed, added;
-  bool compared; /* false: too many units to align (their counts' product
-                    past TL_CODE_DIFF_MAX_CELLS) */
+  bool compared;  /* false: too many units to align (their counts' product
+                     past TL_CODE_DIFF_MAX_CELLS) */
+  tl_arena arena; /* the kinds of units read back from the cache */
 } tl_code_rest;
 
 /* Compares codes `a` (earlier) and `b` (C++ when `cpp`), leaving out the
  * lines of the kernels of `ka` and `kb` defined in them (file "code") and
  * of the entry functions (lines a_entry..a_entry_last; 0: none); `kernels`
- * pairs the kernels. Slices point into the codes. */
+ * pairs the kernels. Slices point into the codes. With a `cache`, each
+ * code's units are read once (a compile is the later side of one
+ * comparison and the earlier of the next; ranks log the same code). */
 void tl_code_rest_diff(tl_str a, tl_str b, bool cpp, const tl_kernel_item *ka,
                        size_t na, const tl_kernel_item *kb, size_t nb,
                        int a_entry, int a_entry_last, int b_entry,
                        int b_entry_last, const tl_kernel_diff *kernels,
-                       tl_code_rest *out);
+                       tl_analysis_cache *cache, tl_code_rest *out);
 void tl_code_rest_free(tl_code_rest *r);
 
 #endif

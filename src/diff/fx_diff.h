@@ -25,6 +25,7 @@
 #ifndef TL_FX_DIFF_H
 #define TL_FX_DIFF_H
 
+#include "analyze/analysis_cache.h"
 #include "util/buf.h"
 
 typedef enum tl_fx_change {
@@ -65,6 +66,10 @@ enum {
 /* Compares graph texts `a` (earlier) and `b`; slices in rows point into
  * them or into `arena`. */
 void tl_fx_diff_texts(tl_arena *arena, tl_str a, tl_str b, tl_fx_diff *out);
+/* The same, each graph's nodes read once per `cache` (NULL: none): a text
+ * compared before, as either side, is not parsed again. */
+void tl_fx_diff_texts_cached(tl_arena *arena, tl_analysis_cache *cache,
+                             tl_str a, tl_str b, tl_fx_diff *out);
 void tl_fx_diff_free(tl_fx_diff *d);
 
 #endif

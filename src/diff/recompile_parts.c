@@ -150,14 +150,15 @@ static cJSON *unit_json(const tl_code_unit *u) {
  * (code_rest.h), or null when either compile logged no code. */
 static cJSON *other_code_json(const tl_compile_kernels *ka,
                               const tl_compile_kernels *kb,
-                              const tl_kernel_diff *d) {
+                              const tl_kernel_diff *d,
+                              tl_analysis_cache *cache) {
   if (!ka->code.ptr || !kb->code.ptr || ka->cpp != kb->cpp)
     return cJSON_CreateNull();
   tl_code_rest r;
   tl_code_rest_diff(ka->code, kb->code, ka->cpp, ka->items.items,
                     ka->items.count, kb->items.items, kb->items.count,
                     ka->entry_first, last_line(ka), kb->entry_first,
-                    last_line(kb), d, &r);
+                    last_line(kb), d, cache, &r);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "before_units", (double)r.a.count);
   cJSON_AddNumberToObject(o, "after_units", (double)r.b.count);
@@ -268,7 +269,8 @@ cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
     for (size_t i = 0; i < d.rows.count; i++)
       cJSON_AddItemToArray(rows, kernel_row_json(&d.rows.items[i], &ka, &kb));
     cJSON_AddItemToObject(o, "entry_code", entry_json(&ka, &kb, &d));
-    cJSON_AddItemToObject(o, "other_code", other_code_json(&ka, &kb, &d));
+    cJSON_AddItemToObject(o, "other_code",
+                          other_code_json(&ka, &kb, &d, cache));
     tl_kernel_diff_free(&d);
   }
   tl_compile_kernels_free(&ka);

@@ -383,7 +383,8 @@ static void graph_work_free(graph_work *w) {
 }
 
 static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
-                         const tl_artifact *b, graph_work *w) {
+                         const tl_artifact *b, tl_analysis_cache *cache,
+                         graph_work *w) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddItemToObject(
       o, "before", a ? cJSON_CreateString(a->text_path) : cJSON_CreateNull());
@@ -400,8 +401,8 @@ static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
   w->ok = true;
   tl_arena_init(&w->arena);
   tl_fx_diff *d = &w->d;
-  tl_fx_diff_texts(&w->arena, tl_buf_str(&w->ta.text), tl_buf_str(&w->tb.text),
-                   d);
+  tl_fx_diff_texts_cached(&w->arena, cache, tl_buf_str(&w->ta.text),
+                          tl_buf_str(&w->tb.text), d);
   cJSON *sum = cJSON_AddObjectToObject(o, "summary");
   cJSON_AddNumberToObject(sum, "same", (double)d->same);
   cJSON_AddNumberToObject(sum, "renamed", (double)d->renamed);
@@ -460,13 +461,15 @@ cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
   graph_work w;
   cJSON_AddItemToObject(
       graphs, "dynamo",
-      graph_json(out_dir, a->dynamo_graph, b->dynamo_graph, &w));
+      graph_json(out_dir, a->dynamo_graph, b->dynamo_graph, cache, &w));
   graph_work_free(&w);
-  cJSON_AddItemToObject(graphs, "pre_grad",
-                        graph_json(out_dir, a->pre_grad, b->pre_grad, &w));
+  cJSON_AddItemToObject(
+      graphs, "pre_grad",
+      graph_json(out_dir, a->pre_grad, b->pre_grad, cache, &w));
   graph_work_free(&w);
-  cJSON_AddItemToObject(graphs, "post_grad",
-                        graph_json(out_dir, a->post_grad, b->post_grad, &w));
+  cJSON_AddItemToObject(
+      graphs, "post_grad",
+      graph_json(out_dir, a->post_grad, b->post_grad, cache, &w));
   cJSON_AddItemToObject(
       o, "kernels",
       tl_recompile_kernels_json(out_dir, a, b, w.ok ? &w.d : NULL, cache));
@@ -474,11 +477,11 @@ cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
   /* A training compile's backward, compared as the forward is. */
   cJSON_AddItemToObject(
       graphs, "backward",
-      graph_json(out_dir, a->aot_backward, b->aot_backward, &w));
+      graph_json(out_dir, a->aot_backward, b->aot_backward, cache, &w));
   graph_work_free(&w);
   cJSON_AddItemToObject(
       graphs, "backward_post_grad",
-      graph_json(out_dir, a->bw_post_grad, b->bw_post_grad, &w));
+      graph_json(out_dir, a->bw_post_grad, b->bw_post_grad, cache, &w));
   tl_compile_files bw_a = tl_compile_files_backward(a),
                    bw_b = tl_compile_files_backward(b);
   cJSON_AddItemToObject(o, "backward_kernels",

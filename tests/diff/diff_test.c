@@ -233,6 +233,111 @@ TEST(graph_nodes_are_matched_by_what_they_are_not_by_name) {
   tl_arena_free(&arena);
 }
 
+/* An AOT graph (`<lambda>`, sources, a method of a node, a declared input):
+ * what the cache keeps of it must give the same rows as a parse. */
+static const char GRAPH_C[] =
+    "class <lambda>(torch.nn.Module):\n"
+    "    def forward(self, arg0_1: \"f32[4, 16][16, 1]cpu\"):\n"
+    "        arg1_1: \"f32[16]\";\n"
+    "        # File: /w/m.py:10 in <lambda>, code: y = x.sin()\n"
+    "        sin: \"f32[4, 16][16, 1]cpu\" = "
+    "torch.ops.aten.sin.default(arg0_1)\n"
+    "        sum_1: \"f32[4]\" = sin.sum(-1)\n"
+    "        # No stacktrace found for following nodes\n"
+    "        add: \"f32[4]\" = sum_1 + arg1_1;  sum_1 = None\n"
+    "        return (add,)\n";
+
+static bool same_side(const tl_fx_side *x, const tl_fx_side *y) {
+  return tl_str_eq(x->name, y->name) && tl_str_eq(x->op, y->op) &&
+         tl_str_eq(x->type, y->type) && tl_str_eq(x->text, y->text) &&
+         tl_str_eq(x->source, y->source) && x->line == y->line &&
+         !x->name.ptr == !y->name.ptr;
+}
+
+static bool same_diff(const tl_fx_diff *x, const tl_fx_diff *y) {
+  if (x->rows.count != y->rows.count || x->same != y->same ||
+      x->renamed != y->renamed || x->changed != y->changed ||
+      x->removed != y->removed || x->added != y->added ||
+      x->by_op_only != y->by_op_only || x->too_large != y->too_large)
+    return false;
+  for (size_t i = 0; i < x->rows.count; i++) {
+    const tl_fx_row *a = &x->rows.items[i], *b = &y->rows.items[i];
+    if (a->change != b->change || a->renamed != b->renamed ||
+        a->type_changed != b->type_changed ||
+        a->args_changed != b->args_changed ||
+        !same_side(&a->before, &b->before) || !same_side(&a->after, &b->after))
+      return false;
+  }
+  return true;
+}
+
+TEST(a_graph_read_once_gives_the_same_rows_from_the_cache) {
+  tl_analysis_cache *cache = tl_analysis_cache_new(1u << 20, NULL);
+  tl_str texts[] = {tl_str_from(GRAPH_A), tl_str_from(GRAPH_B),
+                    tl_str_from(GRAPH_C)};
+  /* A pair whose later side is the earlier of the next, as in a chain of
+   * recompiles, then each pair again: all but the first two reads hit. */
+  static const int pairs[][2] = {{0, 1}, {1, 2}, {2, 0}, {1, 0}, {2, 2}};
+  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+    tl_arena plain_arena, cached_arena;
+    tl_arena_init(&plain_arena);
+    tl_arena_init(&cached_arena);
+    tl_fx_diff plain, cached;
+    tl_fx_diff_texts(&plain_arena, texts[pairs[p][0]], texts[pairs[p][1]],
+                     &plain);
+    tl_fx_diff_texts_cached(&cached_arena, cache, texts[pairs[p][0]],
+                            texts[pairs[p][1]], &cached);
+    CHECK(same_diff(&plain, &cached));
+    tl_fx_diff_free(&plain);
+    tl_fx_diff_free(&cached);
+    tl_arena_free(&plain_arena);
+    tl_arena_free(&cached_arena);
+  }
+  tl_analysis_cache_stats st = tl_analysis_cache_stats_of(cache);
+  CHECK_INT_EQ(st.misses, 3);
+  CHECK_INT_EQ(st.hits, 7);
+  tl_analysis_cache_free(cache);
+}
+
+TEST(the_cached_graph_rows_name_its_sources_and_methods) {
+  tl_analysis_cache *cache = tl_analysis_cache_new(1u << 20, NULL);
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_fx_diff d;
+  for (int round = 0; round < 2; round++) { /* a parse, then the cache */
+    tl_fx_diff_texts_cached(&arena, cache, tl_str_from(GRAPH_C),
+                            tl_str_from(GRAPH_C), &d);
+    CHECK_INT_EQ(d.rows.count, 5);
+    CHECK_INT_EQ(d.same, 5);
+    if (d.rows.count == 5) {
+      CHECK_STR_EQ(cstr(d.rows.items[0].after.op), "placeholder f32 2d");
+      CHECK_STR_EQ(cstr(d.rows.items[1].after.name), "arg1_1");
+      CHECK_STR_EQ(cstr(d.rows.items[1].after.op), "placeholder f32 1d");
+      CHECK_STR_EQ(cstr(d.rows.items[2].after.source),
+                   "/w/m.py:10 in _lambda_, code: y = x.sin()");
+      CHECK_STR_EQ(cstr(d.rows.items[3].after.op), ".sum");
+      CHECK_INT_EQ(d.rows.items[4].after.source.len, 0);
+      CHECK_INT_EQ(d.rows.items[4].after.line, 8);
+    }
+    tl_fx_diff_free(&d);
+  }
+  /* Read once: the later side of the first round and both of the second
+   * come from the cache. */
+  CHECK_INT_EQ(tl_analysis_cache_stats_of(cache).hits, 3);
+  /* A blob cut short is no result: the text is parsed again. */
+  tl_analysis_cache *bad = tl_analysis_cache_new(1u << 20, NULL);
+  tl_analysis_cache_put_blob(bad, TL_ANALYSIS_FX_DIFF_GRAPH,
+                             tl_str_from(GRAPH_C), "\5\0\0", 3);
+  tl_fx_diff_texts_cached(&arena, bad, tl_str_from(GRAPH_C),
+                          tl_str_from(GRAPH_C), &d);
+  CHECK_INT_EQ(d.rows.count, 5);
+  CHECK_INT_EQ(d.same, 5);
+  tl_fx_diff_free(&d);
+  tl_analysis_cache_free(bad);
+  tl_arena_free(&arena);
+  tl_analysis_cache_free(cache);
+}
+
 /* `linear.sum(-1)` and `linear_1.sum(-1)`: one op, `.sum`, whose first
  * argument is the node it is called on. */
 TEST(a_method_of_a_node_is_its_op_whatever_the_node_is_named) {
@@ -528,6 +633,8 @@ int main(void) {
   RUN(guards_that_differ_are_changed_added_or_removed);
   RUN(graph_nodes_are_matched_by_what_they_are_not_by_name);
   RUN(a_method_of_a_node_is_its_op_whatever_the_node_is_named);
+  RUN(a_graph_read_once_gives_the_same_rows_from_the_cache);
+  RUN(the_cached_graph_rows_name_its_sources_and_methods);
   RUN(graphs_past_the_scored_table_are_aligned_by_op_alone);
   RUN(kernels_are_matched_by_their_nodes_not_by_their_numbers);
   RUN(kernels_without_nodes_are_matched_by_their_fused_ops_in_order);
