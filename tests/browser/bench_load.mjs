@@ -42,6 +42,11 @@ async function loadOnce(file) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  // A page whose load event comes before its first frame has no paint
+  // entry yet: wait for it (a page never painted gives "-").
+  await page.waitForFunction(() =>
+    performance.getEntriesByName('first-contentful-paint').length > 0, null,
+  { timeout: 5000 }).catch(() => {});
   // Ours: wait for the colours, which come after the load event.
   await page.waitForFunction(() => !window.tlprov || !window.tlprov.painted ||
     window.tlprov.painted(), null, { timeout: 10000 });
