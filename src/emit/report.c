@@ -147,17 +147,16 @@ bool tl_report_write(tl_store *store, const tl_report_options *options,
   size_t *counts = tl_xcalloc(dirs ? dirs : 1, sizeof *counts);
   TL_VEC(tl_view) all = {0};
   cJSON **summaries = NULL;
-  /* With -i, a text analyzed once is not analyzed again: by the views (a
-   * recompile's unchanged graph, a graph compiled twice, other ranks'
-   * texts through the shared folder) nor by the recompile diffs, which
-   * read each compile's code and post-grad graph again. */
+  /* A text analyzed or read once is not again: with -i, by the views (a
+   * recompile's unchanged graph, a graph compiled twice); by the recompile
+   * diffs, which read each compile's code and graphs again, and each
+   * compile of a chain for two diffs; other ranks' texts through the
+   * shared folder. */
   struct tl_analysis_cache *cache = NULL;
 #ifdef HAVE_tl_engine
-  if (options->provenance) {
-    cache = tl_analysis_cache_new(TL_ANALYSIS_CACHE_BOUND, NULL);
-    if (options->shared_analyses)
-      tl_analysis_cache_share(cache, options->shared_analyses);
-  }
+  cache = tl_analysis_cache_new(TL_ANALYSIS_CACHE_BOUND, NULL);
+  if (options->shared_analyses)
+    tl_analysis_cache_share(cache, options->shared_analyses);
 #endif
   if (options->provenance) {
 #ifdef HAVE_tl_page

@@ -177,8 +177,8 @@ static bool write_all(int fd, const char *data, size_t len) {
   return true;
 }
 
-/* With -i, the folder where the rank children share the analyses of their
- * texts (ranks usually log the same graphs and code): made in the staging
+/* The folder where the rank children share the analyses of their texts
+ * (ranks usually log the same graphs and code): made in the staging
  * folder before the first child starts, removed once the last has ended,
  * so it never reaches the report (a signal removes the staging folder
  * whole). Set by the parent only, read by the children it forks. */
@@ -541,11 +541,9 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
   mode.verbose = true; /* each mode diagnostic is one line, printed once */
   tl_buf shared;
   tl_buf_init(&shared);
-  if (o->provenance) {
-    tl_buf_printf(&shared, "%s/.analyses", o->out_dir);
-    if (mkdir(shared.data, 0700) == 0)
-      shared_analyses = shared.data;
-  }
+  tl_buf_printf(&shared, "%s/.analyses", o->out_dir);
+  if (mkdir(shared.data, 0700) == 0)
+    shared_analyses = shared.data;
   run_all(o, &ranks, &mode);
   if (shared_analyses) {
     char why[512];
