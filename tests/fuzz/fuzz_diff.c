@@ -117,12 +117,21 @@ static unsigned check_graphs(tl_str a, tl_str b) {
   FUZZ_CHECK(d.added == added && d.removed == removed);
   FUZZ_CHECK(d.same + d.renamed + d.changed == pairs);
   tl_fx_diff_free(&d);
-  /* A graph against itself: every node the same, under its own name. */
+  /* A graph against itself: every node the same, under its own name; the
+   * later side read back from the cache, as the earlier was parsed. */
+  tl_analysis_cache *cache = tl_analysis_cache_new(1u << 24, NULL);
   tl_fx_diff self;
-  tl_fx_diff_texts(&arena, a, a, &self);
+  tl_fx_diff_texts_cached(&arena, cache, a, a, &self);
   FUZZ_CHECK(self.added == 0 && self.removed == 0 && self.changed == 0 &&
              self.renamed == 0 && self.same == self.rows.count);
+  for (size_t i = 0; i < self.rows.count; i++) {
+    const tl_fx_row *r = &self.rows.items[i];
+    FUZZ_CHECK(tl_str_eq(r->before.text, r->after.text) &&
+               tl_str_eq(r->before.source, r->after.source) &&
+               r->before.line == r->after.line);
+  }
   tl_fx_diff_free(&self);
+  tl_analysis_cache_free(cache);
   tl_arena_free(&arena);
   return sum;
 }
