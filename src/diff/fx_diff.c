@@ -101,11 +101,20 @@ static tl_str placeholder_op(tl_arena *arena, tl_str type);
  * out). A declaration without a value, `arg12_1: "f32[8, 64]";`, is an
  * input: an AOT graph whose forward takes no parameters declares its
  * flattened inputs so in its body (then unflattens them with
- * `arg12_1, = fx_pytree.tree_flatten_spec(...)`). */
+ * `arg12_1, = fx_pytree.tree_flatten_spec(...)`). The `return` is the
+ * output node. */
 static void read_body(graph *g, TSNode body, tl_arena *arena) {
   uint32_t count = ts_node_named_child_count(body);
   for (uint32_t i = 0; i < count; i++) {
     TSNode stmt = ts_node_named_child(body, i);
+    if (is_type(stmt, "return_statement")) {
+      /* FX's output node, `return (mul, add)`: what the graph returns
+       * (in a training forward, the tensors it saves for the backward
+       * too), named as FX names it. */
+      add_node(g, tl_str_from("output"), tl_str_from("output"), (tl_str){"", 0},
+               stmt, i);
+      continue;
+    }
     if (!is_type(stmt, "expression_statement"))
       continue;
     TSNode assign = ts_node_named_child(stmt, 0);
@@ -360,7 +369,9 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
       node *nd = &g->nodes.items[i];
       TSNode stmt = ts_node_named_child(body, nd->stmt);
       TSNode assign = ts_node_named_child(stmt, 0);
-      TSNode right = ts_node_child_by_field_name(assign, "right", 5);
+      TSNode right = is_type(stmt, "return_statement")
+                         ? assign /* the returned expression */
+                         : ts_node_child_by_field_name(assign, "right", 5);
       nd->pieces_at = g->pieces.count;
       nd->pieces_count = 0;
       if (ts_node_is_null(right)) /* a declared input: no arguments */

@@ -204,17 +204,18 @@ TEST(graph_nodes_are_matched_by_what_they_are_not_by_name) {
   tl_arena_init(&arena);
   tl_fx_diff d;
   tl_fx_diff_texts(&arena, tl_str_from(GRAPH_A), tl_str_from(GRAPH_B), &d);
-  CHECK_INT_EQ(d.rows.count, 7);
-  if (d.rows.count != 7)
+  CHECK_INT_EQ(d.rows.count, 8);
+  if (d.rows.count != 8)
     return;
   /* s77 added; L_x_ changed type; l_x_ same; cos added; sin renamed to
-   * sin_1 (same op, type and input); mul changed (3.0); add same. */
+   * sin_1 (same op, type and input); mul changed (3.0); add same; the
+   * output, (add,), same. */
   static const tl_fx_change want[] = {TL_FX_ADDED, TL_FX_CHANGED, TL_FX_SAME,
                                       TL_FX_ADDED, TL_FX_SAME,    TL_FX_CHANGED,
-                                      TL_FX_SAME};
+                                      TL_FX_SAME,  TL_FX_SAME};
   static const char *const names[] = {"s77",   "L_x_", "l_x_", "cos",
-                                      "sin_1", "mul",  "add"};
-  for (size_t i = 0; i < 7; i++) {
+                                      "sin_1", "mul",  "add",  "output"};
+  for (size_t i = 0; i < 8; i++) {
     CHECK_INT_EQ(d.rows.items[i].change, want[i]);
     CHECK_STR_EQ(cstr(d.rows.items[i].after.name), names[i]);
   }
@@ -228,7 +229,9 @@ TEST(graph_nodes_are_matched_by_what_they_are_not_by_name) {
   CHECK_INT_EQ(d.removed, 0);
   CHECK_INT_EQ(d.changed, 2);
   CHECK_INT_EQ(d.renamed, 1);
-  CHECK_INT_EQ(d.same, 2);
+  CHECK_INT_EQ(d.same, 3);
+  CHECK_STR_EQ(cstr(d.rows.items[7].after.op), "output");
+  CHECK_STR_EQ(cstr(d.rows.items[7].after.text), "return (add,)");
   tl_fx_diff_free(&d);
   tl_arena_free(&arena);
 }
@@ -307,9 +310,9 @@ TEST(the_cached_graph_rows_name_its_sources_and_methods) {
   for (int round = 0; round < 2; round++) { /* a parse, then the cache */
     tl_fx_diff_texts_cached(&arena, cache, tl_str_from(GRAPH_C),
                             tl_str_from(GRAPH_C), &d);
-    CHECK_INT_EQ(d.rows.count, 5);
-    CHECK_INT_EQ(d.same, 5);
-    if (d.rows.count == 5) {
+    CHECK_INT_EQ(d.rows.count, 6);
+    CHECK_INT_EQ(d.same, 6);
+    if (d.rows.count == 6) {
       CHECK_STR_EQ(cstr(d.rows.items[0].after.op), "placeholder f32 2d");
       CHECK_STR_EQ(cstr(d.rows.items[1].after.name), "arg1_1");
       CHECK_STR_EQ(cstr(d.rows.items[1].after.op), "placeholder f32 1d");
@@ -318,6 +321,8 @@ TEST(the_cached_graph_rows_name_its_sources_and_methods) {
       CHECK_STR_EQ(cstr(d.rows.items[3].after.op), ".sum");
       CHECK_INT_EQ(d.rows.items[4].after.source.len, 0);
       CHECK_INT_EQ(d.rows.items[4].after.line, 8);
+      CHECK_STR_EQ(cstr(d.rows.items[5].after.name), "output");
+      CHECK_INT_EQ(d.rows.items[5].after.line, 9);
     }
     tl_fx_diff_free(&d);
   }
@@ -330,8 +335,8 @@ TEST(the_cached_graph_rows_name_its_sources_and_methods) {
                              tl_str_from(GRAPH_C), "\5\0\0", 3);
   tl_fx_diff_texts_cached(&arena, bad, tl_str_from(GRAPH_C),
                           tl_str_from(GRAPH_C), &d);
-  CHECK_INT_EQ(d.rows.count, 5);
-  CHECK_INT_EQ(d.same, 5);
+  CHECK_INT_EQ(d.rows.count, 6);
+  CHECK_INT_EQ(d.same, 6);
   tl_fx_diff_free(&d);
   tl_analysis_cache_free(bad);
   tl_arena_free(&arena);
@@ -356,8 +361,8 @@ TEST(a_method_of_a_node_is_its_op_whatever_the_node_is_named) {
   tl_arena_init(&arena);
   tl_fx_diff d;
   tl_fx_diff_texts(&arena, tl_str_from(a), tl_str_from(b), &d);
-  CHECK_INT_EQ(d.rows.count, 3);
-  if (d.rows.count == 3) {
+  CHECK_INT_EQ(d.rows.count, 4); /* L_x_, linear, sum_1, the output */
+  if (d.rows.count == 4) {
     CHECK_STR_EQ(cstr(d.rows.items[2].after.op), ".sum");
     CHECK_INT_EQ(d.rows.items[2].change, TL_FX_SAME);
     CHECK(!d.rows.items[2].renamed);

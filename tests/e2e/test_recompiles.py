@@ -394,6 +394,10 @@ def graph_nodes(text):
         elif (isinstance(st, ast.Assign) and len(st.targets) == 1 and
               isinstance(st.targets[0], ast.Name)):
             target, value, t = st.targets[0].id, st.value, ""
+        elif isinstance(st, ast.Return):  # FX's output node
+            out.append(("output", "output", "", st.value, st.lineno,
+                        source(st.lineno)))
+            continue
         else:
             continue
         if isinstance(value, ast.Constant) and value.value is None:
@@ -1286,8 +1290,10 @@ class Recompiles(unittest.TestCase):
             ("removed", None, "mm", None),
             ("same", True, "mm_1", "mm"),
             ("removed", None, "relu", None),
-            ("added", None, None, "sigmoid")])
-        self.assertEqual(g["summary"], {"same": 1, "renamed": 2, "changed": 0,
+            ("added", None, None, "sigmoid"),
+            # returns (mm, relu), then (sigmoid,)
+            ("changed", False, "output", "output")])
+        self.assertEqual(g["summary"], {"same": 1, "renamed": 2, "changed": 1,
                                         "removed": 3, "added": 1})
         self.assertEqual(g["nodes"][4]["before"]["source"], None)
         g, got = rows(1)
@@ -1295,14 +1301,15 @@ class Recompiles(unittest.TestCase):
             ("same", False, "arg0_1", "arg0_1"),
             ("added", None, None, "add"),
             ("changed", True, "add", "add_1"),
-            ("same", False, "relu", "relu")])
+            ("same", False, "relu", "relu"),
+            ("same", False, "output", "output")])  # (relu,) both
         self.assertEqual(g["nodes"][2]["args_changed"], True)
         self.assertEqual(g["nodes"][2]["type_changed"], False)
         self.assertEqual(g["nodes"][2]["before"]["source"],
                          "/a/m.py:10 in f, code: y = x + 1")
         self.assertEqual(g["nodes"][2]["after"]["source"],
                          "/b/m.py:11 in f, code: y = x + 1")
-        self.assertEqual(g["summary"], {"same": 2, "renamed": 0, "changed": 1,
+        self.assertEqual(g["summary"], {"same": 3, "renamed": 0, "changed": 1,
                                         "removed": 0, "added": 1})
         self.assertEqual(g["aligned_by"], "score")
 
