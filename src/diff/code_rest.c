@@ -220,7 +220,7 @@ static void side_parse(side *s) {
  * blob read with others is not used), then each unit (its kind, its name
  * and text as places in the code, its lines, its leaves' count), then the
  * leaves. A slice outside the code (an empty name) is EMPTY. */
-enum { EMPTY = UINT64_MAX };
+static const uint64_t EMPTY = UINT64_MAX;
 
 static void put_u64(tl_buf *b, uint64_t v) { tl_buf_append(b, &v, sizeof v); }
 

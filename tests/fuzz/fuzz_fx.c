@@ -53,7 +53,9 @@ static void analyze(const uint8_t *data, size_t size, size_t limit,
   for (size_t i = 0; i < g.subgraph_count; i++) {
     const tl_fx_subgraph *s = &g.subgraphs[i];
     sum += fuzz_touch(s->name);
-    FUZZ_CHECK(s->graph > 0 && s->graph < size);
+    /* where its forward's body starts: at the very end of the text when
+     * the text ends in `def forward(...):` (tree-sitter's missing body) */
+    FUZZ_CHECK(s->graph > 0 && s->graph <= size);
     FUZZ_CHECK(i == 0 || g.subgraphs[i - 1].graph < s->graph);
     FUZZ_CHECK(s->parent != s->graph);
     FUZZ_CHECK(s->parent == 0 || tl_fx_subgraph_of(&g, s->parent));
