@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/blob.h"
 #include "util/fsutil.h"
 
 typedef struct entry {
@@ -111,50 +112,10 @@ tl_analysis_cache_stats tl_analysis_cache_stats_of(tl_analysis_cache *c) {
 
 /* ---- serialization ------------------------------------------------------ */
 
-static void put_u64(tl_buf *b, uint64_t v) { tl_buf_append(b, &v, sizeof v); }
-
-static void put_str(tl_buf *b, tl_str s) {
-  put_u64(b, s.ptr ? (uint64_t)s.len : UINT64_MAX);
-  if (s.ptr && s.len)
-    tl_buf_append(b, s.ptr, s.len);
-}
-
-/* A blob read back: `at` moves on; `ok` false once something is short. */
-typedef struct reader {
-  const char *data;
-  size_t len, at;
-  bool ok;
-  tl_arena *arena;
-} reader;
-
-static uint64_t get_u64(reader *r) {
-  uint64_t v = 0;
-  if (r->len - r->at < sizeof v) {
-    r->ok = false;
-    return 0;
-  }
-  memcpy(&v, r->data + r->at, sizeof v);
-  r->at += sizeof v;
-  return v;
-}
-
-static tl_str get_str(reader *r) {
-  uint64_t len = get_u64(r);
-  if (!r->ok || len == UINT64_MAX)
-    return (tl_str){NULL, 0};
-  if (r->len - r->at < len) {
-    r->ok = false;
-    return (tl_str){NULL, 0};
-  }
-  tl_str s = {r->data + r->at, (size_t)len};
-  r->at += (size_t)len;
-  return tl_arena_str(r->arena, s);
-}
-
 /* `count` items of `size` bytes in the arena (a count past what the blob
  * can hold is short: nothing allocated). */
-static void *get_array(reader *r, uint64_t count, size_t size) {
-  if (!r->ok || count > (r->len - r->at) / sizeof(uint64_t)) {
+static void *get_array(tl_blob_reader *r, uint64_t count, size_t size) {
+  if (!r->ok || count > (r->blob.len - r->at) / sizeof(uint64_t)) {
     r->ok = false;
     return NULL;
   }
@@ -162,81 +123,82 @@ static void *get_array(reader *r, uint64_t count, size_t size) {
 }
 
 static void serialize_fx(tl_buf *b, const tl_fx_graph *g) {
-  put_u64(b, g->node_count);
+  tl_blob_put_u64(b, g->node_count);
   for (size_t i = 0; i < g->node_count; i++) {
-    put_str(b, g->nodes[i].name);
-    put_u64(b, (uint64_t)(int64_t)g->nodes[i].line);
-    put_u64(b, g->nodes[i].graph);
+    tl_blob_put_str(b, g->nodes[i].name);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)g->nodes[i].line);
+    tl_blob_put_u64(b, g->nodes[i].graph);
   }
-  put_u64(b, g->subgraph_count);
+  tl_blob_put_u64(b, g->subgraph_count);
   for (size_t i = 0; i < g->subgraph_count; i++) {
-    put_u64(b, g->subgraphs[i].graph);
-    put_u64(b, g->subgraphs[i].parent);
-    put_str(b, g->subgraphs[i].name);
+    tl_blob_put_u64(b, g->subgraphs[i].graph);
+    tl_blob_put_u64(b, g->subgraphs[i].parent);
+    tl_blob_put_str(b, g->subgraphs[i].name);
   }
 }
 
-static bool deserialize_fx(reader *r, tl_fx_graph *g) {
+static bool deserialize_fx(tl_blob_reader *r, tl_fx_graph *g) {
   memset(g, 0, sizeof *g);
-  uint64_t n = get_u64(r);
+  uint64_t n = tl_blob_get_u64(r);
   g->nodes = get_array(r, n, sizeof *g->nodes);
   for (uint64_t i = 0; r->ok && i < n; i++) {
-    g->nodes[i].name = get_str(r);
-    g->nodes[i].line = (int)(int64_t)get_u64(r);
-    g->nodes[i].graph = (uint32_t)get_u64(r);
+    g->nodes[i].name = tl_blob_get_str(r);
+    g->nodes[i].line = (int)(int64_t)tl_blob_get_u64(r);
+    g->nodes[i].graph = (uint32_t)tl_blob_get_u64(r);
   }
   g->node_count = r->ok ? (size_t)n : 0;
-  n = get_u64(r);
+  n = tl_blob_get_u64(r);
   g->subgraphs = get_array(r, n, sizeof *g->subgraphs);
   for (uint64_t i = 0; r->ok && i < n; i++) {
-    g->subgraphs[i].graph = (uint32_t)get_u64(r);
-    g->subgraphs[i].parent = (uint32_t)get_u64(r);
-    g->subgraphs[i].name = get_str(r);
+    g->subgraphs[i].graph = (uint32_t)tl_blob_get_u64(r);
+    g->subgraphs[i].parent = (uint32_t)tl_blob_get_u64(r);
+    g->subgraphs[i].name = tl_blob_get_str(r);
   }
   g->subgraph_count = r->ok ? (size_t)n : 0;
-  return r->ok && r->at == r->len;
+  return tl_blob_read_whole(r);
 }
 
 /* An embedded source's language: the analyzers' static names. */
 static const char *const LANGUAGES[] = {"python", "cpp"};
 
 static void serialize_code(tl_buf *b, const tl_code_analysis *c) {
-  put_u64(b, c->def_count);
+  tl_blob_put_u64(b, c->def_count);
   for (size_t i = 0; i < c->def_count; i++) {
     const tl_kernel_def *d = &c->defs[i];
-    put_str(b, d->name);
-    put_u64(b, d->kind);
-    put_u64(b, d->file);
-    put_u64(b, (uint64_t)(int64_t)d->first);
-    put_u64(b, (uint64_t)(int64_t)d->last);
+    tl_blob_put_str(b, d->name);
+    tl_blob_put_u64(b, d->kind);
+    tl_blob_put_u64(b, d->file);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)d->first);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)d->last);
   }
-  put_u64(b, c->call_count);
+  tl_blob_put_u64(b, c->call_count);
   for (size_t i = 0; i < c->call_count; i++) {
     const tl_call_site *s = &c->calls[i];
-    put_str(b, s->name);
-    put_u64(b, s->kind);
-    put_u64(b, (uint64_t)(int64_t)s->line);
-    put_str(b, s->handle_key);
-    put_str(b, s->scope);
+    tl_blob_put_str(b, s->name);
+    tl_blob_put_u64(b, s->kind);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)s->line);
+    tl_blob_put_str(b, s->handle_key);
+    tl_blob_put_str(b, s->scope);
   }
-  put_u64(b, c->embedded_count);
+  tl_blob_put_u64(b, c->embedded_count);
   for (size_t i = 0; i < c->embedded_count; i++) {
     const tl_embedded *e = &c->embedded[i];
-    put_u64(b, e->file);
-    put_u64(b, (uint64_t)(int64_t)e->first);
-    put_u64(b, (uint64_t)(int64_t)e->last);
-    put_str(b, e->language ? tl_str_from(e->language) : (tl_str){NULL, 0});
+    tl_blob_put_u64(b, e->file);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)e->first);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)e->last);
+    tl_blob_put_str(b,
+                    e->language ? tl_str_from(e->language) : (tl_str){NULL, 0});
   }
-  put_u64(b, c->scope_count);
+  tl_blob_put_u64(b, c->scope_count);
   for (size_t i = 0; i < c->scope_count; i++)
-    put_str(b, c->scopes[i]);
-  put_u64(b, (uint64_t)(int64_t)c->entry_first);
-  put_u64(b, (uint64_t)(int64_t)c->entry_last);
-  put_u64(b, c->cpp_wrapper);
+    tl_blob_put_str(b, c->scopes[i]);
+  tl_blob_put_u64(b, (uint64_t)(int64_t)c->entry_first);
+  tl_blob_put_u64(b, (uint64_t)(int64_t)c->entry_last);
+  tl_blob_put_u64(b, c->cpp_wrapper);
 }
 
-static const char *language_of(reader *r) {
-  tl_str s = get_str(r);
+static const char *language_of(tl_blob_reader *r) {
+  tl_str s = tl_blob_get_str(r);
   if (!s.ptr)
     return NULL;
   for (size_t i = 0; i < sizeof LANGUAGES / sizeof *LANGUAGES; i++)
@@ -245,49 +207,49 @@ static const char *language_of(reader *r) {
   return tl_arena_strndup(r->arena, s.ptr, s.len);
 }
 
-static bool deserialize_code(reader *r, tl_code_analysis *c) {
+static bool deserialize_code(tl_blob_reader *r, tl_code_analysis *c) {
   memset(c, 0, sizeof *c);
-  uint64_t n = get_u64(r);
+  uint64_t n = tl_blob_get_u64(r);
   c->defs = get_array(r, n, sizeof *c->defs);
   for (uint64_t i = 0; r->ok && i < n; i++) {
     tl_kernel_def *d = &c->defs[i];
-    d->name = get_str(r);
-    d->kind = (tl_kernel_kind)get_u64(r);
-    d->file = (tl_code_file)get_u64(r);
-    d->first = (int)(int64_t)get_u64(r);
-    d->last = (int)(int64_t)get_u64(r);
+    d->name = tl_blob_get_str(r);
+    d->kind = (tl_kernel_kind)tl_blob_get_u64(r);
+    d->file = (tl_code_file)tl_blob_get_u64(r);
+    d->first = (int)(int64_t)tl_blob_get_u64(r);
+    d->last = (int)(int64_t)tl_blob_get_u64(r);
   }
   c->def_count = r->ok ? (size_t)n : 0;
-  n = get_u64(r);
+  n = tl_blob_get_u64(r);
   c->calls = get_array(r, n, sizeof *c->calls);
   for (uint64_t i = 0; r->ok && i < n; i++) {
     tl_call_site *s = &c->calls[i];
-    s->name = get_str(r);
-    s->kind = (tl_kernel_kind)get_u64(r);
-    s->line = (int)(int64_t)get_u64(r);
-    s->handle_key = get_str(r);
-    s->scope = get_str(r);
+    s->name = tl_blob_get_str(r);
+    s->kind = (tl_kernel_kind)tl_blob_get_u64(r);
+    s->line = (int)(int64_t)tl_blob_get_u64(r);
+    s->handle_key = tl_blob_get_str(r);
+    s->scope = tl_blob_get_str(r);
   }
   c->call_count = r->ok ? (size_t)n : 0;
-  n = get_u64(r);
+  n = tl_blob_get_u64(r);
   c->embedded = get_array(r, n, sizeof *c->embedded);
   for (uint64_t i = 0; r->ok && i < n; i++) {
     tl_embedded *e = &c->embedded[i];
-    e->file = (tl_code_file)get_u64(r);
-    e->first = (int)(int64_t)get_u64(r);
-    e->last = (int)(int64_t)get_u64(r);
+    e->file = (tl_code_file)tl_blob_get_u64(r);
+    e->first = (int)(int64_t)tl_blob_get_u64(r);
+    e->last = (int)(int64_t)tl_blob_get_u64(r);
     e->language = language_of(r);
   }
   c->embedded_count = r->ok ? (size_t)n : 0;
-  n = get_u64(r);
+  n = tl_blob_get_u64(r);
   c->scopes = get_array(r, n, sizeof *c->scopes);
   for (uint64_t i = 0; r->ok && i < n; i++)
-    c->scopes[i] = get_str(r);
+    c->scopes[i] = tl_blob_get_str(r);
   c->scope_count = r->ok ? (size_t)n : 0;
-  c->entry_first = (int)(int64_t)get_u64(r);
-  c->entry_last = (int)(int64_t)get_u64(r);
-  c->cpp_wrapper = get_u64(r) != 0;
-  return r->ok && r->at == r->len;
+  c->entry_first = (int)(int64_t)tl_blob_get_u64(r);
+  c->entry_last = (int)(int64_t)tl_blob_get_u64(r);
+  c->cpp_wrapper = tl_blob_get_u64(r) != 0;
+  return tl_blob_read_whole(r);
 }
 
 /* ---- the shared folder -------------------------------------------------- */
@@ -428,7 +390,7 @@ static entry *insert(tl_analysis_cache *c, tl_analysis_kind kind, uint64_t hash,
 /* Looks `text` up in memory, then in the shared folder; on a hit hands the
  * blob to `fill` (under the lock for an entry in memory). */
 static bool get(tl_analysis_cache *c, tl_analysis_kind kind, tl_str text,
-                tl_arena *arena, bool (*fill)(reader *r, void *out),
+                tl_arena *arena, bool (*fill)(tl_blob_reader *r, void *out),
                 void *out) {
   if (!tl_analysis_cache_wants(c, text.len))
     return false;
@@ -438,7 +400,7 @@ static bool get(tl_analysis_cache *c, tl_analysis_kind kind, tl_str text,
   bool hit = false;
   if (e) {
     e->used = ++c->tick;
-    reader r = {e->blob, e->blob_len, 0, true, arena};
+    tl_blob_reader r = tl_blob_reader_of((tl_str){e->blob, e->blob_len}, arena);
     hit = fill(&r, out);
   }
   if (hit)
@@ -455,7 +417,7 @@ static bool get(tl_analysis_cache *c, tl_analysis_kind kind, tl_str text,
   size_t blob_len = 0;
   char *blob = shared_get(c, kind, hash, text, &blob_len);
   if (blob) {
-    reader r = {blob, blob_len, 0, true, arena};
+    tl_blob_reader r = tl_blob_reader_of((tl_str){blob, blob_len}, arena);
     hit = fill(&r, out);
   }
   pthread_mutex_lock(&c->lock);
@@ -494,9 +456,13 @@ static void put(tl_analysis_cache *c, tl_analysis_kind kind, tl_str text,
   pthread_mutex_unlock(&c->lock);
 }
 
-static bool fill_fx(reader *r, void *out) { return deserialize_fx(r, out); }
+static bool fill_fx(tl_blob_reader *r, void *out) {
+  return deserialize_fx(r, out);
+}
 
-static bool fill_code(reader *r, void *out) { return deserialize_code(r, out); }
+static bool fill_code(tl_blob_reader *r, void *out) {
+  return deserialize_code(r, out);
+}
 
 bool tl_analysis_cache_get_fx(tl_analysis_cache *c, tl_str text,
                               tl_arena *arena, tl_fx_graph *out) {
@@ -537,8 +503,8 @@ void tl_analysis_cache_put_code(tl_analysis_cache *c, tl_analysis_kind kind,
   put(c, kind, text, &blob);
 }
 
-static bool fill_blob(reader *r, void *out) {
-  tl_buf_append(out, r->data, r->len);
+static bool fill_blob(tl_blob_reader *r, void *out) {
+  tl_buf_append(out, r->blob.ptr, r->blob.len);
   return true;
 }
 

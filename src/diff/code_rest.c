@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/ts_query.h"
+#include "util/blob.h"
 
 static bool is_type(TSNode n, const char *type) {
   return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
@@ -222,73 +223,44 @@ static void side_parse(side *s) {
  * leaves. A slice outside the code (an empty name) is EMPTY. */
 static const uint64_t EMPTY = UINT64_MAX;
 
-static void put_u64(tl_buf *b, uint64_t v) { tl_buf_append(b, &v, sizeof v); }
-
 static bool put_slice(tl_buf *b, tl_str code, tl_str s) {
   if (s.ptr >= code.ptr && s.ptr + s.len <= code.ptr + code.len) {
-    put_u64(b, (uint64_t)(s.ptr - code.ptr));
+    tl_blob_put_u64(b, (uint64_t)(s.ptr - code.ptr));
   } else if (s.len == 0) {
-    put_u64(b, EMPTY);
+    tl_blob_put_u64(b, EMPTY);
   } else {
     return false;
   }
-  put_u64(b, s.len);
+  tl_blob_put_u64(b, s.len);
   return true;
 }
 
 /* False when a slice is neither in the code nor empty: not kept. */
 static bool serialize_side(tl_buf *b, const side *s) {
-  put_u64(b, s->cpp);
-  put_u64(b, s->skip_count);
+  tl_blob_put_u64(b, s->cpp);
+  tl_blob_put_u64(b, s->skip_count);
   for (size_t i = 0; i < s->skip_count; i++) {
-    put_u64(b, (uint64_t)(int64_t)s->skip[i].first);
-    put_u64(b, (uint64_t)(int64_t)s->skip[i].last);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)s->skip[i].first);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)s->skip[i].last);
   }
-  put_u64(b, s->units->count);
+  tl_blob_put_u64(b, s->units->count);
   for (size_t i = 0; i < s->units->count; i++) {
     const tl_code_unit *u = &s->units->items[i];
-    put_u64(b, u->kind.len);
+    tl_blob_put_u64(b, u->kind.len);
     tl_buf_append(b, u->kind.ptr, u->kind.len);
     if (!put_slice(b, s->code, u->name) || !put_slice(b, s->code, u->text))
       return false;
-    put_u64(b, (uint64_t)(int64_t)u->first);
-    put_u64(b, (uint64_t)(int64_t)u->last);
-    put_u64(b, s->leaf_at.items[i + 1] - s->leaf_at.items[i]);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)u->first);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)u->last);
+    tl_blob_put_u64(b, s->leaf_at.items[i + 1] - s->leaf_at.items[i]);
   }
-  put_u64(b, s->leaves.count);
+  tl_blob_put_u64(b, s->leaves.count);
   tl_buf_append(b, s->leaves.items, s->leaves.count * sizeof(leaf));
   return true;
 }
 
-typedef struct reader {
-  tl_str blob;
-  size_t at;
-  bool ok;
-} reader;
-
-static uint64_t get_u64(reader *r) {
-  uint64_t v = 0;
-  if (r->blob.len - r->at < sizeof v) {
-    r->ok = false;
-    return 0;
-  }
-  memcpy(&v, r->blob.ptr + r->at, sizeof v);
-  r->at += sizeof v;
-  return v;
-}
-
-static const char *get_bytes(reader *r, uint64_t len) {
-  if (!r->ok || r->blob.len - r->at < len) {
-    r->ok = false;
-    return NULL;
-  }
-  const char *p = r->blob.ptr + r->at;
-  r->at += (size_t)len;
-  return p;
-}
-
-static tl_str get_slice(reader *r, tl_str code) {
-  uint64_t at = get_u64(r), len = get_u64(r);
+static tl_str get_slice(tl_blob_reader *r, tl_str code) {
+  uint64_t at = tl_blob_get_u64(r), len = tl_blob_get_u64(r);
   if (!r->ok)
     return (tl_str){"", 0};
   if (at == EMPTY && len == 0)
@@ -303,22 +275,23 @@ static tl_str get_slice(reader *r, tl_str code) {
 /* The units and leaves of a blob read with the side's language and lines
  * left out, their kinds in `arena`; false (and nothing read) otherwise. */
 static bool deserialize_side(side *s, tl_str blob, tl_arena *arena) {
-  reader r = {blob, 0, true};
-  bool ok = get_u64(&r) == (uint64_t)s->cpp && get_u64(&r) == s->skip_count;
+  tl_blob_reader r = tl_blob_reader_of(blob, NULL);
+  bool ok = tl_blob_get_u64(&r) == (uint64_t)s->cpp &&
+            tl_blob_get_u64(&r) == s->skip_count;
   for (size_t i = 0; ok && i < s->skip_count; i++)
-    ok = get_u64(&r) == (uint64_t)(int64_t)s->skip[i].first &&
-         get_u64(&r) == (uint64_t)(int64_t)s->skip[i].last;
-  uint64_t count = ok ? get_u64(&r) : 0;
+    ok = tl_blob_get_u64(&r) == (uint64_t)(int64_t)s->skip[i].first &&
+         tl_blob_get_u64(&r) == (uint64_t)(int64_t)s->skip[i].last;
+  uint64_t count = ok ? tl_blob_get_u64(&r) : 0;
   size_t leaves = 0;
   for (uint64_t i = 0; ok && r.ok && i < count; i++) {
     tl_code_unit u;
-    uint64_t kind_len = get_u64(&r);
-    const char *kind = get_bytes(&r, kind_len);
+    uint64_t kind_len = tl_blob_get_u64(&r);
+    const char *kind = tl_blob_get_bytes(&r, kind_len);
     u.name = get_slice(&r, s->code);
     u.text = get_slice(&r, s->code);
-    u.first = (int)(int64_t)get_u64(&r);
-    u.last = (int)(int64_t)get_u64(&r);
-    uint64_t n = get_u64(&r);
+    u.first = (int)(int64_t)tl_blob_get_u64(&r);
+    u.last = (int)(int64_t)tl_blob_get_u64(&r);
+    uint64_t n = tl_blob_get_u64(&r);
     if (!r.ok)
       break;
     u.kind = tl_arena_str(arena, (tl_str){kind, (size_t)kind_len});
@@ -326,8 +299,8 @@ static bool deserialize_side(side *s, tl_str blob, tl_arena *arena) {
     TL_VEC_PUSH(s->leaf_at, leaves);
     leaves += (size_t)n;
   }
-  uint64_t total = ok && r.ok ? get_u64(&r) : 0;
-  const char *data = get_bytes(&r, total * sizeof(leaf));
+  uint64_t total = ok && r.ok ? tl_blob_get_u64(&r) : 0;
+  const char *data = tl_blob_get_bytes(&r, total * sizeof(leaf));
   ok = ok && r.ok && total == leaves && r.at == blob.len &&
        total <= SIZE_MAX / sizeof(leaf);
   for (size_t i = 0; ok && i < leaves; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/ts_query.h"
+#include "util/blob.h"
 
 /* A piece of a node's arguments: text as it is, or a reference to the
  * node at index `ref` of the same graph. */
@@ -417,68 +418,28 @@ static void read_graph(graph *g, tl_str text, tl_arena *arena) {
  * each string as its length (UINT64_MAX: no pointer) and its bytes. The
  * comments are spent once the sources are given; the names are indexed
  * again on the way back. */
-static void put_u64(tl_buf *b, uint64_t v) { tl_buf_append(b, &v, sizeof v); }
-
-static void put_str(tl_buf *b, tl_str s) {
-  put_u64(b, s.ptr ? (uint64_t)s.len : UINT64_MAX);
-  if (s.ptr && s.len)
-    tl_buf_append(b, s.ptr, s.len);
-}
-
 static void serialize_graph(tl_buf *b, const graph *g) {
-  put_u64(b, g->nodes.count);
+  tl_blob_put_u64(b, g->nodes.count);
   for (size_t i = 0; i < g->nodes.count; i++) {
     const node *n = &g->nodes.items[i];
-    put_str(b, n->side.name);
-    put_str(b, n->side.op);
-    put_str(b, n->side.type);
-    put_str(b, n->side.text);
-    put_str(b, n->side.source);
-    put_u64(b, (uint64_t)(int64_t)n->side.line);
-    put_u64(b, n->stmt);
-    put_u64(b, n->at);
-    put_u64(b, n->pieces_at);
-    put_u64(b, n->pieces_count);
-    put_str(b, n->source_key);
-    put_str(b, n->arg_types);
+    tl_blob_put_str(b, n->side.name);
+    tl_blob_put_str(b, n->side.op);
+    tl_blob_put_str(b, n->side.type);
+    tl_blob_put_str(b, n->side.text);
+    tl_blob_put_str(b, n->side.source);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)n->side.line);
+    tl_blob_put_u64(b, n->stmt);
+    tl_blob_put_u64(b, n->at);
+    tl_blob_put_u64(b, n->pieces_at);
+    tl_blob_put_u64(b, n->pieces_count);
+    tl_blob_put_str(b, n->source_key);
+    tl_blob_put_str(b, n->arg_types);
   }
-  put_u64(b, g->pieces.count);
+  tl_blob_put_u64(b, g->pieces.count);
   for (size_t i = 0; i < g->pieces.count; i++) {
-    put_str(b, g->pieces.items[i].text);
-    put_u64(b, (uint64_t)(int64_t)g->pieces.items[i].ref);
+    tl_blob_put_str(b, g->pieces.items[i].text);
+    tl_blob_put_u64(b, (uint64_t)(int64_t)g->pieces.items[i].ref);
   }
-}
-
-/* A blob read back: `at` moves on; `ok` false once something is short. */
-typedef struct reader {
-  tl_str blob;
-  size_t at;
-  bool ok;
-  tl_arena *arena;
-} reader;
-
-static uint64_t get_u64(reader *r) {
-  uint64_t v = 0;
-  if (r->blob.len - r->at < sizeof v) {
-    r->ok = false;
-    return 0;
-  }
-  memcpy(&v, r->blob.ptr + r->at, sizeof v);
-  r->at += sizeof v;
-  return v;
-}
-
-static tl_str get_str(reader *r) {
-  uint64_t len = get_u64(r);
-  if (!r->ok || len == UINT64_MAX)
-    return (tl_str){NULL, 0};
-  if (r->blob.len - r->at < len) {
-    r->ok = false;
-    return (tl_str){NULL, 0};
-  }
-  tl_str s = {r->blob.ptr + r->at, (size_t)len};
-  r->at += (size_t)len;
-  return tl_arena_str(r->arena, s);
 }
 
 /* The graph of a blob, its strings in `arena`; false (and no nodes) when
@@ -487,30 +448,30 @@ static bool deserialize_graph(graph *g, tl_str text, tl_str blob,
                               tl_arena *arena) {
   memset(g, 0, sizeof *g);
   g->text = text;
-  reader r = {blob, 0, true, arena};
-  uint64_t count = get_u64(&r);
+  tl_blob_reader r = tl_blob_reader_of(blob, arena);
+  uint64_t count = tl_blob_get_u64(&r);
   for (uint64_t i = 0; r.ok && i < count; i++) {
     node n = {0};
-    n.side.name = get_str(&r);
-    n.side.op = get_str(&r);
-    n.side.type = get_str(&r);
-    n.side.text = get_str(&r);
-    n.side.source = get_str(&r);
-    n.side.line = (int)(int64_t)get_u64(&r);
-    n.stmt = (uint32_t)get_u64(&r);
-    n.at = (uint32_t)get_u64(&r);
-    n.pieces_at = (size_t)get_u64(&r);
-    n.pieces_count = (size_t)get_u64(&r);
-    n.source_key = get_str(&r);
-    n.arg_types = get_str(&r);
+    n.side.name = tl_blob_get_str(&r);
+    n.side.op = tl_blob_get_str(&r);
+    n.side.type = tl_blob_get_str(&r);
+    n.side.text = tl_blob_get_str(&r);
+    n.side.source = tl_blob_get_str(&r);
+    n.side.line = (int)(int64_t)tl_blob_get_u64(&r);
+    n.stmt = (uint32_t)tl_blob_get_u64(&r);
+    n.at = (uint32_t)tl_blob_get_u64(&r);
+    n.pieces_at = (size_t)tl_blob_get_u64(&r);
+    n.pieces_count = (size_t)tl_blob_get_u64(&r);
+    n.source_key = tl_blob_get_str(&r);
+    n.arg_types = tl_blob_get_str(&r);
     n.op_id = n.source_id = n.args_id = n.type_id = n.name_id = -1;
     TL_VEC_PUSH(g->nodes, n);
   }
-  count = get_u64(&r);
+  count = tl_blob_get_u64(&r);
   for (uint64_t i = 0; r.ok && i < count; i++) {
     piece p;
-    p.text = get_str(&r);
-    p.ref = (long)(int64_t)get_u64(&r);
+    p.text = tl_blob_get_str(&r);
+    p.ref = (long)(int64_t)tl_blob_get_u64(&r);
     TL_VEC_PUSH(g->pieces, p);
   }
   if (!r.ok || r.at != blob.len) {
