@@ -4,7 +4,6 @@
  * item at a time where tree-sitter's recovery from an error runs past an
  * item's start. The scanners that find the items are ts_chunk_cpp.c (C++)
  * and ts_chunk_py.c (Python). */
-#define _DEFAULT_SOURCE /* getloadavg */
 #include "analyze/ts_chunk.h"
 
 #ifdef __GLIBC__
@@ -747,24 +746,26 @@ static void *parse_ahead(void *arg) {
   return NULL;
 }
 
-/* Is a core idle? The machine's load over the last minute (runnable
- * threads, ours included) is below its cores less one. A helper on a busy
- * machine gains no time and costs CPU: the trees are walked on another
- * core than the one that built them (docs/performance.md, "The floors"). */
-static bool core_idle(void) {
-  double load;
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return getloadavg(&load, 1) == 1 && load + 1 < (double)cores;
+/* Is a core left for a helper? A view analyzes its code and its FX graphs
+ * on two threads already, and on two cores that keeps both busy: parsing
+ * ahead there gains no wall time and costs CPU, since the trees are walked
+ * on another core than the one that built them (docs/performance.md, "The
+ * floors"). The load average, which this read before, is no guide: other
+ * processes' load says nothing of whether this run's threads fill the
+ * cores it gets. */
+enum { VIEW_THREADS = 2 };
+static bool core_left(void) {
+  return sysconf(_SC_NPROCESSORS_ONLN) > VIEW_THREADS;
 }
 
 /* At the first tree: a chunked region of tl_ts_ahead_from bytes or more is
- * parsed ahead, when a core is idle (always when tl_ts_ahead_from is 0, for
- * the tests) and a thread can be had. */
+ * parsed ahead, when a core is left for it (always when tl_ts_ahead_from is
+ * 0, for the tests) and a thread can be had. */
 static void maybe_parse_ahead(tl_ts_chunker *c) {
   c->ahead_decided = true;
   if (c->done || c->whole ||
       c->region.end_byte - c->region.start_byte < tl_ts_ahead_from ||
-      (tl_ts_ahead_from > 0 && !core_idle()))
+      (tl_ts_ahead_from > 0 && !core_left()))
     return;
   tl_ts_ahead *a = calloc(1, sizeof *a);
   if (!a)

@@ -184,11 +184,11 @@ typedef struct tl_ts_chunker {
 } tl_ts_chunker;
 
 /* From this many bytes of region on (TL_TS_AHEAD_FROM_DEFAULT, 1 MiB), a
- * chunked text is parsed ahead when the machine has a core idle (its load
- * average below its cores less one): a helper thread runs the chunker, a
- * few trees ahead of the caller, while the caller reads the trees it was
- * given, so that a single large text's parse and its analysis share the
- * cores. The trees, their order and every flag are those the chunker
+ * chunked text is parsed ahead when the machine has more cores than a
+ * view's two analysis threads (code, FX graphs): a helper thread runs the
+ * chunker, a few trees ahead of the caller, while the caller reads the
+ * trees it was given, so that a single large text's parse and its analysis
+ * share the cores. The trees, their order and every flag are those the chunker
  * gives alone (the helper runs the same code); the caller sees no
  * difference but the time. Tests set it to 0 to parse every chunked text
  * ahead, or SIZE_MAX never to. */
