@@ -246,10 +246,19 @@ typedef struct reader_state {
   bool defer_md5;
 } reader_state;
 
+void tl_reader_md5_hex(tl_str payload, char digest[33]) {
+  MD5Data((const uint8_t *)payload.ptr, payload.len, digest);
+}
+
 bool tl_reader_check_md5(tl_diag *diag, size_t line, const char *kind,
                          tl_str payload, const char *expected,
                          char digest[33]) {
-  MD5Data((const uint8_t *)payload.ptr, payload.len, digest);
+  tl_reader_md5_hex(payload, digest);
+  return tl_reader_md5_verdict(diag, line, kind, digest, expected);
+}
+
+bool tl_reader_md5_verdict(tl_diag *diag, size_t line, const char *kind,
+                           const char digest[33], const char *expected) {
   bool ok = expected && is_md5_hex(expected) &&
             strncasecmp(digest, expected, 32) == 0;
   if (!ok && diag)

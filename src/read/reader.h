@@ -102,6 +102,14 @@ bool tl_reader_run(const char *path, const tl_reader_options *options,
 bool tl_reader_check_md5(tl_diag *diag, size_t line, const char *kind,
                          tl_str payload, const char *expected, char digest[33]);
 
+/* tl_reader_check_md5 in two halves, for a caller that computes the digest
+ * on one thread and counts the mismatch on another (in the order of the
+ * records): the md5 of `payload` in hex, then the comparison with
+ * `expected` and the mismatch counted as tl_reader_check_md5 does. */
+void tl_reader_md5_hex(tl_str payload, char digest[33]);
+bool tl_reader_md5_verdict(tl_diag *diag, size_t line, const char *kind,
+                           const char digest[33], const char *expected);
+
 /* Exposed for tests: the offset of the JSON envelope in a glog line, or -1
  * when the line does not match the glog prefix anywhere. */
 long tl_reader_glog_envelope_offset(tl_str line);

@@ -19,6 +19,10 @@
  * when the queue is empty, so at worst this much and two records more are
  * held. */
 enum { MAX_BYTES_QUEUED = 8 << 20 };
+/* Bytes queued past which the thread is behind: the reading thread then
+ * computes a record's md5 itself (the thread still counts a mismatch, in
+ * the order of the records) instead of waiting for room in the queue. */
+enum { BEHIND_BYTES = MAX_BYTES_QUEUED / 2 };
 /* The scratch buffer (raw.jsonl lines, paths) is kept up to this size. */
 enum { SCRATCH_KEPT = 1 << 20 };
 
@@ -51,6 +55,8 @@ typedef struct step {
   size_t member_count;
   char *expected_md5; /* may be NULL: "not a string" */
   bool check_md5;
+  bool md5_computed; /* md5_hex computed by the reading thread */
+  char md5_hex[33];
   tl_chromium_out *chromium; /* CHROMIUM */
 } step;
 
@@ -233,9 +239,12 @@ static step *run_step(tl_sink *sink, step *s) {
   case STEP_RECORD: {
     if (s->check_md5) {
       digest_text digest;
-      tl_reader_check_md5(sink->diag, s->line, s->kind_name,
-                          (tl_str){s->payload, s->len}, s->expected_md5,
-                          digest.hex);
+      if (s->md5_computed)
+        memcpy(digest.hex, s->md5_hex, sizeof digest.hex);
+      else
+        tl_reader_md5_hex((tl_str){s->payload, s->len}, digest.hex);
+      tl_reader_md5_verdict(sink->diag, s->line, s->kind_name, digest.hex,
+                            s->expected_md5);
       TL_VEC_PUSH(sink->digests, digest);
     }
     return s;
@@ -310,6 +319,14 @@ static void *sink_thread(void *arg) {
   }
   pthread_mutex_unlock(&sink->lock);
   return NULL;
+}
+
+/* Whether the thread is behind (BEHIND_BYTES). */
+static bool sink_behind(tl_sink *sink) {
+  pthread_mutex_lock(&sink->lock);
+  bool behind = sink->head && sink->queued_bytes >= BEHIND_BYTES;
+  pthread_mutex_unlock(&sink->lock);
+  return behind;
 }
 
 /* Hands a step over: done at once inline, queued in the background (waiting
@@ -400,6 +417,10 @@ size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
     s->kind_name = tl_xstrdup(kind);
     s->expected_md5 = expected_md5 ? tl_xstrdup(expected_md5) : NULL;
     ticket = sink->tickets++;
+    if (sink->background && sink_behind(sink)) {
+      tl_reader_md5_hex((tl_str){s->payload, s->len}, s->md5_hex);
+      s->md5_computed = true;
+    }
   }
   sink->record_bytes = step_bytes(s);
   submit(sink, s);

@@ -37,7 +37,11 @@ tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
  * next record begins). With `expected_md5` set the
  * payload's md5 is checked against it and a mismatch is counted (see
  * tl_reader_check_md5); the digest is read back with tl_sink_digest and the
- * returned ticket. `kind` names the entry in that message. */
+ * returned ticket. `kind` names the entry in that message. In the background,
+ * while the thread is behind (half its queue waiting), the digest is
+ * computed here on the caller's thread instead of waiting for room; the
+ * thread still compares it and counts a mismatch in the order of the
+ * records. */
 size_t tl_sink_record(tl_sink *sink, size_t line, tl_str envelope_text,
                       tl_str payload, const char *kind,
                       const char *expected_md5, bool check_md5);
