@@ -84,6 +84,10 @@ struct tl_sink {
   pthread_cond_t changed;
   step *head, *tail;
   size_t queued_bytes;
+  /* Steps done, freed by the submitting thread, which allocated them: a
+   * free on the thread would take the lock of the other thread's malloc
+   * arena while that thread allocates (the two contended in futex calls). */
+  step *done;
   bool closing;
 };
 
@@ -272,7 +276,6 @@ static step *run_step(tl_sink *sink, step *s) {
   case STEP_RECORD_END:
     break; /* run_steps lets the current record go */
   }
-  step_free(s);
   return NULL;
 }
 
@@ -280,8 +283,30 @@ static size_t step_bytes(const step *s) {
   return s->kind == STEP_RECORD ? s->envelope_len + s->len : s->len;
 }
 
-/* Runs a chain of steps; returns the bytes freed. */
-static size_t run_steps(tl_sink *sink, step *s) {
+/* A step done: freed at once inline, else put on `done` for the
+ * submitting thread. */
+static void retire(tl_sink *sink, step *s, step **done) {
+  if (!s)
+    return;
+  if (!sink->background) {
+    step_free(s);
+    return;
+  }
+  s->next = *done;
+  *done = s;
+}
+
+static void free_steps(step *s) {
+  while (s) {
+    step *next = s->next;
+    step_free(s);
+    s = next;
+  }
+}
+
+/* Runs a chain of steps; returns the bytes done with, and (background) the
+ * steps done in *done. */
+static size_t run_steps(tl_sink *sink, step *s, step **done) {
   size_t freed = 0;
   while (s) {
     step *next = s->next;
@@ -291,14 +316,23 @@ static size_t run_steps(tl_sink *sink, step *s) {
     if (kept || kind == STEP_RECORD_END) {
       if (sink->current)
         freed += step_bytes(sink->current);
-      step_free(sink->current);
+      retire(sink, sink->current, done);
       sink->current = kept;
     }
-    if (!kept)
+    if (!kept) {
       freed += bytes;
+      retire(sink, s, done);
+    }
     s = next;
   }
   return freed;
+}
+
+/* The steps the thread has done, taken to be freed (lock held). */
+static step *take_done(tl_sink *sink) {
+  step *done = sink->done;
+  sink->done = NULL;
+  return done;
 }
 
 static void *sink_thread(void *arg) {
@@ -312,9 +346,17 @@ static void *sink_thread(void *arg) {
     if (!chain && sink->closing)
       break;
     pthread_mutex_unlock(&sink->lock);
-    size_t freed = run_steps(sink, chain);
+    step *done = NULL;
+    size_t freed = run_steps(sink, chain, &done);
     pthread_mutex_lock(&sink->lock);
     sink->queued_bytes -= freed;
+    if (done) { /* appended: the list's order does not matter */
+      step *last = done;
+      while (last->next)
+        last = last->next;
+      last->next = sink->done;
+      sink->done = done;
+    }
     pthread_cond_broadcast(&sink->changed);
   }
   pthread_mutex_unlock(&sink->lock);
@@ -333,7 +375,7 @@ static bool sink_behind(tl_sink *sink) {
  * while the queue is full). */
 static void submit(tl_sink *sink, step *s) {
   if (!sink->background) {
-    run_steps(sink, s);
+    run_steps(sink, s, NULL);
     return;
   }
   size_t bytes = step_bytes(s);
@@ -349,7 +391,9 @@ static void submit(tl_sink *sink, step *s) {
     sink->head = s;
   sink->tail = s;
   pthread_cond_broadcast(&sink->changed);
+  step *done = take_done(sink);
   pthread_mutex_unlock(&sink->lock);
+  free_steps(done);
 }
 
 tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
@@ -442,7 +486,9 @@ void tl_sink_record_end(tl_sink *sink) {
   pthread_mutex_lock(&sink->lock);
   while (sink->queued_bytes)
     pthread_cond_wait(&sink->changed, &sink->lock);
+  step *done = take_done(sink);
   pthread_mutex_unlock(&sink->lock);
+  free_steps(done); /* the large record too, before the next is read */
 }
 
 void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,
@@ -515,6 +561,7 @@ bool tl_sink_finish(tl_sink *sink, char *error, size_t error_size) {
     pthread_cond_broadcast(&sink->changed);
     pthread_mutex_unlock(&sink->lock);
     pthread_join(sink->thread, NULL);
+    free_steps(take_done(sink));
     pthread_mutex_destroy(&sink->lock);
     pthread_cond_destroy(&sink->changed);
     sink->background = false;
