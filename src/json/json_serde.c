@@ -249,10 +249,20 @@ static tl_str node_key(const tree *t, const node *n) {
   return (tl_str){t->bytes.data + n->key, n->key_len};
 }
 
+/* Children of a container of at most this many are ordered in the frame's
+ * own array and sorted in place: no allocation for the usual small object
+ * (an event, an envelope). */
+enum { SMALL_CONTAINER = 16 };
+
 /* The children of a container in the order they are written: an object's
- * sorted by key, a repeated key keeping only its last member. */
-static size_t *child_order(const tree *t, const node *n, size_t *count) {
-  size_t *order = tl_xmalloc((n->count ? n->count : 1) * sizeof *order);
+ * sorted by key, a repeated key keeping only its last member. `small` holds
+ * SMALL_CONTAINER entries; the order is there when it fits, else in a new
+ * array (the caller frees the result when it is not `small`). */
+static size_t *child_order(const tree *t, const node *n, size_t *count,
+                           size_t *small) {
+  size_t *order = n->count <= SMALL_CONTAINER
+                      ? small
+                      : tl_xmalloc(n->count * sizeof *order);
   if (n->type == NODE_ARRAY) {
     size_t k = 0;
     for (size_t c = n->first; c != NO_NODE; c = t->nodes.items[c].next)
@@ -260,12 +270,24 @@ static size_t *child_order(const tree *t, const node *n, size_t *count) {
     *count = k;
     return order;
   }
-  member_order *members =
-      tl_xmalloc((n->count ? n->count : 1) * sizeof *members);
+  member_order few[SMALL_CONTAINER];
+  member_order *members = n->count <= SMALL_CONTAINER
+                              ? few
+                              : tl_xmalloc(n->count * sizeof *members);
   size_t k = 0;
   for (size_t c = n->first; c != NO_NODE; c = t->nodes.items[c].next)
     members[k++] = (member_order){node_key(t, &t->nodes.items[c]), c};
-  qsort(members, k, sizeof *members, compare_members);
+  if (k <= SMALL_CONTAINER) { /* insertion sort: the same total order */
+    for (size_t i = 1; i < k; i++) {
+      member_order m = members[i];
+      size_t j = i;
+      for (; j && compare_members(&members[j - 1], &m) > 0; j--)
+        members[j] = members[j - 1];
+      members[j] = m;
+    }
+  } else {
+    qsort(members, k, sizeof *members, compare_members);
+  }
   size_t kept = 0;
   for (size_t i = 0; i < k; i++) {
     bool repeated = i + 1 < k && members[i].key.len == members[i + 1].key.len &&
@@ -274,15 +296,17 @@ static size_t *child_order(const tree *t, const node *n, size_t *count) {
     if (!repeated)
       order[kept++] = members[i].node;
   }
-  free(members);
+  if (members != few)
+    free(members);
   *count = kept;
   return order;
 }
 
 typedef struct frame {
   size_t node;
-  size_t *order;
+  size_t *order; /* an array of its own, or NULL: in `small` */
   size_t count, pos;
+  size_t small[SMALL_CONTAINER];
 } frame;
 
 static void newline_indent(tl_buf *out, int level) {
@@ -324,10 +348,12 @@ static void write_tree(tl_buf *out, const tree *t,
         break;
       case NODE_ARRAY:
       case NODE_OBJECT: {
-        frame f = {next, NULL, 0, 0};
-        f.order = child_order(t, n, &f.count);
+        TL_VEC_PUSH(stack, ((frame){next, NULL, 0, 0, {0}}));
+        frame *f = &stack.items[stack.count - 1];
+        f->order = child_order(t, n, &f->count, f->small);
+        if (f->order == f->small) /* the stack may move: kept by place */
+          f->order = NULL;
         tl_buf_putc(out, n->type == NODE_ARRAY ? '[' : '{');
-        TL_VEC_PUSH(stack, f);
         break;
       }
       }
@@ -339,7 +365,7 @@ static void write_tree(tl_buf *out, const tree *t,
     const node *container = &t->nodes.items[f->node];
     int level = o->depth + (int)stack.count;
     if (f->pos < f->count) {
-      size_t child = f->order[f->pos];
+      size_t child = (f->order ? f->order : f->small)[f->pos];
       if (f->pos)
         tl_buf_putc(out, ',');
       if (o->pretty)
@@ -419,7 +445,23 @@ static int hex4(const char *p) {
  * alone) as \uFFFD into `out`; returns how many, 0 leaving `out` unused.
  * yajl would decode a lone low surrogate to bytes that are not UTF-8 and a
  * lone high one to '?'. */
+/* Whether a backslash followed by 'u' is anywhere in the text, inside a
+ * string or not: where replace_lone_surrogates could rewrite anything. */
+static bool has_backslash_u(tl_str text) {
+  const char *p = text.ptr, *end = text.ptr + text.len;
+  while (p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+    if (p + 1 < end && p[1] == 'u')
+      return true;
+    p++;
+  }
+  return false;
+}
+
 static size_t replace_lone_surrogates(tl_buf *out, tl_str text) {
+  /* Every rewrite starts at a "\u": without one (most texts) there is
+   * nothing to walk. */
+  if (!has_backslash_u(text))
+    return 0;
   size_t count = 0, from = 0;
   bool in_string = false;
   const char *p = text.ptr;
@@ -485,6 +527,12 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
     *repaired = replaced;
   tree t = {0};
   tl_buf_init(&t.bytes);
+  /* Room at once: the decoded strings and numbers are at most the text,
+   * and a node per 16 bytes of text (at most 4096) is about what an event
+   * or an envelope makes; both grow past that as needed. */
+  tl_buf_reserve_exact(&t.bytes, text.len + 1);
+  t.nodes.cap = (text.len < 16 * 4096 ? text.len / 16 : 4096) + 8;
+  t.nodes.items = tl_xmalloc(t.nodes.cap * sizeof *t.nodes.items);
   t.root = NO_NODE;
   t.base_depth = o->depth;
   yajl_handle parser = yajl_alloc(&CALLBACKS, NULL, &t);

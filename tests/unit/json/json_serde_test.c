@@ -85,6 +85,69 @@ TEST(invalid_utf8_is_replaced_and_counted) {
   CHECK(repaired == 1);
 }
 
+/* Small objects are ordered without an allocation and large ones with
+ * qsort: both give the keys' byte order, the last of a repeated key, at
+ * any depth (the writer's stack grows past its first room of 8). */
+TEST(objects_small_and_large_sort_the_same_at_any_depth) {
+  for (int members = 1; members <= 40; members++) {
+    tl_buf text, want;
+    tl_buf_init(&text);
+    tl_buf_init(&want);
+    /* Keys k00.. written last first, k00 twice (first 7, then 8). */
+    tl_buf_puts(&text, "{\"k00\": 7");
+    for (int k = members - 1; k >= 0; k--)
+      tl_buf_printf(&text, ", \"k%02d\": %d", k, k == 0 ? 8 : k);
+    tl_buf_puts(&text, "}");
+    tl_buf_puts(&want, "{");
+    for (int k = 0; k < members; k++)
+      tl_buf_printf(&want, "%s\"k%02d\":%d", k ? "," : "", k, k == 0 ? 8 : k);
+    tl_buf_puts(&want, "}");
+    CHECK(serde(text.data, false) == TL_JSON_SERDE_OK);
+    CHECK_STR_EQ(out.data, want.data);
+    tl_buf_free(&text);
+    tl_buf_free(&want);
+  }
+  tl_buf text, want;
+  tl_buf_init(&text);
+  tl_buf_init(&want);
+  for (int level = 0; level < 30; level++)
+    tl_buf_puts(&text, "{\"z\": 1, \"a\": ");
+  tl_buf_puts(&text, "[]");
+  for (int level = 0; level < 30; level++) {
+    tl_buf_puts(&text, "}");
+    tl_buf_puts(&want, "{\"a\":");
+  }
+  tl_buf_puts(&want, "[]");
+  for (int level = 0; level < 30; level++)
+    tl_buf_puts(&want, ",\"z\":1}");
+  CHECK(serde(text.data, false) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, want.data);
+  tl_buf_free(&text);
+  tl_buf_free(&want);
+}
+
+/* A lone surrogate escape becomes U+FFFD, counted; an escaped backslash
+ * before "ud800" is a backslash and text, and a text without "\u" is
+ * written as it is. */
+TEST(lone_surrogates_become_fffd_and_escaped_backslashes_stay) {
+  size_t repaired = 9;
+  tl_buf_clear(&out);
+  CHECK(tl_json_serde(&out, tl_str_from("{\"a\": \"x\\ud800y\"}"), NULL,
+                      &repaired, NULL, 0) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, "{\"a\":\"x\xef\xbf\xbdy\"}");
+  CHECK(repaired == 1);
+  tl_buf_clear(&out);
+  CHECK(tl_json_serde(&out, tl_str_from("{\"a\": \"\\\\ud800\\n\"}"), NULL,
+                      &repaired, NULL, 0) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, "{\"a\":\"\\\\ud800\\n\"}");
+  CHECK(repaired == 0);
+  tl_buf_clear(&out);
+  CHECK(tl_json_serde(&out, tl_str_from("{\"b\": \"tab\\tend\\\\\"}"), NULL,
+                      &repaired, NULL, 0) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, "{\"b\":\"tab\\tend\\\\\"}");
+  CHECK(repaired == 0);
+}
+
 /* Nested n levels: "[[...]]". */
 static void nested(tl_buf *b, int n) {
   tl_buf_clear(b);
@@ -289,6 +352,8 @@ int main(void) {
   RUN(an_extra_key_already_there_is_a_conflict_and_writes_nothing);
   RUN(not_json_leaves_the_output_alone);
   RUN(invalid_utf8_is_replaced_and_counted);
+  RUN(objects_small_and_large_sort_the_same_at_any_depth);
+  RUN(lone_surrogates_become_fffd_and_escaped_backslashes_stay);
   RUN(nesting_stops_where_serde_json_stops);
   RUN(layout_limit_is_the_bytes_the_pretty_layout_adds);
   RUN(every_byte_at_every_position_is_escaped_as_one_at_a_time);
