@@ -629,14 +629,20 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   tl_ts_chunker_skip(&ch, skips.parse.items, skips.parse.count / 2);
   size_t ch_region_bytes = ch.region.end_byte - ch.region.start_byte;
   bool restart;
+  /* The launcher comments each chunk's walk finds are scanned on a second
+   * thread while the next chunks are parsed. */
+  tl_cpp_launchers *launchers = tl_cpp_launchers_new(text);
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart) {
       state_clear(&s);
       comments.count = 0;
       out->entry_first = out->entry_last = 0;
     }
+    size_t before = comments.count;
     tl_ts_walk(ts_tree_root_node(tree), visit_wrapper_node, &walk);
     ts_tree_delete(tree);
+    tl_cpp_launchers_offer(launchers, comments.items + before,
+                           comments.count - before);
   }
   bool parsed = ch.chunks > 0, skipped = !ch.gave_up && skips.parse.count;
   tl_ts_chunker_end(&ch);
@@ -648,6 +654,8 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
   TL_VEC_FREE(skips.parse);
   TL_VEC_FREE(skips.calls);
   tl_ts_stats_parsed(ch_region_bytes - left_out);
+  if (again || !parsed)
+    tl_cpp_launchers_free(launchers);
   if (again) {
     TL_VEC_FREE(comments);
     state_free(&s);
@@ -658,6 +666,7 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     write_out(&s, arena, out, ch_region_bytes);
     return true;
   }
+  tl_cpp_launchers_finish(launchers);
   comments_once(&s, &comments);
   if (comments.count) { /* the python query only where launchers are */
     tl_ts_query tq;
@@ -668,11 +677,12 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
      * text), as in the two loops below. */
     size_t next_passed = 0;
     for (size_t i = 0; i < comments.count; i++) {
-      tl_cpp_scan_launcher_comment(&s, &tq, comments.items[i]);
+      tl_cpp_launchers_scan(launchers, &s, &tq, comments.items[i]);
       tl_text_passing(s.text.ptr, comments.items[i].end_byte, &next_passed);
     }
     tl_ts_query_free(&tq);
   }
+  tl_cpp_launchers_free(launchers);
   TL_VEC_FREE(comments);
 
   /* One raw call per call expression, the most specific form kept. */

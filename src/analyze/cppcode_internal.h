@@ -168,6 +168,20 @@ void tl_cpp_bind_handle(state *s, size_t index);
 void tl_cpp_scan_launcher_comment(state *s, const tl_ts_query *q,
                                   TSRange comment);
 
+/* The same scans on a second thread, while the wrapper is still read: each
+ * chunk's launcher comments are offered as its walk finds them (the scan
+ * reads the text alone); finish scans what is left on both threads and
+ * joins; then tl_cpp_launchers_scan records a comment's finds, or scans
+ * it here when it was not offered. NULL (everything here) on one core. */
+typedef struct tl_cpp_launchers tl_cpp_launchers;
+tl_cpp_launchers *tl_cpp_launchers_new(tl_str text);
+void tl_cpp_launchers_offer(tl_cpp_launchers *p, const TSRange *comments,
+                            size_t count);
+void tl_cpp_launchers_finish(tl_cpp_launchers *p);
+void tl_cpp_launchers_scan(tl_cpp_launchers *p, state *s, const tl_ts_query *q,
+                           TSRange comment);
+void tl_cpp_launchers_free(tl_cpp_launchers *p);
+
 /* ---- cppcode_kernels.c -------------------------------------------------- */
 
 /* The kernel bodies in bytes [start, end) of `text`, as definitions in
