@@ -17,9 +17,7 @@
  * come after the first paint). Before any script, the page shows each
  * panel's first lines, written by provpage_paint.c, styled by the rules of
  * assets/first-paint.css in the page's own <style> (so that its first
- * frame waits for no file), and ends with one line of script, allowed by
- * its hash too, that has the browser compute the page's style before it
- * may render (STYLE_NOW). No other script
+ * frame waits for no file). No other script
  * can run even if some trace text were mis-escaped: an injected inline
  * script has no allowed hash, and 'strict-dynamic' refuses every script
  * element the HTML itself names (`'self'` would not: on file:// it allows
@@ -220,8 +218,8 @@ static void put_link(tl_buf *out, const char *href, const char *cls,
   tl_buf_printf(out, "\">%s</a>", label);
 }
 
-/* The page's inline script in its <head> (the loader): it adds provenance.js
- * from the folder its data-static attribute names once the page's first lines
+/* The page's one inline script, in its <head>: it adds provenance.js from
+ * the folder its data-static attribute names once the page's first lines
  * (provpage_paint.h) are on screen, with static/provenance.css (the first
  * paint needs only the rules the page carries, first_paint_css; the script
  * starts once the sheet has loaded, assets/page/boot.js): after the load
@@ -289,31 +287,13 @@ static const char LOADER[] =
     "  else window.addEventListener('load', afterPaint);\n"
     "})();\n";
 
-/* The last element of a page with a first paint: it asks for a computed
- * style, so the browser computes the style of the whole parsed document
- * while the page still holds rendering (the expect link of render()).
- * Left to the end of the parse, that style pass ran after rendering was
- * released, and the browser's first frame often took the main thread
- * before the load event; after it, the load event fires in the task that
- * ends the parse, before any frame, as on the Rust tool's page
- * (docs/performance.md). It only reads a style: without JavaScript the
- * page is the same. */
-static const char STYLE_NOW[] =
-    "getComputedStyle(document.getElementById('tlprov')).display";
-
-/* The policies' script sources: the loader's hash (a page without a first
- * paint), or the loader's and STYLE_NOW's; then 'strict-dynamic'. */
-static tl_buf loader_csp, painted_csp;
+static tl_buf loader_csp;
 static pthread_once_t loader_once = PTHREAD_ONCE_INIT;
 
 static void make_loader_csp(void) {
   tl_buf_init(&loader_csp);
   csp_hash(&loader_csp, LOADER);
-  tl_buf_init(&painted_csp);
-  tl_buf_append(&painted_csp, loader_csp.data, loader_csp.len);
-  csp_hash(&painted_csp, STYLE_NOW);
   tl_buf_puts(&loader_csp, " 'strict-dynamic'");
-  tl_buf_puts(&painted_csp, " 'strict-dynamic'");
 }
 
 /* assets/first-paint.css as a page carries it: without its comments, and
@@ -419,20 +399,18 @@ static void render(tl_buf *out, const tl_provpage_view *view,
                    const char *index_href, const char *help_href) {
   const char *compile_id = view->compile_id;
   const char *compile_dir = view->compile_dir;
-  bool early = view->json.len > TL_PAINT_VIEW_MAX;
   pthread_once(&loader_once, make_loader_csp);
-  put_doc_start(out, early ? &loader_csp : &painted_csp, compile_id,
-                compile_dir);
+  put_doc_start(out, &loader_csp, compile_id, compile_dir);
   /* A page with a first paint adds its script after the load event; one
    * without (a view too large to paint) at once, as the script is all it
    * will show. */
   tl_buf_puts(out, "<script data-static=\"" TL_PROVPAGE_STATIC "\"");
-  if (early)
+  if (view->json.len > TL_PAINT_VIEW_MAX)
     tl_buf_puts(out, " data-early");
   tl_buf_puts(out, ">");
   tl_buf_puts(out, LOADER);
   tl_buf_puts(out, "</script>\n");
-  if (early) {
+  if (view->json.len > TL_PAINT_VIEW_MAX) {
     tl_buf_puts(out, "<link rel=\"stylesheet\" href=\"" TL_PROVPAGE_STATIC
                      "provenance.css\">\n</head>\n");
   } else {
@@ -461,8 +439,7 @@ static void render(tl_buf *out, const tl_provpage_view *view,
     given[3] = texts->kernel_code;
     from.texts = given;
   }
-  bool painted = !early && tl_provpage_paint(out, view->json, &from);
-  if (!painted)
+  if (!tl_provpage_paint(out, view->json, &from))
     tl_buf_puts(out, "<noscript>This page needs JavaScript to show the "
                      "panels.</noscript>");
   tl_buf_puts(out, "</div>\n");
@@ -475,11 +452,6 @@ static void render(tl_buf *out, const tl_provpage_view *view,
   put_text(out, "post", reader, texts->post);
   put_text(out, "code", reader, texts->code);
   put_text(out, "kernel", reader, texts->kernel_code);
-  if (painted) {
-    tl_buf_puts(out, "<script>");
-    tl_buf_puts(out, STYLE_NOW);
-    tl_buf_puts(out, "</script>\n");
-  }
   tl_buf_puts(out, "</body>\n</html>\n");
 }
 

@@ -8,9 +8,8 @@
  * report, so a page costs its data plus about two kilobytes. The page makes
  * no network request; a Content-Security-Policy lets only its own loader
  * run (by SHA-256 hash, with 'strict-dynamic' for the two scripts it adds),
- * and a page with a first paint the one line at its end that computes its
- * style (also by hash), so trace text can never execute. The caller owns the
- * view and the texts; nothing is kept after the call.
+ * so trace text can never execute. The caller owns the view and the texts;
+ * nothing is kept after the call.
  */
 #ifndef TL_PROVPAGE_H
 #define TL_PROVPAGE_H

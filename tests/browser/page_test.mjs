@@ -236,16 +236,15 @@ async function hostileScenarios(browser, pages) {
   await page.locator('.tp-kernels summary').click();
   await page.keyboard.press('/');
   await page.keyboard.type('<img');
-  // Scripts: the view and four texts (data), the loader, the style pass at
-  // the end of the page, and the two the loader added from static/; nothing
-  // from the trace made a script element.
+  // Scripts: the view and four texts (data), the loader, and the two it
+  // added from static/; nothing from the trace made a script element.
   eq('hostile: names and code render as text', await page.evaluate(() => [
     document.querySelector('.ln[data-panel="pre"][data-line="3"] .s').textContent,
     document.title,
     document.querySelectorAll('img, svg, iframe').length,
     document.scripts.length]),
   ['        a_</script><script>window.pwned=1</script>: "f32[2]cpu" = x + 1',
-    'Provenance [0/0]</title><script>window.pwned=10</script> -_0_0_0 - tlparse', 0, 9]);
+    'Provenance [0/0]</title><script>window.pwned=10</script> -_0_0_0 - tlparse', 0, 8]);
   check('hostile: U+2028 stays inside its line',
     (await text(page, '.ln[data-panel="code"][data-line="3"]')).includes('[\u2028]'));
   check('hostile: unresolved names are text',

@@ -166,17 +166,15 @@ static void check_pages(tl_str text, tl_str more) {
   tl_provpage_texts texts = {more, more, more, more};
   tl_provpage_render(&page, view, more.ptr ? &texts : NULL, title.data,
                      title.data);
-  /* The view's data, four texts, the loader and the style pass at the end
-   * of a page with a first paint (every view under 8 MB has one). */
-  page_check(tl_buf_str(&page), 7, "provenance page");
-  /* The same page with every text deflated: still seven scripts, and each
+  page_check(tl_buf_str(&page), 6, "provenance page");
+  /* The same page with every text deflated: still six scripts, and each
    * deflated element holds only base64. */
   tl_buf_clear(&page);
   tl_provpage_deflate_at = 0;
   tl_provpage_render(&page, view, more.ptr ? &texts : NULL, title.data,
                      title.data);
   tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
-  page_check(tl_buf_str(&page), 7, "provenance page, deflated");
+  page_check(tl_buf_str(&page), 6, "provenance page, deflated");
   static const char open_tag[] = "data-deflate=\"raw\">";
   for (const char *at = strstr(page.data, open_tag); at;
        at = strstr(at, open_tag)) {

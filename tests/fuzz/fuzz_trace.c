@@ -67,10 +67,9 @@ static size_t scripts_of(const char *path, const char *rel) {
   const char *slash = strrchr(rel, '/');
   const char *base = slash ? slash + 1 : rel;
   if (!slash && strncmp(base, "provenance_tracking_", 20) == 0)
-    /* view JSON, four texts, the loader of static/, the first paint's
-     * style pass at the end; none on the short page of a view without
-     * artifacts */
-    return view_is_empty(path) ? 0 : 7;
+    /* view JSON, four texts, the loader of static/; none on the short
+     * page of a view without artifacts */
+    return view_is_empty(path) ? 0 : 6;
   if (slash && strncmp(base, "inductor_output_code", 20) == 0)
     return 2; /* highlight.min.js and the call that starts it */
   if (!slash && strcmp(base, "index.html") == 0)
