@@ -12,6 +12,14 @@
 //   script  time spent in script (the Long Animation Frames' script
 //           entries are not in every chromium: the CDP Performance
 //           domain's ScriptDuration is used)
+// and the load events compared pair by pair: load r of ours and load r of
+// the Rust page ran one after the other, so their difference leaves out
+// what changed on the machine between rounds. The median of those
+// differences, with a 95% interval from 2,000 bootstrap resamples of the
+// pairs (a fixed seed: the same loads give the same interval), and a
+// verdict: "sooner" or "later" when the whole interval is below or above
+// zero, "level" when it holds zero (the loads cannot tell the pages
+// apart).
 //
 // The machine's load average is printed before and after: other work on
 // the machine slows both pages of a pair alike, as their loads alternate.
@@ -34,6 +42,32 @@ if (!triples.length || triples.length % 3) {
   process.exit(2);
 }
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/* The median of `diffs` and its 95% bootstrap interval: `rounds` resamples
+ * of as many pairs, drawn with a deterministic generator (xorshift32). */
+function medianInterval(diffs, rounds = 2000) {
+  let state = 0x9e3779b9;
+  const next = () => {
+    state ^= state << 13; state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5; state >>>= 0;
+    return state;
+  };
+  const medians = [];
+  for (let b = 0; b < rounds; b++) {
+    const sample = diffs.map(() => diffs[next() % diffs.length]);
+    medians.push(median(sample));
+  }
+  medians.sort((a, b) => a - b);
+  return { median: median(diffs), low: medians[Math.floor(rounds * 0.025)],
+    high: medians[Math.ceil(rounds * 0.975) - 1] };
+}
+
+function verdict(interval) {
+  if (interval.high < 0) return 'sooner';
+  if (interval.low > 0) return 'later';
+  return 'level';
+}
 const browser = await launch();
 
 async function loadOnce(file) {
@@ -69,8 +103,9 @@ async function loadOnce(file) {
 const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
 try {
   console.log(`load average at the start: ${load()}`);
-  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | first paint ours / Rust | ours ready / coloured (ms) | script ours / Rust (ms) |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| trace | page KB ours / Rust | load ours / Rust (ms, median) | load ours − Rust, paired (ms, median [95%]) | first paint ours / Rust | ours ready / coloured (ms) | script ours / Rust (ms) |');
+  console.log('|---|---|---|---|---|---|---|');
+  const verdicts = { sooner: [], level: [], later: [] };
   const { statSync } = await import('node:fs');
   for (let t = 0; t < triples.length; t += 3) {
     const [name, ours, rust] = triples.slice(t, t + 3);
@@ -89,12 +124,21 @@ try {
     };
     const ms = (x) => (x === null ? '-' : x.toFixed(0));
     const kb = (f) => (statSync(f).size / 1024).toFixed(0);
+    const diffs = got.ours.map((m, r) => m.load - got.rust[r].load);
+    const interval = medianInterval(diffs);
+    const said = verdict(interval);
+    verdicts[said].push(name);
+    const signed = (x) => (x > 0 ? '+' : '') + x.toFixed(1);
     console.log(`| ${name} | ${kb(ours)} / ${kb(rust)} | ${ms(med('ours', 'load'))} / ` +
-      `${ms(med('rust', 'load'))} | ${ms(med('ours', 'fcp'))} / ` +
+      `${ms(med('rust', 'load'))} | ${signed(interval.median)} ` +
+      `[${signed(interval.low)}, ${signed(interval.high)}] ${said} | ` +
+      `${ms(med('ours', 'fcp'))} / ` +
       `${ms(med('rust', 'fcp'))} | ${ms(med('ours', 'ready'))} / ` +
       `${ms(med('ours', 'coloured'))} | ` +
       `${ms(med('ours', 'script'))} / ${ms(med('rust', 'script'))} |`);
   }
+  for (const [said, names] of Object.entries(verdicts))
+    console.log(`${said}: ${names.length}${names.length ? ` (${names.join(', ')})` : ''}`);
   console.log(`load average at the end: ${load()}`);
 } finally {
   await browser.close();
