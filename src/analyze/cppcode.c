@@ -641,8 +641,9 @@ static bool analyze_pass(tl_arena *arena, tl_str text, uint32_t start,
     size_t before = comments.count;
     tl_ts_walk(ts_tree_root_node(tree), visit_wrapper_node, &walk);
     ts_tree_delete(tree);
-    tl_cpp_launchers_offer(launchers, comments.items + before,
-                           comments.count - before);
+    if (comments.count > before) /* no comments yet: no pointer */
+      tl_cpp_launchers_offer(launchers, comments.items + before,
+                             comments.count - before);
   }
   bool parsed = ch.chunks > 0, skipped = !ch.gave_up && skips.parse.count;
   tl_ts_chunker_end(&ch);

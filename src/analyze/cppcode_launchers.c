@@ -232,14 +232,17 @@ void tl_cpp_launchers_finish(tl_cpp_launchers *p) {
 void tl_cpp_launchers_scan(tl_cpp_launchers *p, state *s, const tl_ts_query *q,
                            TSRange comment) {
   scanned key = {comment, 0, 0};
-  const scanned *hit = p ? bsearch(&key, p->comments.items, p->comments.count,
-                                   sizeof *p->comments.items, cmp_scanned)
-                         : NULL;
+  const scanned *hit = p && p->comments.count
+                           ? bsearch(&key, p->comments.items, p->comments.count,
+                                     sizeof *p->comments.items, cmp_scanned)
+                           : NULL;
   if (hit && hit->count != SIZE_MAX &&
-      memcmp(&hit->comment, &comment, sizeof comment) == 0)
-    apply_finds(s, p->finds.items + hit->first, hit->count);
-  else
+      memcmp(&hit->comment, &comment, sizeof comment) == 0) {
+    if (hit->count) /* none found: finds may be empty (no pointer) */
+      apply_finds(s, p->finds.items + hit->first, hit->count);
+  } else {
     tl_cpp_scan_launcher_comment(s, q, comment);
+  }
 }
 
 void tl_cpp_launchers_free(tl_cpp_launchers *p) {
