@@ -440,11 +440,6 @@ static int hex4(const char *p) {
   return v;
 }
 
-/* Rewrites each lone surrogate escape inside the strings of a JSON text
- * (a \uD800-\uDBFF not followed by a \uDC00-\uDFFF, or one of those
- * alone) as \uFFFD into `out`; returns how many, 0 leaving `out` unused.
- * yajl would decode a lone low surrogate to bytes that are not UTF-8 and a
- * lone high one to '?'. */
 /* Whether a backslash followed by 'u' is anywhere in the text, inside a
  * string or not: where replace_lone_surrogates could rewrite anything. */
 static bool has_backslash_u(tl_str text) {
@@ -457,6 +452,11 @@ static bool has_backslash_u(tl_str text) {
   return false;
 }
 
+/* Rewrites each lone surrogate escape inside the strings of a JSON text
+ * (a \uD800-\uDBFF not followed by a \uDC00-\uDFFF, or one of those
+ * alone) as \uFFFD into `out`; returns how many, 0 leaving `out` unused.
+ * yajl would decode a lone low surrogate to bytes that are not UTF-8 and a
+ * lone high one to '?'. */
 static size_t replace_lone_surrogates(tl_buf *out, tl_str text) {
   /* Every rewrite starts at a "\u": without one (most texts) there is
    * nothing to walk. */
