@@ -172,7 +172,9 @@ void tl_cpp_scan_launcher_comment(state *s, const tl_ts_query *q,
  * chunk's launcher comments are offered as its walk finds them (the scan
  * reads the text alone); finish scans what is left on both threads and
  * joins; then tl_cpp_launchers_scan records a comment's finds, or scans
- * it here when it was not offered. NULL (everything here) on one core. */
+ * it here when it was not offered. Freed without finish (a pass dropped),
+ * the comments not yet taken are left unscanned. NULL (everything here) on
+ * one core. */
 typedef struct tl_cpp_launchers tl_cpp_launchers;
 tl_cpp_launchers *tl_cpp_launchers_new(tl_str text);
 void tl_cpp_launchers_offer(tl_cpp_launchers *p, const TSRange *comments,

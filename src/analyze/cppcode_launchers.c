@@ -248,8 +248,16 @@ void tl_cpp_launchers_scan(tl_cpp_launchers *p, state *s, const tl_ts_query *q,
 void tl_cpp_launchers_free(tl_cpp_launchers *p) {
   if (!p)
     return;
-  if (p->started)
-    tl_cpp_launchers_finish(p);
+  /* Not finished (the pass is dropped): what the thread has not taken is
+   * not scanned at all. */
+  if (p->started) {
+    pthread_mutex_lock(&p->lock);
+    p->closing = true;
+    p->next = p->comments.count;
+    pthread_cond_broadcast(&p->offered);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+  }
   pthread_cond_destroy(&p->offered);
   pthread_mutex_destroy(&p->lock);
   TL_VEC_FREE(p->comments);
