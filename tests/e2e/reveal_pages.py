@@ -4,7 +4,11 @@ and on each provenance fixture, and hands every page with its view JSON to
 tests/browser/reveal_check.mjs, which selects kernels and lines every way a
 person can at three window sizes and checks, by geometry, that each panel
 with linked lines shows one of them. Screenshots (one per page and window
-size) go to <work>/shots. Exit 77 (skipped) when chromium is missing."""
+size) go to <work>/shots. Exit 77 (skipped) when chromium is missing.
+
+With --part K/N it checks only every N-th trace from the K-th (1-based) of
+the sorted list, so that ctest can run the N parts side by side: the whole
+walk takes about ten minutes on a 2-core machine."""
 
 import os
 import shutil
@@ -43,7 +47,15 @@ def example_traces():
 
 
 def main():
-    work = sys.argv[1]
+    args = sys.argv[1:]
+    part, parts = 1, 1
+    if len(args) == 3 and args[0] == "--part":
+        part, parts = (int(n) for n in args[1].split("/"))
+        args = args[2:]
+    if len(args) != 1 or not 1 <= part <= parts:
+        print("usage: reveal_pages.py [--part K/N] WORK_DIR", file=sys.stderr)
+        return 2
+    work = args[0]
     if not os.path.exists("/usr/bin/chromium"):
         print("chromium is not installed: reveal checks skipped")
         return 77
@@ -51,6 +63,7 @@ def main():
     os.makedirs(work)
     traces = list(example_traces()) + [
         (path, name, []) for path, name in fixture_traces()]
+    traces = traces[part - 1::parts]
     pairs = []
     for trace, name, extra in traces:
         out = os.path.join(work, name)
