@@ -27,6 +27,7 @@
  * at the end (pycode_resolve.c, pycode_internal.h). Results point into the
  * text or the arena.
  */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,6 +230,13 @@ static bool has_name(TSNode node, TSFieldId field, const char *want,
  * `k = async_compile.method(args)`. */
 static void collect_statement(collected *c, tl_str text, TSNode stmt,
                               const py_syms *y) {
+  /* The name `async_compile` is in the statement's text, or no definition
+   * is: most statements (the buffers' allocations, the kernels' launches)
+   * are passed over without going through their children. */
+  static const char object_name[] = "async_compile";
+  tl_str t = tl_ts_text(stmt, text);
+  if (!t.len || !memmem(t.ptr, t.len, object_name, sizeof object_name - 1))
+    return;
   tl_ts_children as;
   tl_ts_children_begin(&as, stmt, 0);
   for (TSNode assign; tl_ts_children_next(&as, y->assignment, &assign);) {
@@ -241,7 +249,7 @@ static void collect_statement(collected *c, tl_str text, TSNode stmt,
         tl_ts_children fs;
         tl_ts_children_begin(&fs, call, y->function);
         for (TSNode fn; tl_ts_children_next(&fs, y->attribute, &fn);) {
-          if (!has_name(fn, y->object, "async_compile", text, y))
+          if (!has_name(fn, y->object, object_name, text, y))
             continue;
           tl_ts_children ms;
           tl_ts_children_begin(&ms, fn, y->attribute_field);
@@ -457,6 +465,28 @@ typedef struct code_walk {
   py_syms y;
 } code_walk;
 
+/* Whether the walk must go into `n`'s children: only when one of them may be
+ * a node visit_code_node acts on. Every such node below `n` holds a byte
+ * that `n`'s text shows after its first byte: a call its argument list's
+ * `(` (after the callee), a function definition its parameters' `(`, an
+ * expression statement it reads its call's `(`, a comment its `#` (which
+ * may be `n`'s first byte). So a node whose text has no `(` after its first
+ * byte and no `#` at all (an argument list or tuple of names and numbers, a
+ * keyword argument, a dotted name) is not gone into: about half of a JIT
+ * output code's nodes are beneath such nodes. Leaves have no children; a
+ * subtree with an error or a missing token is always gone into (a missing
+ * `(` is not in the text). */
+static bool may_hold_visited(TSNode n, tl_str text) {
+  if (ts_node_child_count(n) == 0)
+    return false;
+  if (ts_node_has_error(n))
+    return true;
+  tl_str t = tl_ts_text(n, text);
+  if (t.len < 2)
+    return t.len == 1 && t.ptr[0] == '#';
+  return memchr(t.ptr + 1, '(', t.len - 1) || memchr(t.ptr, '#', t.len);
+}
+
 static bool visit_code_node(TSNode n, void *ctx) {
   code_walk *w = ctx;
   collected *c = w->c;
@@ -493,7 +523,7 @@ static bool visit_code_node(TSNode n, void *ctx) {
       s.name = tl_ts_text(name, w->text);
     TL_VEC_PUSH(c->functions, s);
   }
-  return true;
+  return may_hold_visited(n, w->text);
 }
 
 static void collect(collected *c, TSNode root, tl_str text) {
