@@ -178,6 +178,7 @@ void tl_artifact_pages_metrics(tl_store *store, tl_compile_dir *dir,
   bool compilation = strcmp(rec->kind, "compilation_metrics") == 0;
   tl_metrics_input in = {0};
   in.dir = dir;
+  in.line = rec->line;
   in.display = known_id ? dir->display : NULL;
   in.metrics = m;
   in.strings = rec->strings;

@@ -202,22 +202,37 @@ static void inductor_times(tl_buf *html, tl_metrics_input *in) {
     time_line(html, in, "Code Gen Time", NULL, "code_gen_time_s");
 }
 
-static void output_files(tl_buf *html, const tl_compile_dir *dir) {
+static void output_file_item(tl_buf *html, const tl_artifact *a) {
+  tl_buf_puts(html, "<li>");
+  if (a->url || a->path) {
+    tl_buf_puts(html, "<a href=\"");
+    if (a->url)
+      tl_html_escape_cstr(html, a->url);
+    else
+      tl_url_path(html, a->name);
+    tl_buf_puts(html, "\">");
+  }
+  tl_html_escape_cstr(html, a->name);
+  tl_buf_puts(html, a->url || a->path ? "</a>" : "");
+  tl_buf_printf(html, " (%d)</li>\n", a->listed_number);
+}
+
+/* The files of entries before line `line` are final (a file's link and
+ * number are set while its own entry is stored), so their items are kept
+ * rendered in the folder and copied; the others are rendered each time. */
+static void output_files(tl_buf *html, tl_compile_dir *dir, size_t line) {
   tl_buf_puts(html, "<h2>Output files:</h2>\n<ul>\n");
-  for (size_t i = 0; dir && i < dir->artifacts.count; i++) {
-    const tl_artifact *a = &dir->artifacts.items[i];
-    tl_buf_puts(html, "<li>");
-    if (a->url || a->path) {
-      tl_buf_puts(html, "<a href=\"");
-      if (a->url)
-        tl_html_escape_cstr(html, a->url);
-      else
-        tl_url_path(html, a->name);
-      tl_buf_puts(html, "\">");
-    }
-    tl_html_escape_cstr(html, a->name);
-    tl_buf_puts(html, a->url || a->path ? "</a>" : "");
-    tl_buf_printf(html, " (%d)</li>\n", a->listed_number);
+  if (dir) {
+    tl_buf *done = &dir->output_files_html;
+    if (!done->data)
+      tl_buf_init(done);
+    size_t i = dir->output_files_rendered;
+    for (; i < dir->artifacts.count && dir->artifacts.items[i].line < line; i++)
+      output_file_item(done, &dir->artifacts.items[i]);
+    dir->output_files_rendered = i;
+    tl_buf_append(html, done->data, done->len);
+    for (; i < dir->artifacts.count; i++)
+      output_file_item(html, &dir->artifacts.items[i]);
   }
   tl_buf_puts(html, "</ul>\n");
 }
@@ -342,7 +357,7 @@ static void compilation_metrics(tl_buf *html, tl_metrics_input *in) {
     tl_stack_html(html, &f, 1, "Stack");
   }
   tl_buf_puts(html, "</p>\n");
-  output_files(html, in->dir);
+  output_files(html, in->dir, in->line);
   tl_buf_puts(html, "<h2>Stack</h2>\n");
   if (in->stack)
     tl_stack_html(html, in->stack->frames, in->stack->count, "Stack");

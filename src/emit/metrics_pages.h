@@ -17,10 +17,13 @@
 
 /* What a metrics page shows besides the entry itself. All borrowed. */
 typedef struct tl_metrics_input {
-  const tl_compile_dir *dir; /* its folder: the files written before it */
-  const char *display;       /* "[0/0_1]", or NULL: "(unknown)" */
-  const cJSON *metrics;      /* the envelope's value for the kind */
-  const tl_stack *stack;     /* dynamo_start stack of the id, or NULL */
+  /* Its folder: the files written before it (the folder keeps their
+   * rendered list for the next page). */
+  tl_compile_dir *dir;
+  size_t line;           /* the entry's trace line */
+  const char *display;   /* "[0/0_1]", or NULL: "(unknown)" */
+  const cJSON *metrics;  /* the envelope's value for the kind */
+  const tl_stack *stack; /* dynamo_start stack of the id, or NULL */
   /* symbolic_shape_specialization and guard_added_fast values of the id */
   cJSON *const *specializations;
   size_t specialization_count;

@@ -814,6 +814,7 @@ void tl_store_free(tl_store *store) {
     free(dir->fail_type);
     cJSON_Delete(dir->metric_numbers);
     free_shape_entries(dir);
+    tl_buf_free(&dir->output_files_html);
     free(dir);
   }
   TL_VEC_FREE(store->dirs);

@@ -75,6 +75,11 @@ typedef struct tl_compile_dir {
   TL_VEC(cJSON *) fast_guards;
   bool folder_made;
   bool unknown_id; /* unknown_<line>/: the compile id could not be read */
+  /* The metrics pages' "Output files" items of artifacts[0, n) as rendered
+   * (emit/metrics_pages.c): every page of an id lists all the files before
+   * it, so each item is rendered once and copied after. */
+  tl_buf output_files_html;
+  size_t output_files_rendered; /* n */
 } tl_compile_dir;
 
 typedef struct tl_store tl_store;
