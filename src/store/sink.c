@@ -46,6 +46,9 @@ typedef struct step {
   char *data;
   char *payload; /* RECORD: in `data`, or a buffer of its own */
   bool payload_owned;
+  /* RECORD inline: `data` and `payload` are the caller's, valid until the
+   * record ends (the caller's thread does every step before then). */
+  bool borrowed;
   size_t envelope_len, len; /* WRITE_ESCAPED: envelope_len is before's */
   bool has_payload;
   size_t line;
@@ -95,7 +98,8 @@ static void step_free(step *s) {
   if (!s)
     return;
   free(s->path);
-  free(s->data);
+  if (!s->borrowed)
+    free(s->data);
   if (s->payload_owned)
     free(s->payload);
   free(s->kind_name);
@@ -446,15 +450,24 @@ size_t tl_sink_record_taking(tl_sink *sink, size_t line, tl_str envelope_text,
   s->envelope_len = envelope_text.len;
   s->has_payload = payload.ptr != NULL;
   s->len = s->has_payload ? payload.len : 0;
-  s->payload_owned = owner && owner->data && s->len >= TL_SINK_TAKE_AT &&
-                     payload.ptr == owner->data && payload.len == owner->len;
-  s->data = tl_xmalloc(s->envelope_len + (s->payload_owned ? 0 : s->len) + 1);
-  if (s->envelope_len)
-    memcpy(s->data, envelope_text.ptr, s->envelope_len);
-  s->payload =
-      s->payload_owned ? tl_buf_detach(owner) : s->data + s->envelope_len;
-  if (s->len && !s->payload_owned)
-    memcpy(s->payload, payload.ptr, s->len);
+  if (!sink->background) {
+    /* Inline, every step of the record is done before it ends, while the
+     * caller's texts are valid: no copy (a rank's payloads and envelopes
+     * were copied once each only to be freed). */
+    s->borrowed = true;
+    s->data = envelope_text.ptr ? (char *)envelope_text.ptr : (char *)"";
+    s->payload = s->has_payload ? (char *)payload.ptr : (char *)"";
+  } else {
+    s->payload_owned = owner && owner->data && s->len >= TL_SINK_TAKE_AT &&
+                       payload.ptr == owner->data && payload.len == owner->len;
+    s->data = tl_xmalloc(s->envelope_len + (s->payload_owned ? 0 : s->len) + 1);
+    if (s->envelope_len)
+      memcpy(s->data, envelope_text.ptr, s->envelope_len);
+    s->payload =
+        s->payload_owned ? tl_buf_detach(owner) : s->data + s->envelope_len;
+    if (s->len && !s->payload_owned)
+      memcpy(s->payload, payload.ptr, s->len);
+  }
   size_t ticket = TL_SINK_NO_TICKET;
   if (check_md5) {
     s->check_md5 = true;
@@ -511,11 +524,21 @@ void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,
 }
 
 void tl_sink_write_payload(tl_sink *sink, const char *relative_path) {
+  if (!sink->background) { /* run_step's STEP_WRITE_PAYLOAD, at once */
+    if (sink->current)
+      write_file(sink, relative_path, sink->current->payload,
+                 sink->current->len);
+    return;
+  }
   submit(sink, new_step(STEP_WRITE_PAYLOAD, relative_path));
 }
 
 void tl_sink_write(tl_sink *sink, const char *relative_path, const void *data,
                    size_t len) {
+  if (!sink->background) { /* run_step's STEP_WRITE, at once: no copy */
+    write_file(sink, relative_path, data, len);
+    return;
+  }
   step *s = new_step(STEP_WRITE, relative_path);
   s->data = tl_xmalloc(len + 1);
   if (len)
@@ -547,6 +570,10 @@ void tl_sink_write_escaped_payload(tl_sink *sink, const char *relative_path,
 void tl_sink_raw_log(tl_sink *sink, const char *data, size_t len) {
   if (!sink->raw_log || !len)
     return;
+  if (!sink->background) { /* run_step's STEP_RAW_LOG, at once: no copy */
+    fwrite(data, 1, len, sink->raw_log);
+    return;
+  }
   step *s = new_step(STEP_RAW_LOG, NULL);
   s->data = tl_xmalloc(len);
   memcpy(s->data, data, len);

@@ -6,8 +6,10 @@
  * most a few MiB of copied bytes, so reading and writing share two cores;
  * started inline it does each step at once on the caller's thread.
  *
- * Ownership: the sink copies what it is given, except buffers passed to
- * tl_sink_write_buf, which it takes. Its diagnostics (md5 mismatches and
+ * Ownership: in the background the sink copies what it is given, except
+ * buffers passed to tl_sink_write_buf, which it takes; inline it uses what
+ * it is given at once, and a record's envelope and payload (borrowed, not
+ * copied) until the record ends. Its diagnostics (md5 mismatches and
  * files it could not write) go to the caller's tl_diag inline, or to its own
  * until tl_sink_finish adds them in the order they happened.
  */
