@@ -165,26 +165,59 @@ void tl_fs_reader_close(tl_fs_reader *r) {
   r->failed = false;
 }
 
+/* Reads into `out` after what it holds; returns the byte count, or -1 with
+ * errno set. Bytes go straight into the buffer; when it is full, a read into
+ * a small block tells the end of the file (no growth for it). */
+static ssize_t read_into(int fd, tl_buf *out) {
+  size_t total = 0;
+  for (;;) {
+    size_t room = out->cap - out->len - 1;
+    char probe[4096];
+    char *at = room ? out->data + out->len : probe;
+    size_t want = room ? room : sizeof probe;
+    ssize_t n = read(fd, at, want);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      return (ssize_t)total;
+    if (room) {
+      out->len += (size_t)n;
+      out->data[out->len] = '\0';
+    } else {
+      tl_buf_append(out, probe, (size_t)n);
+    }
+    total += (size_t)n;
+  }
+}
+
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
                      size_t error_size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
     return false;
   }
   /* A buffer of the file's size, not grown by doubling: the texts a view
    * reads back can be tens of megabytes. */
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
     tl_buf_reserve_exact(out, (size_t)st.st_size);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tl_buf_append(out, chunk, n);
-  bool ok = !ferror(f);
+  bool ok;
+  if (out->drain) { /* a draining buffer hands on what it is given */
+    char chunk[65536];
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0)
+        tl_buf_append(out, chunk, (size_t)n);
+    ok = n == 0;
+  } else {
+    ok = read_into(fd, out) >= 0;
+  }
   if (!ok)
     snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
-  fclose(f);
+  close(fd);
   return ok;
 }
 
