@@ -25,6 +25,9 @@ enum { MAX_BYTES_QUEUED = 8 << 20 };
 enum { BEHIND_BYTES = MAX_BYTES_QUEUED / 2 };
 /* The scratch buffer (raw.jsonl lines, paths) is kept up to this size. */
 enum { SCRATCH_KEPT = 1 << 20 };
+/* raw.log blocks given back by the thread and kept for the next chunks'
+ * copies: at most what the queue holds at once. */
+enum { RAW_LOG_BLOCKS_KEPT = MAX_BYTES_QUEUED / (1 << 20) };
 
 typedef enum step_kind {
   STEP_RECORD,        /* md5 check; becomes "current" */
@@ -49,6 +52,7 @@ typedef struct step {
   /* RECORD inline: `data` and `payload` are the caller's, valid until the
    * record ends (the caller's thread does every step before then). */
   bool borrowed;
+  size_t block_size;        /* RAW_LOG in the background: `data`'s size */
   size_t envelope_len, len; /* WRITE_ESCAPED: envelope_len is before's */
   bool has_payload;
   size_t line;
@@ -92,6 +96,12 @@ struct tl_sink {
    * arena while that thread allocates (the two contended in futex calls). */
   step *done;
   bool closing;
+  /* raw.log blocks the thread is done with, for the next chunks' copies
+   * (submitting thread only): a fresh block for each MiB read was faulted
+   * in and zeroed page by page, most of the copy's time. */
+  char *raw_log_blocks[RAW_LOG_BLOCKS_KEPT];
+  size_t raw_log_block_sizes[RAW_LOG_BLOCKS_KEPT];
+  size_t raw_log_block_count;
 };
 
 static void step_free(step *s) {
@@ -300,9 +310,16 @@ static void retire(tl_sink *sink, step *s, step **done) {
   *done = s;
 }
 
-static void free_steps(step *s) {
+/* Frees steps on the submitting thread, keeping raw.log blocks. */
+static void free_steps(tl_sink *sink, step *s) {
   while (s) {
     step *next = s->next;
+    if (s->kind == STEP_RAW_LOG && s->data &&
+        sink->raw_log_block_count < RAW_LOG_BLOCKS_KEPT) {
+      sink->raw_log_blocks[sink->raw_log_block_count] = s->data;
+      sink->raw_log_block_sizes[sink->raw_log_block_count++] = s->block_size;
+      s->data = NULL;
+    }
     step_free(s);
     s = next;
   }
@@ -397,7 +414,7 @@ static void submit(tl_sink *sink, step *s) {
   pthread_cond_broadcast(&sink->changed);
   step *done = take_done(sink);
   pthread_mutex_unlock(&sink->lock);
-  free_steps(done);
+  free_steps(sink, done);
 }
 
 tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
@@ -501,7 +518,7 @@ void tl_sink_record_end(tl_sink *sink) {
     pthread_cond_wait(&sink->changed, &sink->lock);
   step *done = take_done(sink);
   pthread_mutex_unlock(&sink->lock);
-  free_steps(done); /* the large record too, before the next is read */
+  free_steps(sink, done); /* the large record too, before the next is read */
 }
 
 void tl_sink_raw_jsonl(tl_sink *sink, const tl_json_member *members,
@@ -575,7 +592,19 @@ void tl_sink_raw_log(tl_sink *sink, const char *data, size_t len) {
     return;
   }
   step *s = new_step(STEP_RAW_LOG, NULL);
-  s->data = tl_xmalloc(len);
+  size_t k = sink->raw_log_block_count;
+  while (k > 0 && sink->raw_log_block_sizes[k - 1] < len)
+    k--;
+  if (k > 0) { /* a kept block that holds it; the last moves into its place */
+    size_t last = --sink->raw_log_block_count;
+    s->data = sink->raw_log_blocks[k - 1];
+    s->block_size = sink->raw_log_block_sizes[k - 1];
+    sink->raw_log_blocks[k - 1] = sink->raw_log_blocks[last];
+    sink->raw_log_block_sizes[k - 1] = sink->raw_log_block_sizes[last];
+  } else {
+    s->data = tl_xmalloc(len);
+    s->block_size = len;
+  }
   memcpy(s->data, data, len);
   s->len = len;
   submit(sink, s);
@@ -588,7 +617,10 @@ bool tl_sink_finish(tl_sink *sink, char *error, size_t error_size) {
     pthread_cond_broadcast(&sink->changed);
     pthread_mutex_unlock(&sink->lock);
     pthread_join(sink->thread, NULL);
-    free_steps(take_done(sink));
+    free_steps(sink, take_done(sink));
+    for (size_t i = 0; i < sink->raw_log_block_count; i++)
+      free(sink->raw_log_blocks[i]);
+    sink->raw_log_block_count = 0;
     pthread_mutex_destroy(&sink->lock);
     pthread_cond_destroy(&sink->changed);
     sink->background = false;
@@ -616,5 +648,7 @@ void tl_sink_free(tl_sink *sink) {
   }
   TL_VEC_FREE(sink->digests);
   tl_buf_free(&sink->scratch);
+  for (size_t i = 0; i < sink->raw_log_block_count; i++)
+    free(sink->raw_log_blocks[i]);
   free(sink);
 }
