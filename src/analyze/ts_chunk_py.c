@@ -35,6 +35,13 @@ static bool skip_py_string(const char *t, size_t n, size_t *pos) {
  * among them makes it SIZE_MAX. False when unsure (see tl_ts_cuts). */
 typedef void (*py_visit)(void *ctx, tl_str text, size_t line, size_t indent);
 
+/* The bytes py_scan acts on after a line's start; a run of any others is
+ * passed over at once. */
+static const bool py_scan_stops[256] = {
+    ['\n'] = true, ['#'] = true, ['\\'] = true, ['"'] = true,
+    ['\''] = true, ['('] = true, [')'] = true,  ['['] = true,
+    [']'] = true,  ['{'] = true, ['}'] = true};
+
 static bool py_scan(tl_str text, py_visit visit, void *ctx) {
   const char *t = text.ptr;
   size_t n = text.len, i = 0;
@@ -85,6 +92,8 @@ static bool py_scan(tl_str text, py_visit visit, void *ctx) {
       else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
         return false;
       i++;
+      while (i < n && !py_scan_stops[(unsigned char)t[i]])
+        i++;
     }
   }
   return depth == 0;
