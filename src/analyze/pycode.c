@@ -465,17 +465,36 @@ typedef struct code_walk {
   py_syms y;
 } code_walk;
 
+/* Whether the `(` at `open` may open the arguments of a call that
+ * visit_code_node reads: the last byte before it in t[start, open) that is
+ * not a space, a line break or a line continuation ends a name (a callee
+ * that is a name or an attribute; visit_code_node reads no other call, and
+ * a call inside another callee's brackets has a `(` of its own). A
+ * tuple's or a parenthesized expression's `(` follows `(`, `,`, `=`, an
+ * operator or nothing. */
+static bool may_open_arguments(const char *t, size_t start, size_t open) {
+  while (open > start) {
+    unsigned char b = (unsigned char)t[--open];
+    if (b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' ||
+        b == '\\')
+      continue;
+    return b >= 0x80 || b == '_' || (b >= '0' && b <= '9') ||
+           (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
+  }
+  return false;
+}
+
 /* Whether the walk must go into `n`'s children: only when one of them may be
- * a node visit_code_node acts on. Every such node below `n` holds a byte
- * that `n`'s text shows after its first byte: a call its argument list's
- * `(` (after the callee), a function definition its parameters' `(`, an
- * expression statement it reads its call's `(`, a comment its `#` (which
- * may be `n`'s first byte). So a node whose text has no `(` after its first
- * byte and no `#` at all (an argument list or tuple of names and numbers, a
- * keyword argument, a dotted name) is not gone into: about half of a JIT
- * output code's nodes are beneath such nodes. Leaves have no children; a
- * subtree with an error or a missing token is always gone into (a missing
- * `(` is not in the text). */
+ * a node visit_code_node acts on. Each of those is or holds a call whose
+ * callee is a name, or is a comment: the call's arguments open with a `(`
+ * after that name, which may_open_arguments tells from the `(` of a tuple
+ * (a function definition's parameters follow its name too), and a comment
+ * starts with `#`. So a node whose text has no `#`
+ * and no such `(` (an argument list of names, numbers and tuples, a
+ * keyword argument, a dotted name) is not gone into: most of a JIT output
+ * code's nodes are beneath such nodes. Leaves have no children; a subtree
+ * with an error or a missing token is always gone into (a missing `(` is
+ * not in the text). */
 static bool may_hold_visited(TSNode n, tl_str text) {
   if (ts_node_child_count(n) == 0)
     return false;
@@ -484,7 +503,12 @@ static bool may_hold_visited(TSNode n, tl_str text) {
   tl_str t = tl_ts_text(n, text);
   if (t.len < 2)
     return t.len == 1 && t.ptr[0] == '#';
-  return memchr(t.ptr + 1, '(', t.len - 1) || memchr(t.ptr, '#', t.len);
+  size_t start = (size_t)(t.ptr - text.ptr);
+  for (const char *open = memchr(t.ptr + 1, '(', t.len - 1); open;
+       open = memchr(open + 1, '(', (size_t)(t.ptr + t.len - open - 1)))
+    if (may_open_arguments(text.ptr, start, (size_t)(open - text.ptr)))
+      return true;
+  return memchr(t.ptr, '#', t.len) != NULL;
 }
 
 static bool visit_code_node(TSNode n, void *ctx) {
