@@ -28,7 +28,7 @@ typedef enum node_type {
 
 typedef struct node {
   node_type type;
-  size_t text, text_len; /* offset into the tree's bytes */
+  size_t text, text_len; /* where: at() */
   size_t key, key_len;   /* object members only */
   size_t first, last, next, count;
 } node;
@@ -36,6 +36,10 @@ typedef struct node {
 typedef struct tree {
   TL_VEC(node) nodes;
   tl_buf bytes;
+  /* The text parsed (valid UTF-8): a string without escapes, a key or a
+   * number that yajl hands over from within it is used where it is, not
+   * copied into `bytes` (FROM_INPUT marks such an offset). */
+  uintptr_t input_begin, input_end;
   TL_VEC(size_t) open; /* containers not yet ended */
   bool have_key;
   size_t key, key_len;
@@ -55,7 +59,25 @@ typedef struct tree {
  * was). It also bounds the pretty form, whose indent grows with depth. */
 enum { SERDE_MAX_DEPTH = 127 };
 
+enum { FROM_INPUT_BIT = sizeof(size_t) * 8 - 1 };
+#define FROM_INPUT ((size_t)1 << FROM_INPUT_BIT)
+
+static bool in_input(const tree *t, const void *data, size_t len) {
+  uintptr_t p = (uintptr_t)data;
+  return t->input_begin && p >= t->input_begin && p <= t->input_end &&
+         len <= t->input_end - p;
+}
+
+/* The bytes at a node's text or key offset. */
+static const char *text_at(const tree *t, size_t offset) {
+  return offset & FROM_INPUT
+             ? (const char *)(t->input_begin + (offset & ~FROM_INPUT))
+             : t->bytes.data + offset;
+}
+
 static size_t keep_bytes(tree *t, const void *data, size_t len) {
+  if (in_input(t, data, len))
+    return FROM_INPUT | (size_t)((uintptr_t)data - t->input_begin);
   size_t at = t->bytes.len;
   tl_buf_append(&t->bytes, data, len);
   return at;
@@ -66,6 +88,9 @@ static size_t keep_bytes(tree *t, const void *data, size_t len) {
  * replace_lone_surrogates); an invalid sequence becomes U+FFFD, counted.
  * *len becomes the length kept. */
 static size_t keep_text(tree *t, const unsigned char *data, size_t *len) {
+  /* A run of the valid text between two quotes is valid itself. */
+  if (in_input(t, data, *len))
+    return keep_bytes(t, data, *len);
   tl_str text = {(const char *)data, *len};
   if (tl_utf8_valid_prefix(text) == text.len)
     return keep_bytes(t, data, *len);
@@ -246,7 +271,7 @@ static int compare_members(const void *a, const void *b) {
 }
 
 static tl_str node_key(const tree *t, const node *n) {
-  return (tl_str){t->bytes.data + n->key, n->key_len};
+  return (tl_str){text_at(t, n->key), n->key_len};
 }
 
 /* Children of a container of at most this many are ordered in the frame's
@@ -326,7 +351,7 @@ static void write_tree(tl_buf *out, const tree *t,
   for (;;) {
     if (next != NO_NODE) {
       const node *n = &t->nodes.items[next];
-      tl_str text = {t->bytes.data + n->text, n->text_len};
+      tl_str text = {text_at(t, n->text), n->text_len};
       switch (n->type) {
       case NODE_NULL:
         tl_buf_puts(out, "null");
@@ -535,6 +560,8 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
   t.nodes.items = tl_xmalloc(t.nodes.cap * sizeof *t.nodes.items);
   t.root = NO_NODE;
   t.base_depth = o->depth;
+  t.input_begin = (uintptr_t)text.ptr;
+  t.input_end = t.input_begin + text.len;
   yajl_handle parser = yajl_alloc(&CALLBACKS, NULL, &t);
   yajl_status st =
       yajl_parse(parser, (const unsigned char *)text.ptr, text.len);
