@@ -112,12 +112,43 @@ typedef struct name_store {
   size_t budget;
 } name_store;
 
+/* The Python grammar's ids that the reads by field compare with. */
+typedef struct fx_syms {
+  TSSymbol identifier, class_definition, function_definition, block, parameters,
+      expression_statement, assignment, pattern_list, tuple_pattern, module,
+      typed_parameter, default_parameter, typed_default_parameter;
+  TSFieldId name, body, parameters_field, left, right, type;
+} fx_syms;
+
+static fx_syms fx_syms_get(void) {
+  const TSLanguage *py = tree_sitter_python();
+  return (fx_syms){tl_ts_symbol(py, "identifier"),
+                   tl_ts_symbol(py, "class_definition"),
+                   tl_ts_symbol(py, "function_definition"),
+                   tl_ts_symbol(py, "block"),
+                   tl_ts_symbol(py, "parameters"),
+                   tl_ts_symbol(py, "expression_statement"),
+                   tl_ts_symbol(py, "assignment"),
+                   tl_ts_symbol(py, "pattern_list"),
+                   tl_ts_symbol(py, "tuple_pattern"),
+                   tl_ts_symbol(py, "module"),
+                   tl_ts_symbol(py, "typed_parameter"),
+                   tl_ts_symbol(py, "default_parameter"),
+                   tl_ts_symbol(py, "typed_default_parameter"),
+                   tl_ts_field(py, "name"),
+                   tl_ts_field(py, "body"),
+                   tl_ts_field(py, "parameters"),
+                   tl_ts_field(py, "left"),
+                   tl_ts_field(py, "right"),
+                   tl_ts_field(py, "type")};
+}
+
 /* FX writes an in-place operator node as two statements on one line, the
  * operation and then the node's name bound to its target (torch/fx/graph.py,
  * inplace_methods): `x += y;  iadd = x`, `x[i] = v;  setitem = x`. True for
  * such a first statement, one that starts its line: an augmented
  * assignment, or an assignment to a subscript. */
-static bool inplace_statement(TSNode stmt, tl_str text) {
+static bool inplace_statement(TSNode stmt, tl_str text, const fx_syms *y) {
   TSNode op = ts_node_named_child(stmt, 0);
   if (ts_node_is_null(op) || follows_semicolon(stmt, text))
     return false;
@@ -125,7 +156,7 @@ static bool inplace_statement(TSNode stmt, tl_str text) {
     return true;
   if (strcmp(ts_node_type(op), "assignment") != 0)
     return false;
-  TSNode left = ts_node_child_by_field_name(op, "left", 4);
+  TSNode left = ts_node_child_by_field_id(op, y->left);
   return !ts_node_is_null(left) && strcmp(ts_node_type(left), "subscript") == 0;
 }
 
@@ -160,8 +191,9 @@ static int by_start(const void *a, const void *b) {
 
 /* Collects the definitions under the chosen forward from `caps`: its
  * parameters, and the assignments in its body and in the `nested` bodies. */
-static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
-                    TSNode params, TSNode body, const node_vec *nested) {
+static void collect(def_vec *defs, tl_str text, const fx_syms *y,
+                    const capture *caps, size_t n, TSNode params, TSNode body,
+                    const node_vec *nested) {
   for (size_t i = 0; i < n; i++) {
     const capture *c = &caps[i];
     if (c->pattern == 2) {
@@ -179,8 +211,8 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
     TSNode assign = c->assign;
     bool declaration =
         c->pattern == 3 &&
-        ts_node_is_null(ts_node_child_by_field_name(assign, "right", 5)) &&
-        !ts_node_is_null(ts_node_child_by_field_name(assign, "type", 4));
+        ts_node_is_null(ts_node_child_by_field_id(assign, y->right)) &&
+        !ts_node_is_null(ts_node_child_by_field_id(assign, y->type));
     if (!declaration && !c->after_inplace && follows_semicolon(c->stmt, text))
       continue; /* cleanup names after `;` */
     int line = tl_ts_first_line(c->stmt);
@@ -195,35 +227,6 @@ static void collect(def_vec *defs, tl_str text, const capture *caps, size_t n,
         push_def(defs, text, t, line, graph);
     }
   }
-}
-
-/* The Python grammar's ids that the reads by field compare with. */
-typedef struct fx_syms {
-  TSSymbol identifier, class_definition, function_definition, block, parameters,
-      expression_statement, assignment, pattern_list, tuple_pattern, module,
-      typed_parameter, default_parameter, typed_default_parameter;
-  TSFieldId name, body, parameters_field, left;
-} fx_syms;
-
-static fx_syms fx_syms_get(void) {
-  const TSLanguage *py = tree_sitter_python();
-  return (fx_syms){tl_ts_symbol(py, "identifier"),
-                   tl_ts_symbol(py, "class_definition"),
-                   tl_ts_symbol(py, "function_definition"),
-                   tl_ts_symbol(py, "block"),
-                   tl_ts_symbol(py, "parameters"),
-                   tl_ts_symbol(py, "expression_statement"),
-                   tl_ts_symbol(py, "assignment"),
-                   tl_ts_symbol(py, "pattern_list"),
-                   tl_ts_symbol(py, "tuple_pattern"),
-                   tl_ts_symbol(py, "module"),
-                   tl_ts_symbol(py, "typed_parameter"),
-                   tl_ts_symbol(py, "default_parameter"),
-                   tl_ts_symbol(py, "typed_default_parameter"),
-                   tl_ts_field(py, "name"),
-                   tl_ts_field(py, "body"),
-                   tl_ts_field(py, "parameters"),
-                   tl_ts_field(py, "left")};
 }
 
 /* The first `def forward` among the children of `parent` with both
@@ -300,7 +303,7 @@ static void nested_forwards(TSNode block, tl_str text, const fx_syms *y,
   push_classes(block, SIZE_MAX, y, &stack);
   while (stack.count) {
     pending_class p = stack.items[--stack.count];
-    TSNode name = ts_node_child_by_field_name(p.cls, "name", 4);
+    TSNode name = ts_node_child_by_field_id(p.cls, y->name);
     tl_str own =
         ts_node_is_null(name) ? (tl_str){"", 0} : tl_ts_text(name, text);
     tl_ts_children bs;
@@ -364,7 +367,7 @@ static void block_captures(TSNode block, const fx_syms *y, tl_str text,
   for (TSNode stmt; tl_ts_children_next(&ss, y->expression_statement, &stmt);) {
     uint32_t row = ts_node_start_point(stmt).row;
     bool after_inplace = inplace_before && previous_row == row;
-    inplace_before = inplace_statement(stmt, text);
+    inplace_before = inplace_statement(stmt, text, y);
     previous_row = row;
     tl_ts_children as;
     tl_ts_children_begin(&as, stmt, 0);
@@ -484,7 +487,7 @@ static void collect_tree(def_vec *defs, subgraph_vec *subs, name_store *names,
   node_vec none = {0};
   tl_sort(w.nested.items, w.nested.count, sizeof *w.nested.items, by_start);
   if (chosen >= 0)
-    collect(defs, text, w.caps.items, w.caps.count, w.fwd_params[chosen],
+    collect(defs, text, y, w.caps.items, w.caps.count, w.fwd_params[chosen],
             params_only || classes_only ? (TSNode){{0}, 0, 0}
                                         : w.fwd_body[chosen],
             chosen == 0 && !params_only ? &w.nested : &none);
