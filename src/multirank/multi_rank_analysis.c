@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "multirank/multi_rank_internal.h"
 #include "util/fsutil.h"
@@ -109,21 +110,21 @@ static bool write_chromium(tl_mr_rank **ranks, size_t count,
   for (size_t i = 0; i < count && ok; i++) {
     size_t len = 0;
     tl_chromium_part_path(&path, out_dir, ranks[i]->dir_name);
-    char *text = tl_fs_read_all(path.data, &len);
-    if (text) {
-      /* Written by the rank's child: ",\n  <event>" per event. */
-      if (len && !f)
+    /* Written by the rank's child: ",\n  <event>" per event; appended as
+     * it is (the first without its comma), by the kernel where it can. */
+    struct stat part;
+    if (stat(path.data, &part) == 0 && S_ISREG(part.st_mode)) {
+      if (part.st_size > 0 && !f)
         ok = open_combined(&f, out_dir, error, error_size) &&
-             fputs("[", f) != EOF && fwrite(text + 1, 1, len - 1, f) == len - 1;
-      else if (len)
-        ok = fwrite(text, 1, len, f) == len;
-      free(text);
+             fputs("[", f) != EOF && tl_fs_append_file(f, path.data, 1) >= 0;
+      else if (part.st_size > 0)
+        ok = tl_fs_append_file(f, path.data, 0) >= 0;
       continue;
     }
     tl_buf_clear(&path);
     tl_buf_printf(&path, "%s/%s/chromium_events.json", out_dir,
                   ranks[i]->dir_name);
-    text = tl_fs_read_all(path.data, &len);
+    char *text = tl_fs_read_all(path.data, &len);
     if (text)
       ok = append_rank_events(&f, text, len, ranks[i]->rank, out_dir, error,
                               error_size);

@@ -1,5 +1,5 @@
 /* fsutil.c: folders, atomic file writes, safe removal and safe names. */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* copy_file_range */
 #include "util/fsutil.h"
 
 #include <dirent.h>
@@ -341,4 +341,49 @@ void tl_fs_safe_name(tl_buf *out, tl_str name) {
   }
   if (name.len == 0)
     tl_buf_putc(out, '_');
+}
+
+int tl_fs_append_file(FILE *out, const char *path, size_t skip) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  int result = 1;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    result = -1;
+  else if ((size_t)st.st_size <= skip)
+    result = 0;
+  else if (fflush(out) != 0)
+    result = -2;
+  loff_t at = (loff_t)skip;
+  /* The kernel's copy, until it says it cannot (another file system, an
+   * old kernel: nothing copied yet), then the rest through a buffer. */
+  while (result == 1) {
+    ssize_t n = copy_file_range(fd, &at, fileno(out), NULL,
+                                (size_t)st.st_size - (size_t)at, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    if (at >= st.st_size)
+      result = 2;
+  }
+  if (result == 1) {
+    char chunk[65536];
+    ssize_t n;
+    while ((n = pread(fd, chunk, sizeof chunk, at)) > 0 ||
+           (n < 0 && errno == EINTR)) {
+      if (n < 0)
+        continue;
+      at += n;
+      if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n) {
+        result = -2;
+        break;
+      }
+    }
+    if (result == 1)
+      result = n == 0 ? 2 : -2;
+  }
+  close(fd);
+  return result == 2 ? 1 : result;
 }

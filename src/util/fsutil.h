@@ -77,4 +77,11 @@ size_t tl_fs_count_files(const char *dir);
  * become '_'; a leading '.' too), so it can never leave its folder. */
 void tl_fs_safe_name(tl_buf *out, tl_str name);
 
+/* Appends the regular file at `path`, from byte `skip` on, to `out`
+ * (flushed first): copied by the kernel where it can (copy_file_range),
+ * else through a buffer. 1 when appended, 0 when the file holds no more than
+ * `skip` bytes (nothing written, `out` not touched), -1 when it cannot be
+ * opened or is not a regular file, -2 when the copy failed (errno). */
+int tl_fs_append_file(FILE *out, const char *path, size_t skip);
+
 #endif

@@ -240,6 +240,51 @@ TEST(a_file_reader_reads_in_pieces_and_tells_a_file_that_shrank) {
   CHECK(tl_fs_remove_tree(dir, error, sizeof error));
 }
 
+TEST(a_whole_file_is_read_and_appended_to_a_stream_after_a_skip) {
+  char dir[] = "/tmp/tlparse-append-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char part[600], out_path[600], error[512] = "";
+  snprintf(part, sizeof part, "%s/part", dir);
+  snprintf(out_path, sizeof out_path, "%s/out", dir);
+  /* 100,000 bytes: more than one read's 64 KiB block. */
+  tl_buf text;
+  tl_buf_init(&text);
+  for (int i = 0; i < 100000; i++)
+    tl_buf_putc(&text, (char)('a' + i % 26));
+  CHECK(tl_fs_write_file(part, text.data, text.len, error, sizeof error));
+  tl_buf back;
+  tl_buf_init(&back);
+  tl_buf_puts(&back, "kept:");
+  CHECK(tl_fs_read_file(part, &back, error, sizeof error));
+  CHECK_INT_EQ(back.len, 5 + 100000);
+  CHECK(memcmp(back.data, "kept:", 5) == 0 &&
+        memcmp(back.data + 5, text.data, text.len) == 0);
+  CHECK(back.data[back.len] == '\0');
+  /* Appended after what the stream holds, from byte 1; then nothing from a
+   * skip at its end, -1 for a file that is not there. */
+  FILE *out = fopen(out_path, "wb");
+  CHECK(out != NULL);
+  fputs("[", out);
+  CHECK_INT_EQ(tl_fs_append_file(out, part, 1), 1);
+  CHECK_INT_EQ(tl_fs_append_file(out, part, 100000), 0);
+  CHECK_INT_EQ(tl_fs_append_file(out, "/nonexistent-folder/x", 0), -1);
+  fputs("]", out);
+  CHECK(fclose(out) == 0);
+  tl_buf got;
+  tl_buf_init(&got);
+  CHECK(tl_fs_read_file(out_path, &got, error, sizeof error));
+  CHECK_INT_EQ(got.len, 1 + 99999 + 1);
+  CHECK(got.data[0] == '[' && got.data[got.len - 1] == ']' &&
+        memcmp(got.data + 1, text.data + 1, 99999) == 0);
+  CHECK(!tl_fs_read_file("/nonexistent-folder/x", &got, error, sizeof error));
+  CHECK_STR_EQ(error,
+               "cannot read /nonexistent-folder/x: No such file or directory");
+  tl_buf_free(&text);
+  tl_buf_free(&back);
+  tl_buf_free(&got);
+  CHECK(tl_fs_remove_tree(dir, error, sizeof error));
+}
+
 static const char *repaired(const char *text, size_t len, size_t *count) {
   static char result[64];
   tl_buf out;
@@ -340,6 +385,7 @@ int main(void) {
   RUN(a_draining_buffer_hands_on_every_byte_in_order_and_stays_bounded);
   RUN(a_file_writer_keeps_its_first_error_and_skips_the_rest);
   RUN(a_file_reader_reads_in_pieces_and_tells_a_file_that_shrank);
+  RUN(a_whole_file_is_read_and_appended_to_a_stream_after_a_skip);
   RUN(invalid_utf8_is_replaced_by_one_fffd_per_maximal_subpart);
   RUN(buf_printf_grows_past_its_capacity);
   RUN(arena_serves_large_and_small_allocations);
