@@ -394,11 +394,20 @@ static void run_jobs(view_job *jobs, size_t *order, size_t count, int threads) {
     pthread_join(tids[t], NULL);
 }
 
-/* The identity of a view's content: the md5s of its artifacts. */
-static void view_key(const view_job *job, char *key, size_t size) {
+/* The identity of a view's content: the md5s of its artifacts. An artifact
+ * whose md5 was not computed (payload lines kept after an entry without
+ * has_payload) has no identity to share, so its view gets a key of its own
+ * (`index`) and is analyzed, never copied from another. */
+static void view_key(const view_job *job, size_t index, char *key,
+                     size_t size) {
   const tl_view *v = job->view;
   const tl_artifact *parts[] = {v->pre,         v->post,     v->code,
                                 v->kernel_code, v->mappings, v->stack_traces};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    if (parts[i] && !parts[i]->md5[0]) {
+      snprintf(key, size, "#%zu", index);
+      return;
+    }
   size_t n = 0;
   key[n++] = job->aot ? 'a' : 'j';
   for (size_t i = 0; i < sizeof parts / sizeof *parts && n + 34 < size; i++) {
@@ -448,7 +457,7 @@ void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
     jobs[i].aot = views[i].code && views[i].code->role == TL_ROLE_AOT_WRAPPER;
     jobs[i].original = i;
     jobs[i].profile = profile;
-    view_key(&jobs[i], keys[i], sizeof keys[i]);
+    view_key(&jobs[i], i, keys[i], sizeof keys[i]);
     order[i] = i;
   }
   /* Sorting is not thread-safe through sort_keys, but this runs before any

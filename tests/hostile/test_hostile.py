@@ -594,6 +594,39 @@ class Big(Case):
         self.assertIn(b'class="frame">deep.py:%d in f</span>' % (n - 1), index)
 
 
+class ViewsWithoutMd5(Case):
+    """Views are analyzed once per distinct content, keyed by their
+    artifacts' md5s; payload lines kept after entries without has_payload
+    have no md5, so such views must each be analyzed, not copied from the
+    first (they once all got [0/0]'s lines)."""
+
+    def test_each_view_gets_its_own_lines(self):
+        def bare(kind, payload, frame):
+            ids = b'"frame_id": %d, "frame_compile_id": 0, "attempt": 0' % frame
+            return (PREFIX + b"{" + kind + b", " + ids + b"}\n" +
+                    b"".join(b"\t" + l + b"\n" for l in payload.split(b"\n")))
+        log = b""
+        for frame, pad in ((0, 0), (1, 5), (2, 9)):
+            code = (b"# AOT ID: ['0_inference']\n" + b"# pad\n" * pad +
+                    b"def call(args):\n    buf0 = empty_strided_cpu((4, ), "
+                    b"(1, ), torch.float32)\n    return (buf0, )")
+            log += bare(b'"inductor_output_code": {"filename": "/tmp/x%d.py"}'
+                        % frame, code, frame)
+        r, out = self.parse(self.write("bare.log", log), "-i")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        firsts = []
+        for frame in range(3):
+            view = json.loads(self.read(
+                out, "provenance_tracking_-_%d_0_0.json" % frame))
+            with open(os.path.join(out, view["artifacts"]["code"]), "rb") as f:
+                lines = f.read().split(b"\n")
+            firsts.append(view["entry"]["first"])
+            self.assertEqual(lines[view["entry"]["first"] - 1],
+                             b"def call(args):", frame)
+        # "def call" after 1 + pad lines of each code.
+        self.assertEqual(firsts, [2, 7, 11])
+
+
 class Mappings(Case):
     """Hostile node mappings: entries of the wrong type are skipped, listed
     in the view's JSON and reported with the place of the mapping artifact;
