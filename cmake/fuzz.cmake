@@ -74,7 +74,7 @@ if(BUILD_TESTING AND NOT TLPARSE_LIBFUZZER)
   # 2-core machine, up to 90 s at a load of 12 (a build and another suite
   # beside it), where the whole suite passed 600 s.
   set_tests_properties(hostile_output_folder PROPERTIES TIMEOUT 1800
-    ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_SANITIZED=$<BOOL:${TLPARSE_SANITIZE}>;TLPARSE_TSAN=$<BOOL:${TLPARSE_TSAN}>")
+    ENVIRONMENT "TLPARSE=$<TARGET_FILE:tlparse>;TLPARSE_WITH_PAGES=${with_pages};TLPARSE_SANITIZED=$<BOOL:${TLPARSE_SANITIZE}>;TLPARSE_TSAN=$<BOOL:${TLPARSE_TSAN}>")
   # Amplification: output and memory bounded by a multiple of the input.
   add_test(NAME hostile_amplification
     COMMAND ${Python3_EXECUTABLE} "${CMAKE_SOURCE_DIR}/tests/hostile/test_amplification.py")

@@ -141,6 +141,10 @@ static int run_one(const tl_report_request *cp) {
   tl_diag diag;
   tl_diag_init(&diag, input);
   diag.verbose = c.verbose;
+  /* A copy: publishing or abandoning the staging folder frees its name. */
+  char *staged = tl_xstrdup(staging);
+  diag.staged = staged;
+  diag.shown = c.out_dir;
 
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   tl_pipeline_options pipeline = {0};
@@ -161,8 +165,14 @@ static int run_one(const tl_report_request *cp) {
   tl_diag_print_summary(&diag);
   int exit_code = 0;
   if (!ok) {
+    /* The reason, unless the summary above printed it already (an output
+     * file that could not be written is also a diagnostic). */
+    char *reason = tl_diag_renamed(&diag, error);
+    const char *said = diag.examples[TL_DIAG_OUTPUT][0].message;
+    if (!said || strcmp(said, reason) != 0)
+      fprintf(stderr, "tlparse: %s\n", reason);
+    free(reason);
     tl_outdir_abandon(&outdir);
-    fprintf(stderr, "tlparse: %s\n", error);
     exit_code = 1;
   } else {
     printf("tlparse: wrote %s/index.html\n", c.out_dir);
@@ -193,6 +203,7 @@ static int run_one(const tl_report_request *cp) {
     open_report(&c);
   }
   tl_diag_free(&diag);
+  free(staged);
 #ifdef HAVE_tl_engine
   tl_ts_query_cache_free();
 #endif

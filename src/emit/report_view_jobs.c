@@ -43,6 +43,9 @@ typedef struct view_job {
   bool has_copies; /* keep `json` for the copies */
   tl_buf json;     /* the view's JSON without layout, kept for the copies */
   char error[512]; /* first problem, reported by the main thread */
+  /* The first of the view's own files (page, JSON) that could not be
+   * written: an output error, which fails the run as any other does. */
+  char write_error[512];
   /* Mapping entries of the wrong type: how many, and the first one. */
   size_t malformed;
   char malformed_example[256];
@@ -102,8 +105,8 @@ static void write_output(view_job *job, const char *suffix, const char *data,
   tl_buf_printf(&path, "%s/%s%s", job->out_dir, job->view->name, suffix);
   char error[512];
   if (!tl_fs_write_file(path.data, data, len, error, sizeof error) &&
-      !job->error[0])
-    snprintf(job->error, sizeof job->error, "%s", error);
+      !job->write_error[0])
+    snprintf(job->write_error, sizeof job->write_error, "%s", error);
   tl_buf_free(&path);
 }
 
@@ -153,8 +156,8 @@ static void write_page(view_job *job, const tl_provpage_view *view,
     if (tl_fs_writer_close(&file, error, sizeof error))
       error[0] = '\0';
   }
-  if (error[0] && !job->error[0])
-    snprintf(job->error, sizeof job->error, "%s", error);
+  if (error[0] && !job->write_error[0])
+    snprintf(job->write_error, sizeof job->write_error, "%s", error);
   tl_buf_free(&path);
 }
 #endif
@@ -484,6 +487,13 @@ void tl_report_write_views(tl_store *store, tl_view *views, size_t count,
     }
   run_jobs(jobs, order, copies, threads);
   for (size_t i = 0; i < count; i++) {
+    if (jobs[i].write_error[0]) {
+      tl_diag_add(diag, TL_DIAG_OUTPUT, 0, "%s", jobs[i].write_error);
+      if (!store->failed) {
+        store->failed = true;
+        snprintf(store->error, sizeof store->error, "%s", jobs[i].write_error);
+      }
+    }
     if (jobs[i].error[0])
       tl_diag_add(diag, TL_DIAG_PROVENANCE, 0, "%s: %s", views[i].name,
                   jobs[i].error);

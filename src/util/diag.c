@@ -91,6 +91,22 @@ const char *tl_diag_kind_title_one(tl_diag_kind kind) {
   return known(kind) ? KINDS[kind].title_one : "?";
 }
 
+char *tl_diag_renamed(const tl_diag *d, const char *text) {
+  tl_buf out;
+  tl_buf_init(&out);
+  size_t n = d->staged ? strlen(d->staged) : 0;
+  for (const char *at; n && (at = strstr(text, d->staged));) {
+    tl_buf_append(&out, text, (size_t)(at - text));
+    if (at[n] == '/')
+      tl_buf_puts(&out, d->shown);
+    else
+      tl_buf_append(&out, at, n);
+    text = at + n;
+  }
+  tl_buf_puts(&out, text);
+  return tl_buf_detach(&out);
+}
+
 void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
                  ...) {
   size_t n = d->counts[kind]++;
@@ -109,7 +125,9 @@ void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,
   for (char *c = small; *c; c++)
     if ((unsigned char)*c < 0x20 || *c == 0x7f)
       *c = '?';
-  tl_buf_puts(&msg, small);
+  char *renamed = tl_diag_renamed(d, small);
+  tl_buf_puts(&msg, renamed);
+  free(renamed);
   if (d->verbose) {
     if (line) {
       fputs("tlparse: ", stderr);

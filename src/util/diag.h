@@ -47,6 +47,10 @@ typedef struct tl_diag {
   size_t counts[TL_DIAG_KIND_COUNT];
   tl_diag_example examples[TL_DIAG_KIND_COUNT][TL_DIAG_EXAMPLES];
   bool verbose; /* print every diagnostic to stderr as it happens */
+  /* Messages name the paths under `staged/` as under `shown/`: the staging
+   * folder, gone once the run ends, as the output folder the user named.
+   * NULL for none. */
+  const char *staged, *shown;
 } tl_diag;
 
 void tl_diag_init(tl_diag *d, const char *file_name);
@@ -67,6 +71,9 @@ const char *tl_diag_kind_name(tl_diag_kind kind);
 const char *tl_diag_kind_title(tl_diag_kind kind);
 /* The same for one ("line that is not a glog line"). */
 const char *tl_diag_kind_title_one(tl_diag_kind kind);
+/* `text` (malloc'd) with each path under d->staged named under d->shown,
+ * as tl_diag_add stores its messages. */
+char *tl_diag_renamed(const tl_diag *d, const char *text);
 /* Prints one line per category with its count and first place to stderr. */
 void tl_diag_print_summary(const tl_diag *d);
 

@@ -8,8 +8,9 @@ planted link cannot redirect the report; SIGINT, SIGTERM and SIGHUP leave no
 staging folder behind and exit with 128+N; inputs that are not regular files
 are refused at once; every argument is checked before the trace is read.
 
-Environment: TLPARSE (the binary); TLPARSE_SANITIZED=1 or TLPARSE_TSAN=1
-skip the memory limit (the sanitizers' shadow memory).
+Environment: TLPARSE (the binary); TLPARSE_WITH_PAGES=1 when the provenance
+page is built in; TLPARSE_SANITIZED=1 or TLPARSE_TSAN=1 skip the memory
+limit (the sanitizers' shadow memory).
 """
 
 import glob
@@ -27,6 +28,7 @@ import unittest
 
 TLPARSE = os.environ.get("TLPARSE", "tlparse")
 ENV = dict(os.environ, CI="1")
+WITH_PAGES = os.environ.get("TLPARSE_WITH_PAGES") == "1"
 try:
     with open("/proc/sys/kernel/random/boot_id") as boot_file:
         BOOT_ID = boot_file.read().strip()
@@ -283,9 +285,41 @@ class Signals(Case):
                             self.out], env=ENV, capture_output=True,
                            text=True, preexec_fn=limit_file_size)
         self.assertEqual(r.returncode, 1)
-        self.assertRegex(r.stderr, r"^tlparse: cannot write %s\.tlparse-"
-                         r"[A-Za-z0-9]{6}/raw\.jsonl: File too large\n$"
-                         % re.escape(self.out))
+        # Named under the output folder the user gave, not the staging
+        # folder the run wrote into (gone by the time the line is read).
+        self.assertEqual(r.stderr, "tlparse: cannot write %s/raw.jsonl: "
+                         "File too large\n" % self.out)
+        self.assertEqual(self.staging_folders(), [])
+        self.assertFalse(os.path.exists(self.out))
+
+    @unittest.skipUnless(WITH_PAGES, "the provenance page is not built in")
+    def test_a_provenance_page_that_cannot_be_written_fails_the_run(self):
+        # Output code of 4,000 lines of 200 backslashes each: 0.8 MB in the
+        # log, raw.log, the .py and its page, but 1.6 MB in the provenance
+        # page, whose embedded JSON doubles each backslash. Under a 1.2 MB
+        # file-size limit only that page fails; the run must fail with it
+        # (it once exited 0 with an index linking the missing page).
+        line = 's = "' + "\\" * 200 + '"'
+        code = "\n".join(["# AOT ID: ['0_inference']"] + [line] * 4000 +
+                          ["def call(args):", "    return ()"])
+        log = os.path.join(self.tmp, "backslashes.log")
+        with open(log, "w") as f:
+            f.write('V0101 00:00:00.000000 1 a.py:1] {"inductor_output_code":'
+                    ' {"filename": "/tmp/big.py"}, "frame_id": 0, '
+                    '"frame_compile_id": 0, "attempt": 0, "has_payload": '
+                    '"%s"}\n' % hashlib.md5(code.encode()).hexdigest())
+            f.write("".join("\t%s\n" % l for l in code.split("\n")))
+
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1200000, 1200000))
+        r = subprocess.run([TLPARSE, log, "-i", "--no-browser", "-o",
+                            self.out], env=ENV, capture_output=True,
+                           text=True, preexec_fn=limit_file_size)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: %s: cannot write %s/provenance_"
+                         "tracking_-_0_0_0.html: File too large (1 output "
+                         "file not written)\n" % (log, self.out))
         self.assertEqual(self.staging_folders(), [])
         self.assertFalse(os.path.exists(self.out))
 
