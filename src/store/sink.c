@@ -3,7 +3,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "store/sink.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +104,7 @@ struct tl_sink {
   char *raw_log_blocks[RAW_LOG_BLOCKS_KEPT];
   size_t raw_log_block_sizes[RAW_LOG_BLOCKS_KEPT];
   size_t raw_log_block_count;
+  bool raw_log_failed; /* reported; nothing more is written to it */
 };
 
 static void step_free(step *s) {
@@ -123,6 +126,19 @@ static void note_write_error(tl_sink *sink, const char *error) {
     sink->failed = true;
     snprintf(sink->error, sizeof sink->error, "%s", error);
   }
+}
+
+/* Appends to raw.log; the first write that fails is reported with its
+ * reason (a full disk, a file-size limit) and ends the file's writes. */
+static void write_raw_log(tl_sink *sink, const char *data, size_t len) {
+  if (sink->raw_log_failed || fwrite(data, 1, len, sink->raw_log) == len)
+    return;
+  int why = errno;
+  sink->raw_log_failed = true;
+  char error[512];
+  snprintf(error, sizeof error, "cannot write %s/raw.log: %s", sink->out_dir,
+           strerror(why ? why : EIO));
+  note_write_error(sink, error);
 }
 
 static void write_file(tl_sink *sink, const char *relative_path,
@@ -282,7 +298,7 @@ static step *run_step(tl_sink *sink, step *s) {
     break;
   case STEP_RAW_LOG:
     if (sink->raw_log)
-      fwrite(s->data, 1, s->len, sink->raw_log);
+      write_raw_log(sink, s->data, s->len);
     break;
   case STEP_CHROMIUM:
     write_chromium_event(sink, s->chromium);
@@ -430,6 +446,8 @@ tl_sink *tl_sink_start(const char *out_dir, FILE *raw_jsonl, FILE *raw_log,
     return sink;
   tl_diag_init(&sink->own_diag, diag->file_name);
   sink->own_diag.verbose = diag->verbose;
+  sink->own_diag.staged = diag->staged;
+  sink->own_diag.shown = diag->shown;
   sink->diag = &sink->own_diag;
   pthread_mutex_init(&sink->lock, NULL);
   pthread_cond_init(&sink->changed, NULL);
@@ -588,7 +606,7 @@ void tl_sink_raw_log(tl_sink *sink, const char *data, size_t len) {
   if (!sink->raw_log || !len)
     return;
   if (!sink->background) { /* run_step's STEP_RAW_LOG, at once: no copy */
-    fwrite(data, 1, len, sink->raw_log);
+    write_raw_log(sink, data, len);
     return;
   }
   step *s = new_step(STEP_RAW_LOG, NULL);

@@ -757,8 +757,8 @@ static void close_stream(tl_store *store, FILE **stream, const char *name) {
   int why = errno;
   if ((earlier || !closed) && !store->failed) {
     store->failed = true;
-    snprintf(store->error, sizeof store->error, "cannot write %s: %s", name,
-             closed ? "a write failed" : strerror(why));
+    snprintf(store->error, sizeof store->error, "cannot write %s/%s: %s",
+             store->out_dir, name, closed ? "a write failed" : strerror(why));
   }
   *stream = NULL;
 }

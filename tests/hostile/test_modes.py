@@ -455,17 +455,17 @@ class MultiRank(Temp):
             preexec_fn=limit_file_size, timeout=120)
 
     def test_a_rank_that_cannot_write_is_left_out_not_published_partial(self):
-        """Rank 1's graph (3 MB) cannot be written under a 2 MB file-size
-        limit: its child fails, its partial folder is removed, the landing
-        page lists it as failed without a link, the other ranks are
-        published, exit 1."""
+        """Rank 1's log and graph (3 MB each) cannot be written under a 2 MB
+        file-size limit: its child fails at its copy of the log (raw.log,
+        written as the log is read), its partial folder is removed, the
+        landing page lists it as failed without a link, the other ranks
+        are published, exit 1."""
         for k in range(3):
             write_rank_log(self.logs, RANK % k, entry(
                 {"dynamo_output_graph": {}}, "x" * 3000000 if k == 1 else "g"))
         r = self.multi_with_file_size_limit(2000000)
         self.assertEqual(r.returncode, 1, r.stderr)
-        why = ("its parse failed: cannot write rank_1/-_0_0_0/"
-               "dynamo_output_graph_0.txt: File too large")
+        why = "its parse failed: cannot write rank_1/raw.log: File too large"
         err = r.stderr.splitlines()
         self.assertEqual(err[0], "tlparse: %s: rank 1: %s; its partial "
                          "report is left out"

@@ -269,8 +269,9 @@ class Signals(Case):
     def test_a_write_error_names_the_file_and_its_reason(self):
         # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG
         # instead of killing): one line, exit 1, nothing left behind. The
-        # log's 20,000 tensor descriptions make a 4 MB raw.jsonl and no
-        # other file (the big log's 30,000 files took 90 s under load).
+        # log's 20,000 tensor descriptions make a 3.4 MB raw.log, a 4 MB
+        # raw.jsonl and no other file (the big log's 30,000 files took 90 s
+        # under load).
         log = os.path.join(self.tmp, "descriptions.log")
         line = ('V0101 00:00:00.000000 1 a.py:1] {"describe_tensor": '
                 '{"id": %d, "ndim": 1, "dtype": "torch.float32", "size": '
@@ -285,10 +286,38 @@ class Signals(Case):
                             self.out], env=ENV, capture_output=True,
                            text=True, preexec_fn=limit_file_size)
         self.assertEqual(r.returncode, 1)
-        # Named under the output folder the user gave, not the staging
+        # raw.log (3.4 MB, a copy of the log) is past the limit first;
+        # named under the output folder the user gave, not the staging
         # folder the run wrote into (gone by the time the line is read).
-        self.assertEqual(r.stderr, "tlparse: cannot write %s/raw.jsonl: "
-                         "File too large\n" % self.out)
+        self.assertEqual(r.stderr, "tlparse: %s: cannot write %s/raw.log: "
+                         "File too large (1 output file not written)\n"
+                         % (log, self.out))
+        self.assertEqual(self.staging_folders(), [])
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_raw_log_past_the_limit_names_itself_and_its_reason(self):
+        # A million one-byte payload lines: 2 MB in the artifact's file, 3
+        # MB in raw.log (each line gets its tab back). Under a 2.5 MB limit
+        # only raw.log fails; once, with its reason, where it said "a write
+        # failed" and went on writing.
+        payload = "\n".join(["a"] * 1000000)
+        log = os.path.join(self.tmp, "lines.log")
+        with open(log, "w") as f:
+            f.write('V0101 00:00:00.000000 1 a.py:1] {"artifact": {"name": '
+                    '"x", "encoding": "string"}, "frame_id": 0, '
+                    '"frame_compile_id": 0, "attempt": 0, "has_payload": '
+                    '"%s"}\n' % hashlib.md5(payload.encode()).hexdigest())
+            f.write("".join("\t%s\n" % l for l in payload.split("\n")))
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2500000, 2500000))
+        r = subprocess.run([TLPARSE, log, "--no-browser", "-o", self.out],
+                           env=ENV, capture_output=True, text=True,
+                           preexec_fn=limit_file_size)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "tlparse: %s: cannot write %s/raw.log: "
+                         "File too large (1 output file not written)\n"
+                         % (log, self.out))
         self.assertEqual(self.staging_folders(), [])
         self.assertFalse(os.path.exists(self.out))
 
