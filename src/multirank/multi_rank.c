@@ -461,8 +461,13 @@ static void run_all(const tl_multi_rank_options *o, rank_list *ranks,
     }
     for (size_t i = 0; i < running; i++)
       fds[i] = (struct pollfd){slots[i].fd, POLLIN, 0};
-    if (running && poll(fds, running, -1) < 0 && errno != EINTR)
-      break;
+    if (running && poll(fds, running, -1) < 0 && errno != EINTR) {
+      /* poll itself failed (out of memory): read each child's pipe in
+       * turn, blocking until it writes or ends, so that no child is left
+       * running or unreaped and every rank is still reported. */
+      for (size_t i = 0; i < running; i++)
+        fds[i].revents = POLLIN;
+    }
     for (size_t i = 0; i < running; i++) {
       if (!fds[i].revents)
         continue;
