@@ -49,9 +49,35 @@ typedef struct tl_compile_file_text {
   bool ok; /* false: no such artifact, or it could not be read */
 } tl_compile_file_text;
 
-/* Reads artifact `a` (may be NULL) as written under `out_dir`; the caller
- * frees t->text. */
-void tl_compile_file_read(const char *out_dir, const tl_artifact *a,
+/* Reads a compile's files from the output folder, each once while it stays
+ * among the most recently read: one recompile diff reads a graph for its
+ * nodes and again for its kernels, and the next diff of the frame reads
+ * the later compile's files again as its earlier side. At most
+ * TL_COMPILE_READER_TEXTS texts and TL_COMPILE_READER_BYTES bytes are kept
+ * (the least recently read go first; a text over a quarter of those bytes
+ * is not kept). */
+enum {
+  TL_COMPILE_READER_TEXTS = 32,
+  TL_COMPILE_READER_BYTES = 32 << 20,
+};
+typedef struct tl_compile_reader_text {
+  const char *text_path; /* the artifact's, as the key */
+  tl_buf text;
+  unsigned long long last_read;
+} tl_compile_reader_text;
+typedef struct tl_compile_reader {
+  const char *out_dir;
+  tl_compile_reader_text texts[TL_COMPILE_READER_TEXTS];
+  size_t count, bytes;
+  unsigned long long reads;
+} tl_compile_reader;
+
+void tl_compile_reader_init(tl_compile_reader *r, const char *out_dir);
+void tl_compile_reader_free(tl_compile_reader *r);
+
+/* Reads artifact `a` (may be NULL) as written under r->out_dir, or copies
+ * it from the texts `r` kept; the caller frees t->text. */
+void tl_compile_file_read(tl_compile_reader *r, const tl_artifact *a,
                           tl_compile_file_text *t);
 
 #endif

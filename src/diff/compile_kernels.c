@@ -159,7 +159,7 @@ static void from_definitions(tl_compile_kernels *out, bool aot,
   }
 }
 
-void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
+void tl_compile_kernels_read(tl_compile_reader *files, const tl_artifact *post,
                              const tl_artifact *code,
                              const tl_artifact *kernel_code,
                              const tl_artifact *mappings,
@@ -169,10 +169,10 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
   memset(out, 0, sizeof *out);
   tl_arena_init(&out->arena);
   tl_compile_file_text tpost, tcode, tkernels, tmap;
-  tl_compile_file_read(out_dir, post, &tpost);
-  tl_compile_file_read(out_dir, code, &tcode);
-  tl_compile_file_read(out_dir, kernel_code, &tkernels);
-  tl_compile_file_read(out_dir, mappings, &tmap);
+  tl_compile_file_read(files, post, &tpost);
+  tl_compile_file_read(files, code, &tcode);
+  tl_compile_file_read(files, kernel_code, &tkernels);
+  tl_compile_file_read(files, mappings, &tmap);
   out->available = tcode.ok || tmap.ok;
   bool aot = code && code->role == TL_ROLE_AOT_WRAPPER;
   code_texts t = {text_or_null(&tcode), text_or_null(&tkernels), {0}, {0}};
@@ -193,7 +193,7 @@ void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
     in.cache = cache;
     cJSON *view = tl_provenance_build(&in);
     tl_compile_file_text tother;
-    tl_compile_file_read(out_dir, other_mappings, &tother);
+    tl_compile_file_read(files, other_mappings, &tother);
     cJSON *other =
         tother.ok ? cJSON_ParseWithLength(tother.text.data, tother.text.len)
                   : NULL;

@@ -12,6 +12,7 @@
 #define TL_COMPILE_KERNELS_H
 
 #include "analyze/analysis_cache.h"
+#include "diff/compile_files.h"
 #include "diff/kernel_diff.h"
 #include "store/store.h"
 
@@ -30,12 +31,12 @@ typedef struct tl_compile_kernels {
 
 /* Reads the kernels of one compilation: its post-grad graph, output code
  * (inductor_output_code or the AOT wrapper), AOT kernel code and node
- * mappings, any of them NULL, from files under `out_dir`; the keys of
+ * mappings, any of them NULL, read through `files`; the keys of
  * `other_mappings` (NULL: none) are another compilation's kernels and are
  * left out. The code and graph analyses come from `cache` when a text was
  * analyzed before (the run's provenance views, the other recompile diffs;
  * NULL: none) and go into it. */
-void tl_compile_kernels_read(const char *out_dir, const tl_artifact *post,
+void tl_compile_kernels_read(tl_compile_reader *files, const tl_artifact *post,
                              const tl_artifact *code,
                              const tl_artifact *kernel_code,
                              const tl_artifact *mappings,

@@ -229,15 +229,16 @@ static cJSON *kernel_row_json(const tl_kernel_row *r,
   return row;
 }
 
-cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
+cJSON *tl_recompile_kernels_json(tl_compile_reader *files,
+                                 const tl_compile_files *a,
                                  const tl_compile_files *b,
                                  const tl_fx_diff *post,
                                  tl_analysis_cache *cache) {
   cJSON *o = cJSON_CreateObject();
   tl_compile_kernels ka, kb;
-  tl_compile_kernels_read(out_dir, a->post_grad, a->code, a->kernel_code,
+  tl_compile_kernels_read(files, a->post_grad, a->code, a->kernel_code,
                           a->mappings, a->other_mappings, cache, &ka);
-  tl_compile_kernels_read(out_dir, b->post_grad, b->code, b->kernel_code,
+  tl_compile_kernels_read(files, b->post_grad, b->code, b->kernel_code,
                           b->mappings, b->other_mappings, cache, &kb);
   cJSON_AddBoolToObject(o, "available", ka.available && kb.available);
   cJSON *by = cJSON_AddObjectToObject(o, "matched_by");

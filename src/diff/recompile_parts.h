@@ -12,11 +12,12 @@
 #include "diff/compile_files.h"
 #include "diff/fx_diff.h"
 
-/* The "kernels" object: each compile's kernels read from `out_dir`
+/* The "kernels" object: each compile's kernels read through `files`
  * (compile_kernels.h, its analyses through `cache`, or NULL) and matched
  * (kernel_diff.h), `post` carrying the earlier compile's post-grad node
  * names to the later's (NULL: by name). */
-cJSON *tl_recompile_kernels_json(const char *out_dir, const tl_compile_files *a,
+cJSON *tl_recompile_kernels_json(tl_compile_reader *files,
+                                 const tl_compile_files *a,
                                  const tl_compile_files *b,
                                  const tl_fx_diff *post,
                                  tl_analysis_cache *cache);

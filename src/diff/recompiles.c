@@ -239,11 +239,11 @@ static void add_opt_str(cJSON *o, const char *key, tl_str s) {
     tl_json_add_str(o, key, s);
 }
 
-cJSON *tl_recompile_reasons_json(const char *out_dir,
+cJSON *tl_recompile_reasons_json(tl_compile_reader *files,
                                  const tl_compile_files *b) {
   cJSON *list = cJSON_CreateArray();
   tl_compile_file_text t;
-  tl_compile_file_read(out_dir, b->reasons, &t);
+  tl_compile_file_read(files, b->reasons, &t);
   tl_recompile_reasons reasons = {0};
   /* A JSON array of lines (several earlier compiles failed), or the lines. */
   tl_buf lines;
@@ -292,12 +292,12 @@ static const char *guard_change_name(tl_guard_change c) {
                                : "changed";
 }
 
-static cJSON *guards_json(const char *out_dir, const tl_compile_files *a,
+static cJSON *guards_json(tl_compile_reader *files, const tl_compile_files *a,
                           const tl_compile_files *b) {
   cJSON *o = cJSON_CreateObject();
   tl_compile_file_text ta, tb;
-  tl_compile_file_read(out_dir, a->guards, &ta);
-  tl_compile_file_read(out_dir, b->guards, &tb);
+  tl_compile_file_read(files, a->guards, &ta);
+  tl_compile_file_read(files, b->guards, &tb);
   cJSON_AddBoolToObject(o, "available", ta.ok && tb.ok);
   tl_guards ga = {0}, gb = {0};
   tl_guards_read(tl_buf_str(&ta.text), &ga);
@@ -382,7 +382,7 @@ static void graph_work_free(graph_work *w) {
   tl_buf_free(&w->tb.text);
 }
 
-static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
+static cJSON *graph_json(tl_compile_reader *files, const tl_artifact *a,
                          const tl_artifact *b, tl_analysis_cache *cache,
                          graph_work *w) {
   cJSON *o = cJSON_CreateObject();
@@ -391,8 +391,8 @@ static cJSON *graph_json(const char *out_dir, const tl_artifact *a,
   cJSON_AddItemToObject(
       o, "after", b ? cJSON_CreateString(b->text_path) : cJSON_CreateNull());
   memset(w, 0, sizeof *w);
-  tl_compile_file_read(out_dir, a, &w->ta);
-  tl_compile_file_read(out_dir, b, &w->tb);
+  tl_compile_file_read(files, a, &w->ta);
+  tl_compile_file_read(files, b, &w->tb);
   if (!w->ta.ok || !w->tb.ok) {
     cJSON_AddBoolToObject(o, "available", false);
     return o;
@@ -447,48 +447,58 @@ static cJSON *compile_json(const tl_compile_files *c) {
   return o;
 }
 
-cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
-                         const tl_compile_files *b, tl_analysis_cache *cache) {
+cJSON *tl_recompile_diff_files(tl_compile_reader *files,
+                               const tl_compile_files *a,
+                               const tl_compile_files *b,
+                               tl_analysis_cache *cache) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "schema", 1);
   cJSON_AddNumberToObject(o, "frame", (double)b->frame);
   cJSON_AddItemToObject(o, "before", compile_json(a));
   cJSON_AddItemToObject(o, "after", compile_json(b));
   cJSON *summary = cJSON_AddObjectToObject(o, "summary");
-  cJSON_AddItemToObject(o, "reasons", tl_recompile_reasons_json(out_dir, b));
-  cJSON_AddItemToObject(o, "guards", guards_json(out_dir, a, b));
+  cJSON_AddItemToObject(o, "reasons", tl_recompile_reasons_json(files, b));
+  cJSON_AddItemToObject(o, "guards", guards_json(files, a, b));
   cJSON *graphs = cJSON_AddObjectToObject(o, "graphs");
   graph_work w;
   cJSON_AddItemToObject(
       graphs, "dynamo",
-      graph_json(out_dir, a->dynamo_graph, b->dynamo_graph, cache, &w));
+      graph_json(files, a->dynamo_graph, b->dynamo_graph, cache, &w));
   graph_work_free(&w);
-  cJSON_AddItemToObject(
-      graphs, "pre_grad",
-      graph_json(out_dir, a->pre_grad, b->pre_grad, cache, &w));
+  cJSON_AddItemToObject(graphs, "pre_grad",
+                        graph_json(files, a->pre_grad, b->pre_grad, cache, &w));
   graph_work_free(&w);
   cJSON_AddItemToObject(
       graphs, "post_grad",
-      graph_json(out_dir, a->post_grad, b->post_grad, cache, &w));
+      graph_json(files, a->post_grad, b->post_grad, cache, &w));
   cJSON_AddItemToObject(
       o, "kernels",
-      tl_recompile_kernels_json(out_dir, a, b, w.ok ? &w.d : NULL, cache));
+      tl_recompile_kernels_json(files, a, b, w.ok ? &w.d : NULL, cache));
   graph_work_free(&w);
   /* A training compile's backward, compared as the forward is. */
   cJSON_AddItemToObject(
       graphs, "backward",
-      graph_json(out_dir, a->aot_backward, b->aot_backward, cache, &w));
+      graph_json(files, a->aot_backward, b->aot_backward, cache, &w));
   graph_work_free(&w);
   cJSON_AddItemToObject(
       graphs, "backward_post_grad",
-      graph_json(out_dir, a->bw_post_grad, b->bw_post_grad, cache, &w));
+      graph_json(files, a->bw_post_grad, b->bw_post_grad, cache, &w));
   tl_compile_files bw_a = tl_compile_files_backward(a),
                    bw_b = tl_compile_files_backward(b);
   cJSON_AddItemToObject(o, "backward_kernels",
-                        tl_recompile_kernels_json(out_dir, &bw_a, &bw_b,
+                        tl_recompile_kernels_json(files, &bw_a, &bw_b,
                                                   w.ok ? &w.d : NULL, cache));
   graph_work_free(&w);
   cJSON_AddItemToObject(o, "metrics", tl_recompile_metrics_json(a, b));
   tl_recompile_summarize(o, summary);
   return o;
+}
+
+cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
+                         const tl_compile_files *b, tl_analysis_cache *cache) {
+  tl_compile_reader files;
+  tl_compile_reader_init(&files, out_dir);
+  cJSON *diff = tl_recompile_diff_files(&files, a, b, cache);
+  tl_compile_reader_free(&files);
+  return diff;
 }

@@ -37,14 +37,21 @@ void tl_recompiles_free(tl_recompiles *r);
 void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
                        char *out, size_t size);
 
-/* The reasons of compile `b` (from its recompile_reasons file), each
+/* The reasons of compile `b` (from its recompile_reasons file, read
+ * through `files`), each
  * {"earlier", "kind", "text", "words", ...}; an empty array when none. */
-cJSON *tl_recompile_reasons_json(const char *out_dir,
+cJSON *tl_recompile_reasons_json(tl_compile_reader *files,
                                  const tl_compile_files *b);
 
 /* The whole comparison of `a` and `b` (files read from `out_dir`; the
  * code analyses through `cache`, or NULL: see compile_kernels.h). */
 cJSON *tl_recompile_diff(const char *out_dir, const tl_compile_files *a,
                          const tl_compile_files *b, tl_analysis_cache *cache);
+/* The same, its files read through `files`, which keeps them for the next
+ * comparison (a frame's compiles compared in turn read each twice). */
+cJSON *tl_recompile_diff_files(tl_compile_reader *files,
+                               const tl_compile_files *a,
+                               const tl_compile_files *b,
+                               tl_analysis_cache *cache);
 
 #endif

@@ -592,6 +592,8 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
     tl_recompiles_free(&r);
     return;
   }
+  tl_compile_reader files;
+  tl_compile_reader_init(&files, store->out_dir);
   tl_buf_puts(section,
               "<section id=\"recompiles\">\n<h2>Recompiles</h2>\n<p>Frames "
               "compiled more than once: each later compile, why Dynamo "
@@ -613,7 +615,7 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
       const tl_compile_files *b = &r.compiles.items[fr->first + k];
       char stem[256];
       tl_recompile_stem(a, b, stem, sizeof stem);
-      cJSON *diff = tl_recompile_diff(store->out_dir, a, b, cache);
+      cJSON *diff = tl_recompile_diff_files(&files, a, b, cache);
       write_json(store, diff, stem);
       write_page(store, a, b, diff, stem, view_page, ctx);
       tl_buf_puts(section, "<li>");
@@ -659,6 +661,7 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
     tl_buf_puts(section, "</ul></li>\n");
   }
   tl_buf_puts(section, "</ul>\n</section>\n");
+  tl_compile_reader_free(&files);
   tl_recompiles_free(&r);
 }
 #else

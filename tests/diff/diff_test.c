@@ -1,15 +1,19 @@
 /* diff_test.c: the recompile diffs' readers on texts written here in the
  * shapes torch logs them (torch/_dynamo/guards.py: get_guard_fail_reason
  * for the reasons, the GuardManager debug string for the guards, and
- * print_readable for the graphs). */
+ * print_readable for the graphs), and the reader of a compile's files. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "diff/compile_files.h"
 #include "diff/fx_diff.h"
 #include "diff/guards.h"
 #include "diff/kernel_diff.h"
 #include "diff/recompile_reasons.h"
 #include "diff/shape_words.h"
+#include "util/fsutil.h"
 
 static char *cstr(tl_str s) {
   static char buf[8][512];
@@ -631,6 +635,54 @@ TEST(a_tensor_guard_change_is_said_per_dimension) {
                "(none)");
 }
 
+/* Writes `text` as `name` under `dir`. */
+static void put_file(const char *dir, const char *name, const char *text) {
+  char path[512], error[256];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  CHECK(tl_fs_write_file(path, text, strlen(text), error, sizeof error));
+}
+
+static char *read_back(tl_compile_reader *r, const char *name) {
+  static char out[64];
+  tl_artifact a = {0};
+  a.text_path = (char *)name;
+  tl_compile_file_text t;
+  tl_compile_file_read(r, &a, &t);
+  snprintf(out, sizeof out, "%s", t.ok ? t.text.data : "(not read)");
+  tl_buf_free(&t.text);
+  return out;
+}
+
+TEST(a_compile_file_is_read_once_while_it_is_among_the_last_read) {
+  char dir[] = "/tmp/tl-compile-reader-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  tl_compile_reader r;
+  tl_compile_reader_init(&r, dir);
+  put_file(dir, "graph.txt", "before");
+  CHECK_STR_EQ(read_back(&r, "graph.txt"), "before");
+  /* Rewritten on disk: the kept text is what the second read gives. */
+  put_file(dir, "graph.txt", "after");
+  CHECK_STR_EQ(read_back(&r, "graph.txt"), "before");
+  CHECK_INT_EQ(r.count, 1);
+  CHECK_INT_EQ(r.bytes, 6);
+  /* As many other files as are kept push it out: it is read again. */
+  char names[TL_COMPILE_READER_TEXTS][32];
+  for (int i = 0; i < TL_COMPILE_READER_TEXTS; i++) {
+    snprintf(names[i], sizeof names[i], "code_%d.py", i);
+    put_file(dir, names[i], "x");
+    CHECK_STR_EQ(read_back(&r, names[i]), "x");
+  }
+  CHECK_INT_EQ(r.count, TL_COMPILE_READER_TEXTS);
+  CHECK_INT_EQ(r.bytes, TL_COMPILE_READER_TEXTS);
+  CHECK_STR_EQ(read_back(&r, "graph.txt"), "after");
+  /* A missing file is not read, and nothing is kept for it. */
+  CHECK_STR_EQ(read_back(&r, "missing.txt"), "(not read)");
+  CHECK_INT_EQ(r.count, TL_COMPILE_READER_TEXTS);
+  tl_compile_reader_free(&r);
+  char error[256];
+  CHECK(tl_fs_remove_tree(dir, error, sizeof error));
+}
+
 int main(void) {
   RUN(a_tensor_size_check_is_read_and_said_in_words);
   RUN(every_kind_of_reason_and_each_line_of_a_compile);
@@ -648,5 +700,6 @@ int main(void) {
   RUN(an_entry_function_reads_renumbered_kernels_and_buffers_as_one);
   RUN(a_shape_change_is_said_per_dimension);
   RUN(a_tensor_guard_change_is_said_per_dimension);
+  RUN(a_compile_file_is_read_once_while_it_is_among_the_last_read);
   return check_summary();
 }
