@@ -295,25 +295,37 @@ class Signals(Case):
         self.assertEqual(self.staging_folders(), [])
         self.assertFalse(os.path.exists(self.out))
 
+    def one_entry_log(self, name, kind, payload):
+        """A log of one entry `{kind..., ids, has_payload}` and `payload`."""
+        log = os.path.join(self.tmp, name)
+        with open(log, "w") as f:
+            f.write('V0101 00:00:00.000000 1 a.py:1] {%s, "frame_id": 0, '
+                    '"frame_compile_id": 0, "attempt": 0, "has_payload": '
+                    '"%s"}\n' % (kind, hashlib.md5(payload.encode())
+                                 .hexdigest()))
+            f.write("".join("\t%s\n" % l for l in payload.split("\n")))
+        return log
+
+    def run_with_file_size_limit(self, args, limit):
+        """tlparse ARGS -o OUT under a file-size limit, SIGXFSZ ignored (a
+        write past it fails with EFBIG instead of killing)."""
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        return subprocess.run([TLPARSE] + args + ["--no-browser", "-o",
+                                                  self.out],
+                              env=ENV, capture_output=True, text=True,
+                              preexec_fn=limit_file_size)
+
     def test_raw_log_past_the_limit_names_itself_and_its_reason(self):
         # A million one-byte payload lines: 2 MB in the artifact's file, 3
         # MB in raw.log (each line gets its tab back). Under a 2.5 MB limit
         # only raw.log fails; once, with its reason, where it said "a write
         # failed" and went on writing.
-        payload = "\n".join(["a"] * 1000000)
-        log = os.path.join(self.tmp, "lines.log")
-        with open(log, "w") as f:
-            f.write('V0101 00:00:00.000000 1 a.py:1] {"artifact": {"name": '
-                    '"x", "encoding": "string"}, "frame_id": 0, '
-                    '"frame_compile_id": 0, "attempt": 0, "has_payload": '
-                    '"%s"}\n' % hashlib.md5(payload.encode()).hexdigest())
-            f.write("".join("\t%s\n" % l for l in payload.split("\n")))
-        def limit_file_size():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (2500000, 2500000))
-        r = subprocess.run([TLPARSE, log, "--no-browser", "-o", self.out],
-                           env=ENV, capture_output=True, text=True,
-                           preexec_fn=limit_file_size)
+        log = self.one_entry_log(
+            "lines.log", '"artifact": {"name": "x", "encoding": "string"}',
+            "\n".join(["a"] * 1000000))
+        r = self.run_with_file_size_limit([log], 2500000)
         self.assertEqual(r.returncode, 1)
         self.assertEqual(r.stderr, "tlparse: %s: cannot write %s/raw.log: "
                          "File too large (1 output file not written)\n"
@@ -329,22 +341,12 @@ class Signals(Case):
         # file-size limit only that page fails; the run must fail with it
         # (it once exited 0 with an index linking the missing page).
         line = 's = "' + "\\" * 200 + '"'
-        code = "\n".join(["# AOT ID: ['0_inference']"] + [line] * 4000 +
-                          ["def call(args):", "    return ()"])
-        log = os.path.join(self.tmp, "backslashes.log")
-        with open(log, "w") as f:
-            f.write('V0101 00:00:00.000000 1 a.py:1] {"inductor_output_code":'
-                    ' {"filename": "/tmp/big.py"}, "frame_id": 0, '
-                    '"frame_compile_id": 0, "attempt": 0, "has_payload": '
-                    '"%s"}\n' % hashlib.md5(code.encode()).hexdigest())
-            f.write("".join("\t%s\n" % l for l in code.split("\n")))
-
-        def limit_file_size():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (1200000, 1200000))
-        r = subprocess.run([TLPARSE, log, "-i", "--no-browser", "-o",
-                            self.out], env=ENV, capture_output=True,
-                           text=True, preexec_fn=limit_file_size)
+        log = self.one_entry_log(
+            "backslashes.log",
+            '"inductor_output_code": {"filename": "/tmp/big.py"}',
+            "\n".join(["# AOT ID: ['0_inference']"] + [line] * 4000 +
+                      ["def call(args):", "    return ()"]))
+        r = self.run_with_file_size_limit([log, "-i"], 1200000)
         self.assertEqual(r.returncode, 1)
         self.assertEqual(r.stderr, "tlparse: %s: cannot write %s/provenance_"
                          "tracking_-_0_0_0.html: File too large (1 output "
