@@ -311,10 +311,13 @@ int tl_run_command(const tl_run_request *r) {
   size_t ranks = tl_multi_rank_count_logs(trace_dir);
   size_t files = tl_fs_count_files(trace_dir);
   if (files == 0) {
+    /* A folder this run made and nothing was written to goes again, so that
+     * failed runs leave no empty folders behind (rmdir: only if empty). */
+    bool removed = made && rmdir(trace_dir) == 0;
     fprintf(stderr,
             "tlparse: run: %s wrote no trace log to %s (did it run "
-            "torch.compile or torch.export?); no report written\n",
-            r->argv[0], trace_dir);
+            "torch.compile or torch.export?); no report written%s\n",
+            r->argv[0], trace_dir, removed ? ", the empty folder removed" : "");
     free(trace_dir);
     return failed ? failed : 1;
   }

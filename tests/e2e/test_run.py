@@ -418,15 +418,26 @@ class Run(unittest.TestCase):
             "new or empty one, so the report reads this run's logs only\n"))
         self.assertFalse(os.path.exists(marker))
         self.assertFalse(os.path.exists(os.path.join(self.dir, "o2")))
-        # A child that logs nothing: its status, and no report.
+        # A child that logs nothing: its status, no report, and the trace
+        # folder the run made is removed again; one that was there (empty)
+        # is kept.
         r = run(["--no-browser", "-o", "o3", "--trace-dir", "t3", "--", "sh",
                  "-c", "exit 4"], self.dir, env=self.env)
         self.assertEqual(r.returncode, 4)
         self.assertTrue(r.stderr.endswith(
             "tlparse: run: sh wrote no trace log to %s (did it run "
-            "torch.compile or torch.export?); no report written\n"
+            "torch.compile or torch.export?); no report written, the empty "
+            "folder removed\n"
             % os.path.realpath(os.path.join(self.dir, "t3"))), r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "o3")))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "t3")))
+        os.mkdir(os.path.join(self.dir, "t4"))
+        r = run(["--no-browser", "-o", "o4", "--trace-dir", "t4", "--", "sh",
+                 "-c", "exit 4"], self.dir, env=self.env)
+        self.assertEqual(r.returncode, 4)
+        self.assertTrue(r.stderr.endswith(
+            "torch.compile or torch.export?); no report written\n"), r.stderr)
+        self.assertTrue(os.path.isdir(os.path.join(self.dir, "t4")))
 
 
 def kill_session(sid):
