@@ -20,8 +20,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$root"/examples/record/*.py "$work/"
 version=$(cd / && "$python" -c "import torch; print(torch.__version__)" 2>/dev/null)
+# TMPDIR too: Inductor's precompiled headers go under the temporary folder
+# whatever the cache folder, and would otherwise stay in /tmp.
 if ! (cd "$work" && TORCH_TRACE=trace TORCHINDUCTOR_CACHE_DIR="$work/cache" \
-      INDUCTOR_PROVENANCE=1 timeout 600 "$python" record_jit_cpu.py \
+      TMPDIR="$work" INDUCTOR_PROVENANCE=1 timeout 600 "$python" record_jit_cpu.py \
       >"$work/record.out" 2>&1); then
   echo "FAIL: recording with torch $version failed"; tail -20 "$work/record.out"; exit 1
 fi

@@ -201,8 +201,12 @@ class Run(unittest.TestCase):
         self.dir = self.tmp.name
         with open(os.path.join(self.dir, "model.py"), "w") as f:
             f.write(MODEL)
+        # TMPDIR too: what torch and torchrun make in the temporary folder
+        # (torchelastic_*, Inductor's precompiled headers) goes with the
+        # test's own folder instead of staying in /tmp.
         self.env = dict(os.environ, CI="1", RUN_TEST_MARK="kept",
-                        TORCHINDUCTOR_CACHE_DIR=os.path.join(self.dir, "c"))
+                        TORCHINDUCTOR_CACHE_DIR=os.path.join(self.dir, "c"),
+                        TMPDIR=self.dir)
         self.env.pop("TORCH_TRACE", None)
         self.env.pop("INDUCTOR_PROVENANCE", None)
 
