@@ -279,12 +279,7 @@ class Signals(Case):
         with open(log, "w") as f:
             f.write("".join(line % i for i in range(20000)))
 
-        def limit_file_size():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (2000000, 2000000))
-        r = subprocess.run([TLPARSE, log, "--no-browser", "-o",
-                            self.out], env=ENV, capture_output=True,
-                           text=True, preexec_fn=limit_file_size)
+        r = self.run_with_file_size_limit([log], 2000000)
         self.assertEqual(r.returncode, 1)
         # raw.log (3.4 MB, a copy of the log) is past the limit first;
         # named under the output folder the user gave, not the staging
