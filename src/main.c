@@ -21,6 +21,7 @@
 #include "command/diff_command.h"
 #include "command/report_command.h"
 #include "command/run_command.h"
+#include "run/outdir.h"
 #include "util/buf.h"
 
 static const char USAGE[] =
@@ -347,6 +348,7 @@ int main(int argc, char **argv) {
    * and stayed resident, fragmented, after they were freed. */
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+  tl_outdir_ignore_file_size_limit_signal();
   /* The subcommands: a first word that names one (a log of that name is
    * read as ./NAME). */
   if (argc > 1 && strcmp(argv[1], "diff") == 0) {

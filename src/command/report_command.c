@@ -35,6 +35,7 @@ static void open_browser(const char *index_path) {
     freopen("/dev/null", "r", stdin);
     freopen("/dev/null", "w", stdout);
     freopen("/dev/null", "w", stderr);
+    tl_outdir_restore_file_size_limit_signal();
     execlp("xdg-open", "xdg-open", index_path, (char *)NULL);
     _exit(127);
   }

@@ -134,6 +134,7 @@ static void exec_child(const tl_run_request *r, const char *trace_dir,
     (void)!write(report_fd, &err, sizeof err);
     _exit(127);
   }
+  tl_outdir_restore_file_size_limit_signal();
   execvp(r->argv[0], r->argv);
   int err = errno;
   (void)!write(report_fd, &err, sizeof err);

@@ -302,6 +302,22 @@ static void clean_up_run(void) {
   }
 }
 
+/* SIGXFSZ's disposition when tlparse started, given back to programs it
+ * runs. */
+static struct sigaction file_size_signal_at_start;
+
+void tl_outdir_ignore_file_size_limit_signal(void) {
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGXFSZ, &ignore, &file_size_signal_at_start);
+}
+
+void tl_outdir_restore_file_size_limit_signal(void) {
+  sigaction(SIGXFSZ, &file_size_signal_at_start, NULL);
+}
+
 static void on_signal(int signo) {
   clean_up_run();
   _exit(128 + signo);

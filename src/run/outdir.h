@@ -68,6 +68,17 @@ void tl_outdir_child_ended(pid_t pid);
 pid_t tl_outdir_fork_group(void);
 void tl_outdir_group_ended(void);
 
+/* A file-size limit (RLIMIT_FSIZE) kills a process that writes past it
+ * with SIGXFSZ, which would leave the staging folder behind and say
+ * nothing. tl_outdir_ignore_file_size_limit_signal (first thing in main)
+ * ignores the signal, so such a write fails with EFBIG and is reported like
+ * any failed write, naming the file; tl_outdir_restore_file_size_limit_signal
+ * (in a child, before it runs another program: `tlparse run`'s command,
+ * xdg-open) gives back the disposition tlparse was started with, since an
+ * ignored signal stays ignored across exec. */
+void tl_outdir_ignore_file_size_limit_signal(void);
+void tl_outdir_restore_file_size_limit_signal(void);
+
 /* Exposed for tests: whether every entry of folder `path` is one a tlparse
  * report holds (an empty folder is one too); otherwise `foreign` names the
  * first other entry. */

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -471,6 +472,37 @@ class Environment(Case):
         # Not a terminal: no bar.
         r = run([log, "--no-browser", "-o", out, "--overwrite"])
         self.assertEqual(r.stderr, "")
+
+    @needs_fixtures
+    def test_the_browser_opens_the_index_with_the_signals_tlparse_got(self):
+        # Without --no-browser and CI, with a display, xdg-open is run with
+        # OUT/index.html. tlparse ignores SIGXFSZ for itself (a write past
+        # a file-size limit fails and is reported instead of killing it);
+        # the opener gets the disposition tlparse started with: the default
+        # here (subprocess gives every child the default), so its SigIgn
+        # mask is empty.
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.mkdir(bin_dir)
+        seen = os.path.join(self.tmp, "seen")
+        opener = os.path.join(bin_dir, "xdg-open")
+        with open(opener, "w") as f:
+            f.write('#!/bin/sh\n{ echo "$1"; grep SigIgn /proc/self/status; '
+                    '} > %s.part && mv %s.part %s\n' % (seen, seen, seen))
+        os.chmod(opener, 0o755)
+        out = os.path.join(self.tmp, "out")
+        env = dict(os.environ, DISPLAY=":0",
+                   PATH=bin_dir + os.pathsep + os.environ["PATH"])
+        env.pop("CI", None)
+        r = subprocess.run([TLPARSE, SIMPLE, "-o", out], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # The opener runs detached: wait for what it wrote.
+        deadline = time.monotonic() + 30
+        while not os.path.exists(seen) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with open(seen) as f:
+            self.assertEqual(f.read(), "%s/index.html\nSigIgn:\t%016x\n"
+                             % (out, 0))
 
     def test_version_and_help(self):
         r = run(["--version"])

@@ -444,6 +444,43 @@ class Run(unittest.TestCase):
         self.assertTrue(os.path.isdir(os.path.join(self.dir, "t4")))
 
 
+class FileSizeSignal(unittest.TestCase):
+    """tlparse ignores SIGXFSZ for itself (a write past a file-size limit
+    fails with EFBIG and is reported), but the command it runs gets the
+    disposition tlparse was started with, as if run directly: an ignored
+    signal would otherwise stay ignored across exec. No torch needed."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def ignored_in_command(self, preexec_fn):
+        """The SigIgn mask the command's process reports."""
+        r = subprocess.run(
+            [TLPARSE, "run", "--no-browser", "-o", "out", "--trace-dir", "t",
+             "--", "grep", "SigIgn", "/proc/self/status"], cwd=self.dir,
+            capture_output=True, text=True, env=dict(os.environ, CI="1"),
+            preexec_fn=preexec_fn)
+        # It logs nothing: no report, the run's status 1.
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+        self.assertTrue(r.stdout.startswith("SigIgn:\t"), r.stdout)
+        return int(r.stdout.split("\t")[1], 16)
+
+    def test_the_command_gets_the_default_when_tlparse_did(self):
+        # subprocess starts tlparse with every signal at its default.
+        self.assertEqual(self.ignored_in_command(None), 0)
+
+    def test_the_command_keeps_an_ignore_tlparse_was_given(self):
+        def ignore():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        self.assertEqual(self.ignored_in_command(ignore),
+                         1 << (signal.SIGXFSZ - 1))
+
+
 def kill_session(sid):
     """SIGKILL to every process of session `sid` (each job-control group
     in it: a stopped job would otherwise outlive a failed test)."""

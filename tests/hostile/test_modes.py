@@ -447,7 +447,6 @@ class MultiRank(Temp):
 
     def multi_with_file_size_limit(self, limit):
         def limit_file_size():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         return subprocess.run(
             [TLPARSE, self.logs, "--all-ranks-html", "-o", self.out,

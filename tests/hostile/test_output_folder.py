@@ -267,8 +267,9 @@ class Signals(Case):
             os.path.join(self.out, ".tlparse-staging")))
 
     def test_a_write_error_names_the_file_and_its_reason(self):
-        # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG
-        # instead of killing): one line, exit 1, nothing left behind. The
+        # A file-size limit (tlparse ignores SIGXFSZ, so the write fails
+        # with EFBIG instead of killing it and leaving its staging folder):
+        # one line, exit 1, nothing left behind. The
         # log's 20,000 tensor descriptions make a 3.4 MB raw.log, a 4 MB
         # raw.jsonl and no other file (the big log's 30,000 files took 90 s
         # under load).
@@ -302,10 +303,10 @@ class Signals(Case):
         return log
 
     def run_with_file_size_limit(self, args, limit):
-        """tlparse ARGS -o OUT under a file-size limit, SIGXFSZ ignored (a
-        write past it fails with EFBIG instead of killing)."""
+        """tlparse ARGS -o OUT under a file-size limit, SIGXFSZ at its
+        default (tlparse ignores it itself, so a write past the limit fails
+        with EFBIG instead of killing it)."""
         def limit_file_size():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         return subprocess.run([TLPARSE] + args + ["--no-browser", "-o",
                                                   self.out],
@@ -396,12 +397,12 @@ class Signals(Case):
         self.assertEqual(sorted(os.listdir(top)), ["keep.txt"])
 
     def test_a_signal_during_the_removal_of_a_failed_run_leaves_nothing(self):
-        # The run fails late (a file-size limit makes raw.jsonl unwritable,
-        # SIGXFSZ ignored so the write fails instead of killing), so its
-        # staging folder, 30,000 files, is removed as <staging>-removing; a
-        # SIGTERM then waits for the removal and still exits 128+15.
+        # The run fails late (a file-size limit makes raw.jsonl unwritable;
+        # tlparse ignores SIGXFSZ, so the write fails instead of killing),
+        # so its staging folder, 30,000 files, is removed as
+        # <staging>-removing; a SIGTERM then waits for the removal and still
+        # exits 128+15.
         def limit_file_size():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (2000000, 2000000))
         p = subprocess.Popen([TLPARSE, self.log, "--no-browser", "-o",
                               self.out], env=ENV, stdout=subprocess.PIPE,
