@@ -87,14 +87,15 @@ def record_aot(device, build=None, inputs=None):
     import tempfile
 
     model, args = model_and_inputs(device, build, inputs)
-    with torch.no_grad():
+    # The package lives in a temporary folder removed after the check.
+    with torch.no_grad(), tempfile.TemporaryDirectory() as folder:
         ep = torch.export.export(model, args)
-        path = os.path.join(tempfile.mkdtemp(), "model.pt2")
+        path = os.path.join(folder, "model.pt2")
         torch._inductor.aoti_compile_and_package(ep, package_path=path)
         loaded = torch._inductor.aoti_load_package(path)
         torch.testing.assert_close(loaded(*args), model(*args), rtol=1e-3,
                                    atol=1e-3)
-    print("compiled %s and checked; the trace is in $TORCH_TRACE" % path)
+    print("compiled, packaged and checked; the trace is in $TORCH_TRACE")
 
 
 def profile_steps(run, out):

@@ -23,10 +23,13 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     model = Model(layers=2, d=32).eval()
     x = example_input("cpu", d=32)
-    with torch.no_grad():
-        ep = torch.export.export(model, (x,))
-        path = os.path.join(tempfile.mkdtemp(), "model.pt2")
-        torch._inductor.aoti_compile_and_package(ep, package_path=path)
-        loaded = torch._inductor.aoti_load_package(path)
-        torch.testing.assert_close(loaded(x), model(x), rtol=1e-3, atol=1e-3)
-    profile_steps(lambda: loaded(x), out)
+    # The package lives in a temporary folder removed after the profile.
+    with tempfile.TemporaryDirectory() as folder:
+        with torch.no_grad():
+            ep = torch.export.export(model, (x,))
+            path = os.path.join(folder, "model.pt2")
+            torch._inductor.aoti_compile_and_package(ep, package_path=path)
+            loaded = torch._inductor.aoti_load_package(path)
+            torch.testing.assert_close(loaded(x), model(x), rtol=1e-3,
+                                       atol=1e-3)
+        profile_steps(lambda: loaded(x), out)
