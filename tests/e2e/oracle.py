@@ -90,12 +90,14 @@ ALLOWED = [
               "and no payload_filename for the empty payload left (as both "
               "tools do for an empty payload); we write the payload as "
               "logged", "random"),
-    Allowance(r"aot-cuda\d+\.log|aot-cpu\d+\.log", ".*-i.*",
-              r"extra file provenance_tracking_-_-_-_-_\d+\.html",
+    Allowance(ANY, ".*-i.*",
+              r"extra file provenance_tracking_[-0-9]+(_[-0-9]+){3}_\d+\.html",
               "a folder that holds several compilations (AOT compiles carry "
-              "no compile id) gets one provenance view per compilation; the "
-              "Rust tool shows only the last, under the name we give the last "
-              "one too", "generated"),
+              "no compile id; a forward and its backward, or the compiles "
+              "after torch._dynamo.reset(), share one) gets one provenance "
+              "view per compilation, the earlier ones named with their "
+              "number; the Rust tool shows only the last, under the name we "
+              "give the last one too", "generated"),
     Allowance(r"random\d+(-stripped)?\.log", ".*-i.*",
               r"extra file provenance_tracking_[-0-9]+_[-0-9]+_[0-9]+_-\.html",
               "a folder whose compile id has no attempt (`-_0_1_-`) shares its "
