@@ -71,23 +71,50 @@ static tl_kernel_kind method_kind(tl_str method, const char **language) {
   return TL_KERNEL_UNKNOWN;
 }
 
+static bool string_body(TSNode string, TSRange *out);
+
+/* Whether text[r.start_byte, r.end_byte) is one of the string bodies the
+ * parse left out (c->left_out). */
+static bool left_out(const collected *c, TSRange r) {
+  size_t lo = 0, hi = c->left_out_count / 2;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->left_out[2 * mid] < r.start_byte)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < c->left_out_count / 2 && c->left_out[2 * lo] == r.start_byte &&
+         c->left_out[2 * lo + 1] == r.end_byte;
+}
+
 /* The multi-line string argument holding the kernel source, as the range of
- * its string_content; false when the call has none. */
-static bool source_range(TSNode args, TSRange *out) {
+ * its string_content; false when the call has none. A body the parse left
+ * out has no string_content node: its range is the same bytes, between the
+ * quotes (tl_ts_python_long_strings). */
+static bool source_range(const collected *col, TSNode args, TSRange *out) {
   uint32_t n = ts_node_named_child_count(args);
   for (uint32_t i = 0; i < n; i++) {
     TSNode arg = ts_node_named_child(args, i);
     if (strcmp(ts_node_type(arg), "string") != 0)
       continue;
     uint32_t m = ts_node_named_child_count(arg);
+    bool content = false;
     for (uint32_t k = 0; k < m; k++) {
       TSNode c = ts_node_named_child(arg, k);
       if (strcmp(ts_node_type(c), "string_content") != 0)
         continue;
+      content = true;
       TSPoint s = ts_node_start_point(c), e = ts_node_end_point(c);
       if (e.row == s.row)
         break; /* a one-line string: the kernel's name */
       *out = (TSRange){s, e, ts_node_start_byte(c), ts_node_end_byte(c)};
+      return true;
+    }
+    TSRange body;
+    if (!content && col->left_out_count && string_body(arg, &body) &&
+        left_out(col, body) && body.end_point.row != body.start_point.row) {
+      *out = body;
       return true;
     }
   }
@@ -151,7 +178,7 @@ static void add_definition(collected *c, tl_str text, TSNode name, TSNode def,
   tl_kernel_def d = {tl_ts_text(name, text), method_kind(method, &language),
                      TL_CODE_MAIN, tl_ts_first_line(def), tl_ts_last_line(def)};
   TSRange range;
-  if (language && source_range(args, &range)) {
+  if (language && source_range(c, args, &range)) {
     tl_embedded e;
     if (embedded_lines(text, range, language, &e))
       TL_VEC_PUSH(c->embedded, e);
@@ -671,6 +698,13 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   tl_ts_chunker ch;
   tl_ts_chunker_begin(&ch, tree_sitter_python(), text, tl_ts_python_cuts);
   tl_ts_chunker_strict(&ch);
+  /* The kernels' sources in their '''...''' strings are about half the
+   * bytes of JIT output code, and the walk reads none of them: the parse
+   * leaves them out (their ranges come from the quotes, source_range). */
+  tl_ts_cuts long_strings = {0};
+  tl_ts_python_long_strings(text, tl_ts_long_string, &long_strings);
+  tl_ts_chunker_skip(&ch, long_strings.items, long_strings.count / 2);
+  c.left_out = long_strings.items;
   /* `def call` alone can be most of the code: parse it (and the `with`
    * block in it) a few statements at a time, under its `def` line. */
   tl_ts_chunker_go_into_bodies(&ch, tl_ts_python_body);
@@ -678,11 +712,14 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   for (TSTree *tree; (tree = tl_ts_chunker_next(&ch, &restart));) {
     if (restart)
       collected_clear(&c);
+    /* A tree parsed with every string whole has no body left out. */
+    c.left_out_count = ch.skipped_chunk ? long_strings.count : 0;
     collect(&c, ts_tree_root_node(tree), text);
     ts_tree_delete(tree);
   }
   bool parsed = ch.chunks > 0;
   tl_ts_chunker_end(&ch);
+  TL_VEC_FREE(long_strings);
   if (!parsed)
     return;
   tl_pycode_resolve(&c, arena, text, out);

@@ -58,6 +58,10 @@ typedef struct collected {
   int entry_first, entry_last; /* lines of `def call` (its tree is gone) */
   uint32_t entry_start;        /* and its first byte */
   bool have_entry;
+  /* The string bodies the parse left out (tl_ts_python_long_strings), as
+   * pairs [start, end), ascending; kept across chunks. */
+  const uint32_t *left_out;
+  size_t left_out_count;
 } collected;
 
 /* The kind a kernel's name says (triton_*, cpp_*, ...). */

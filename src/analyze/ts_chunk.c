@@ -279,6 +279,7 @@ static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
                 ((TSRange){ranges[0].start_point, ranges[0].start_point,
                            ranges[0].start_byte, ranges[0].start_byte}));
   bool skipped = c->ranges.count > 0;
+  c->skipped_chunk = skipped;
   if (!ts_parser_set_included_ranges(
           c->parser, skipped ? c->ranges.items : ranges,
           skipped ? (uint32_t)c->ranges.count : count))
@@ -290,8 +291,17 @@ static TSTree *parse_ranges(tl_ts_chunker *c, const TSRange *ranges,
 static TSTree *parse_whole(tl_ts_chunker *c) {
   c->done = true;
   bool ranged = c->region.start_byte > 0 || c->region.end_byte < c->text.len;
-  if (c->skips.count && !c->gave_up)
-    return parse_ranges(c, &c->region, 1);
+  if (c->skips.count && !c->gave_up) {
+    TSTree *tree = parse_ranges(c, &c->region, 1);
+    /* A strict chunker's caller reads a tree with an error only as the
+     * text with every byte gives it (recovery may go otherwise without the
+     * bytes left out): such a text is parsed again without the skips. */
+    if (!c->strict || !tree || !ts_node_has_error(ts_tree_root_node(tree)))
+      return tree;
+    ts_tree_delete(tree);
+    c->gave_up = true;
+  }
+  c->skipped_chunk = false;
   if (!ts_parser_set_included_ranges(c->parser, &c->region, ranged))
     return NULL;
   return parse_text(c);
@@ -710,7 +720,7 @@ enum { AHEAD_DEPTH = 2 };
 
 typedef struct ahead_item {
   TSTree *tree; /* NULL: the last */
-  bool restart, params_chunk, class_chunk;
+  bool restart, params_chunk, class_chunk, skipped_chunk;
 } ahead_item;
 
 typedef struct tl_ts_ahead {
@@ -737,6 +747,7 @@ static void *parse_ahead(void *arg) {
     item.tree = next_here(&a->inner, &item.restart);
     item.params_chunk = a->inner.params_chunk;
     item.class_chunk = a->inner.class_chunk;
+    item.skipped_chunk = a->inner.skipped_chunk;
     last = !item.tree;
     pthread_mutex_lock(&a->lock);
     a->items[(a->first + a->count++) % AHEAD_DEPTH] = item;
@@ -822,6 +833,7 @@ TSTree *tl_ts_chunker_next(tl_ts_chunker *c, bool *restart) {
     finish_ahead(c, false); /* the helper has stopped: joined at once */
   c->params_chunk = item.params_chunk;
   c->class_chunk = item.class_chunk;
+  c->skipped_chunk = item.skipped_chunk;
   return item.tree;
 }
 

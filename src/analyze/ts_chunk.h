@@ -69,6 +69,21 @@ bool tl_ts_cpp_body(tl_str text, uint32_t start, uint32_t end, tl_ts_body *body,
 char tl_ts_cpp_item_body(tl_str text, uint32_t start, uint32_t end,
                          tl_ts_body *body, tl_ts_cuts *cuts);
 bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
+/* Python: the bodies of the triple-quoted string literals that are neither
+ * formatted nor templates (no f or t in their prefix) and hold at least
+ * `min` bytes, as pairs [start, end) in `bodies` (after the opening quotes,
+ * at the closing ones), ascending: a parse may leave them out
+ * (tl_ts_chunker_skip), since tree-sitter makes of such a body one
+ * string_content node whatever it holds (the Triton source of a kernel
+ * definition). Comments and the other literals are passed over as Python
+ * reads them. None at all when a literal is unterminated or the text holds
+ * a NUL byte. Linear time. */
+void tl_ts_python_long_strings(tl_str text, size_t min, tl_ts_cuts *bodies);
+/* The `min` the output code's analysis (pycode.c) passes:
+ * TL_TS_LONG_STRING_DEFAULT, 256 bytes. Tests set it to 1 to leave every
+ * such body out, or SIZE_MAX to leave none out. */
+extern size_t tl_ts_long_string;
+#define TL_TS_LONG_STRING_DEFAULT ((size_t)256)
 /* The Python counterpart of tl_ts_cpp_body, for the chunker to go into a
  * large `def`, `class` or `with` statement (the `def call` of output code,
  * and the `with torch.cuda._DeviceGuard(0):` in it), which take no clause
@@ -170,13 +185,14 @@ typedef struct tl_ts_chunker {
   size_t next_class;
   TSPoint class_point;
   TSRange class_filler;
-  uint32_t body_end; /* where the forward's body chunks end: the first
-                        class; 0: the region's end */
-  bool class_chunk;  /* the tree returned last is of a subgraph class */
-  size_t isolated;   /* parses redone one member at a time (for tests) */
+  uint32_t body_end;  /* where the forward's body chunks end: the first
+                         class; 0: the region's end */
+  bool class_chunk;   /* the tree returned last is of a subgraph class */
+  bool skipped_chunk; /* the tree returned last was parsed less the skips */
+  size_t isolated;    /* parses redone one member at a time (for tests) */
   /* Parsing ahead (tl_ts_ahead_from): decided at the first
    * tl_ts_chunker_next; while `ahead` is set, a helper thread owns a copy
-   * of this chunker and every field above but the two flags of the tree
+   * of this chunker and every field above but the three flags of the tree
    * returned last is stale until the last tree (NULL) or
    * tl_ts_chunker_end. */
   bool ahead_decided;
@@ -224,7 +240,10 @@ void tl_ts_chunker_go_into_bodies(tl_ts_chunker *c, tl_ts_body_fn body_of);
  * copies them, drops any that is not so ordered or not in the region, and
  * never goes into a body it leaves out. A chunk of items all left out gives
  * a tree with nothing in it. A chunker that gives up (restart) parses the
- * whole text with all of them, as it would have without them. Call after
+ * whole text without them, as it would have had it none; so does a strict
+ * chunker whose whole-text parse with them has an error. Also the bodies
+ * of long Python string literals (tl_ts_python_long_strings): the string
+ * node keeps its quotes, with no string_content between them. Call after
  * tl_ts_chunker_begin_range. */
 void tl_ts_chunker_skip(tl_ts_chunker *c, const uint32_t *skip, size_t pairs);
 /* Any syntax error in a chunk, not only one at its top level, gives up

@@ -1,8 +1,9 @@
 /* ts_chunk_py.c: the Python scanners of the chunker (ts_chunk.h): where
  * the top-level statements of output code begin (tl_ts_python_cuts), the
  * statements of a large `def`, `class` or `with` body in it
- * (tl_ts_python_body), and the statements of an FX graph's forward
- * (tl_ts_python_forward_cuts). */
+ * (tl_ts_python_body), the statements of an FX graph's forward
+ * (tl_ts_python_forward_cuts), and the long string literals the output
+ * code's parse leaves out (tl_ts_python_long_strings). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,59 @@ bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts) {
     return true;
   cuts->count = 0;
   return false;
+}
+
+/* Whether the literal whose first quote is at t[open] is neither formatted
+ * nor a template: the name bytes before it are none, or a prefix of at
+ * most two of r, b and u (either case). */
+static bool plain_prefix(const char *t, size_t open) {
+  size_t k = 0;
+  while (k < open && is_ident_char((unsigned char)t[open - k - 1]))
+    k++;
+  if (k > 2)
+    return false;
+  for (size_t i = open - k; i < open; i++)
+    if (!strchr("rRbBuU", t[i]))
+      return false;
+  return true;
+}
+
+/* The bytes the string scan acts on; a run of any others is passed over at
+ * once. */
+static const bool py_string_stops[256] = {
+    ['#'] = true, ['"'] = true, ['\''] = true};
+
+size_t tl_ts_long_string = TL_TS_LONG_STRING_DEFAULT;
+
+void tl_ts_python_long_strings(tl_str text, size_t min, tl_ts_cuts *bodies) {
+  const char *t = text.ptr;
+  size_t n = text.len, i = 0, next_passed = 0;
+  bodies->count = 0;
+  if (!t || n >= UINT32_MAX || tl_text_has_nul(text))
+    return;
+  while (i < n) {
+    tl_text_passing(t, i, &next_passed);
+    char c = t[i];
+    if (c == '#') {
+      const char *nl = memchr(t + i, '\n', n - i);
+      i = nl ? (size_t)(nl - t) : n;
+    } else if (c == '"' || c == '\'') {
+      size_t open = i;
+      bool triple = i + 2 < n && t[i + 1] == c && t[i + 2] == c;
+      if (!skip_py_string(t, n, &i)) {
+        bodies->count = 0; /* unterminated: leave nothing out */
+        return;
+      }
+      if (triple && i - open - 6 >= min && plain_prefix(t, open)) {
+        TL_VEC_PUSH(*bodies, (uint32_t)(open + 3));
+        TL_VEC_PUSH(*bodies, (uint32_t)(i - 3));
+      }
+    } else {
+      i++;
+      while (i < n && !py_string_stops[(unsigned char)t[i]])
+        i++;
+    }
+  }
 }
 
 typedef struct py_body_state {

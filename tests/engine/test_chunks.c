@@ -90,6 +90,43 @@ TEST(python_scanner_is_unsure_of_unbalanced_input) {
   TL_VEC_FREE(cuts);
 }
 
+/* The bodies tl_ts_python_long_strings finds, of at least 1 byte, as
+ * "start,end,start,end". */
+static bool long_strings_of_1(tl_str text, tl_ts_cuts *bodies) {
+  tl_ts_python_long_strings(text, 1, bodies);
+  return true;
+}
+
+static const char *py_long_strings(const char *text) {
+  return cuts_text(long_strings_of_1, text);
+}
+
+TEST(python_long_strings_are_the_bodies_of_plain_triple_quoted_literals) {
+  /* k = f('k', '''\nab\n''')\n: the body is bytes 14 to 18. */
+  CHECK_STR_EQ(py_long_strings("k = f('k', '''\nab\n''')\n"), "14,18");
+  /* r, b and u prefixes; """ too; an escaped quote stays inside. */
+  CHECK_STR_EQ(py_long_strings("a = r'''x'''\nb = B\"\"\"y\\\"\"\"\"\n"),
+               "8,9,21,24");
+  /* Not a formatted string, nor one with a name before it that is no
+   * prefix, nor a one-quote string, nor an empty body. */
+  CHECK_STR_EQ(py_long_strings("a = f'''{g(x)}'''\nb = rf'''x'''\n"), "");
+  CHECK_STR_EQ(py_long_strings("a = xyz'''x'''\nb = 'x'\nc = ''''''\n"), "");
+  /* A quote in a comment opens nothing; a '#' in a string is no comment. */
+  CHECK_STR_EQ(py_long_strings("# it's '''\na = '#'\nb = '''z'''\n"), "26,27");
+  /* Shorter than the minimum: left in. */
+  tl_ts_cuts bodies = {0};
+  tl_ts_python_long_strings(tl_str_from("a = '''xy'''\n"), 3, &bodies);
+  CHECK_INT_EQ(bodies.count, 0);
+  tl_ts_python_long_strings(tl_str_from("a = '''xyz'''\n"), 3, &bodies);
+  CHECK_INT_EQ(bodies.count, 2);
+  /* Unsure: an unterminated literal anywhere, or a NUL byte: none. */
+  CHECK_STR_EQ(py_long_strings("a = '''x'''\nb = 'y\n"), "");
+  CHECK_STR_EQ(py_long_strings("a = '''x'''\nb = '''y\n"), "");
+  tl_ts_python_long_strings((tl_str){"a = '''x'''\0", 12}, 1, &bodies);
+  CHECK_INT_EQ(bodies.count, 0);
+  TL_VEC_FREE(bodies);
+}
+
 /* "head,open,close:cut,cut" of tl_ts_python_body over the whole text, or
  * "no". */
 static const char *py_body(const char *text) {
@@ -199,7 +236,24 @@ static size_t check_chunked_equals_whole(const char *what, tl_str text,
   tl_buf whole;
   tl_buf_init(&whole);
   tl_ts_chunk_limit = SIZE_MAX;
+  /* The reference: the text whole, every string in the parse. Every other
+   * dump leaves each string body it can out (tl_ts_long_string), whole
+   * and in chunks, and must not differ. */
+  tl_ts_long_string = SIZE_MAX;
   dump(text, &whole);
+  tl_ts_long_string = 1;
+  if (!fx) {
+    tl_buf part;
+    tl_buf_init(&part);
+    dump(text, &part);
+    if (strcmp(whole.data, part.data) != 0) {
+      printf("  %s: with the string bodies left out it differs\n"
+             "  whole:\n%s\n  left out:\n%s\n",
+             what, whole.data, part.data);
+      check_failures_in_test++;
+    }
+    tl_buf_free(&part);
+  }
   for (size_t k = 0; k < sizeof LIMITS / sizeof *LIMITS; k++) {
     tl_buf part;
     tl_buf_init(&part);
@@ -225,6 +279,7 @@ static size_t check_chunked_equals_whole(const char *what, tl_str text,
     tl_buf_free(&part);
   }
   tl_buf_free(&whole);
+  tl_ts_long_string = TL_TS_LONG_STRING_DEFAULT;
   size_t chunks = fx ? fx_chunks(text) : py_chunks(text, false);
   tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
   return chunks;
@@ -778,6 +833,7 @@ int main(void) {
   RUN(python_scanner_keeps_decorators_and_clauses_with_their_statement);
   RUN(python_scanner_follows_brackets_and_continuations);
   RUN(python_scanner_is_unsure_of_unbalanced_input);
+  RUN(python_long_strings_are_the_bodies_of_plain_triple_quoted_literals);
   RUN(python_body_cuts_a_def_or_with_between_its_statements);
   RUN(python_body_leaves_clauses_tabs_and_small_items_whole);
   RUN(fx_scanner_accepts_only_the_print_readable_shape);
