@@ -357,14 +357,22 @@ static void find_forwards(TSNode module, tl_str text, const fx_syms *y,
  * an identifier); also the export placeholder line `arg2_1: "f32[..]";
  * arg3_1: "f32[..]"; ` (annotation, no value); and `a, b = rhs` (left: a
  * pattern_list or tuple_pattern: multi-target node lines, the export
- * flatten line). */
-static void block_captures(TSNode block, const fx_syms *y, tl_str text,
+ * flatten line). True when a class or function is defined directly in it
+ * (the only statements the walk goes into, visit_node). */
+static bool block_captures(TSNode block, const fx_syms *y, tl_str text,
                            capture_vec *caps) {
   tl_ts_children ss;
   tl_ts_children_begin(&ss, block, 0);
   bool inplace_before = false; /* the previous statement's line and kind */
   uint32_t previous_row = UINT32_MAX;
-  for (TSNode stmt; tl_ts_children_next(&ss, y->expression_statement, &stmt);) {
+  bool definitions = false;
+  for (TSNode stmt; tl_ts_children_next(&ss, 0, &stmt);) {
+    TSSymbol kind = ts_node_symbol(stmt);
+    if (kind != y->expression_statement) {
+      definitions |=
+          kind == y->class_definition || kind == y->function_definition;
+      continue;
+    }
     uint32_t row = ts_node_start_point(stmt).row;
     bool after_inplace = inplace_before && previous_row == row;
     inplace_before = inplace_statement(stmt, text, y);
@@ -395,6 +403,7 @@ static void block_captures(TSNode block, const fx_syms *y, tl_str text,
     tl_ts_children_end(&as);
   }
   tl_ts_children_end(&ss);
+  return definitions;
 }
 
 /* In a parameter list: the placeholders, as captures 2 (`self` is dropped
@@ -459,13 +468,14 @@ static bool visit_node(TSNode n, void *ctx) {
     if (w->with_params)
       parameter_captures(n, &w->y, &w->caps);
   } else if (sym == w->y.block) {
-    block_captures(n, &w->y, w->text, &w->caps);
+    /* A forward's body of statements alone is gone through once. */
+    return block_captures(n, &w->y, w->text, &w->caps);
   }
   /* Only the forward's parameters and body block are kept (collect), and
    * they sit in a function_definition in the module or in a top-level
    * class's block: the walk never goes into statements or expressions. */
   return sym == w->y.module || sym == w->y.class_definition ||
-         sym == w->y.block || sym == w->y.function_definition;
+         sym == w->y.function_definition;
 }
 
 /* Adds the definitions under one chunk's forward to `defs`; the parameters
