@@ -1,9 +1,10 @@
 /* multi_rank.c: the --all-ranks-html driver (see multi_rank.h). Finds the
  * rank logs, runs each rank's one-log pipeline in a forked child (at most
  * `jobs` at once; a child shares nothing with the other ranks and sends
- * back only its diagnostics through a pipe), then reads each finished rank
- * back (multi_rank_summary.c), aggregates (multi_rank_analysis.c) and
- * writes the landing page (multi_rank_page.c).
+ * back only its diagnostics through a pipe), reads each rank back as it
+ * and the ranks before it end (multi_rank_summary.c; the combined events
+ * joined then too), aggregates (multi_rank_analysis.c) and writes the
+ * landing page (multi_rank_page.c).
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -392,6 +393,7 @@ static void finish(const tl_multi_rank_options *o, slot *s, int status,
     fprintf(stderr, "tlparse: [%zu/%zu] rank %u %s\n", done, total, r->rank,
             r->failed ? "failed" : "done");
   tl_buf_free(&s->data);
+  r->ended = true;
 }
 
 static void read_slot(slot *s) {
@@ -430,6 +432,7 @@ static bool launch(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
     tl_diag_add(mode, TL_DIAG_OUTPUT, 0, "rank %u: cannot start (%s)", r->rank,
                 r->failure);
     drop_rank_folder(o, r, mode);
+    r->ended = true;
   }
   tl_buf_free(&dir);
   if (pid < 0)
@@ -439,8 +442,48 @@ static bool launch(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   return true;
 }
 
+/* The ranks read back while others still run, in ascending order as each
+ * and every rank before it have ended, so that the parent's share is not
+ * all left for after the last child: each summary (kept when its read
+ * says nothing; one that does is read again by aggregate(), where its
+ * diagnostics are reported in their place), and each rank's events joined
+ * into chromium_events.json up to the first rank not yet known to be
+ * aggregated. */
+typedef struct early_reads {
+  size_t next;  /* the first rank not yet looked at */
+  bool joining; /* every rank before `next` decided */
+  tl_mr_events events;
+} early_reads;
+
+static void read_ended(const tl_multi_rank_options *o, rank_list *ranks,
+                       early_reads *e) {
+  tl_buf part;
+  tl_buf_init(&part);
+  for (; e->next < ranks->count && ranks->items[e->next]->ended; e->next++) {
+    tl_mr_rank *r = ranks->items[e->next];
+    if (r->duplicate || r->failed)
+      continue;
+    tl_diag scratch;
+    tl_diag_init(&scratch, o->input_dir);
+    tl_mr_summary_read(r, o->out_dir, o->plain_text, &scratch);
+    if (tl_diag_total(&scratch) == 0) {
+      r->summary_early = true;
+    } else {
+      tl_mr_summary_clear(r);
+      e->joining = false;
+    }
+    tl_diag_free(&scratch);
+    if (e->joining && r->summary) {
+      tl_mr_events_join(&e->events, r, o->out_dir);
+      tl_chromium_part_path(&part, o->out_dir, r->dir_name);
+      unlink(part.data);
+    }
+  }
+  tl_buf_free(&part);
+}
+
 static void run_all(const tl_multi_rank_options *o, rank_list *ranks,
-                    tl_diag *mode) {
+                    tl_diag *mode, early_reads *early) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t cores = cpus > 0 ? (size_t)cpus : 1;
   size_t jobs = o->jobs > 0 ? (size_t)o->jobs : cores;
@@ -462,6 +505,7 @@ static void run_all(const tl_multi_rank_options *o, rank_list *ranks,
         done++;
       next++;
     }
+    read_ended(o, ranks, early);
     for (size_t i = 0; i < running; i++)
       fds[i] = (struct pollfd){slots[i].fd, POLLIN, 0};
     if (running && poll(fds, running, -1) < 0 && errno != EINTR) {
@@ -495,8 +539,8 @@ static void print_join(const char *out, const char *name) {
 }
 
 static bool aggregate(const tl_multi_rank_options *o, rank_list *ranks,
-                      tl_diag *mode, tl_mr_analysis *a, char *error,
-                      size_t error_size) {
+                      tl_diag *mode, tl_mr_events *events, tl_mr_analysis *a,
+                      char *error, size_t error_size) {
   tl_mr_rank **use = tl_xcalloc(ranks->count + 1, sizeof *use);
   size_t n = 0;
   for (size_t i = 0; i < ranks->count; i++) {
@@ -511,11 +555,13 @@ static bool aggregate(const tl_multi_rank_options *o, rank_list *ranks,
     if (r->duplicate || r->failed)
       continue;
     mode->file_name = o->input_dir;
-    tl_mr_summary_read(r, o->out_dir, o->plain_text, mode);
+    if (!r->summary_early)
+      tl_mr_summary_read(r, o->out_dir, o->plain_text, mode);
     if (r->summary)
       use[n++] = r;
   }
-  bool ok = tl_mr_analyze(use, n, o->out_dir, a, mode, error, error_size);
+  bool ok =
+      tl_mr_analyze(use, n, o->out_dir, events, a, mode, error, error_size);
   free(use);
   /* The children's event files are joined (or not used): none is left in
    * the report. */
@@ -567,7 +613,11 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
   tl_buf_printf(&shared, "%s/.analyses", o->out_dir);
   if (mkdir(shared.data, 0700) == 0)
     shared_analyses = shared.data;
-  run_all(o, &ranks, &mode);
+  early_reads early;
+  early.next = 0;
+  early.joining = true;
+  tl_mr_events_init(&early.events);
+  run_all(o, &ranks, &mode, &early);
   if (shared_analyses) {
     char why[512];
     if (!tl_fs_remove_tree(shared_analyses, why, sizeof why))
@@ -586,7 +636,7 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
              "every rank failed (see above): no report "
              "written");
   else
-    ok = aggregate(o, &ranks, &mode, &a, error, error_size) &&
+    ok = aggregate(o, &ranks, &mode, &early.events, &a, error, error_size) &&
          tl_mr_page_write(o, ranks.items, ranks.count, &a, error, error_size);
   for (size_t i = 0; i < ranks.count; i++) {
     tl_mr_rank *r = ranks.items[i];

@@ -57,22 +57,20 @@ static bool write_out(const char *out_dir, const char *name, const tl_buf *b,
   return ok;
 }
 
-static bool open_combined(FILE **f, const char *out_dir, char *error,
-                          size_t error_size) {
+static bool open_combined(tl_mr_events *e, const char *out_dir) {
   tl_buf path;
   tl_buf_init(&path);
   tl_buf_printf(&path, "%s/chromium_events.json", out_dir);
-  *f = fopen(path.data, "wx");
-  if (!*f)
-    snprintf(error, error_size, "cannot write %s", path.data);
+  e->f = fopen(path.data, "wx");
+  if (!e->f)
+    snprintf(e->error, sizeof e->error, "cannot write %s", path.data);
   tl_buf_free(&path);
-  return *f != NULL;
+  return e->f != NULL;
 }
 
-/* Appends the events of one rank file (a JSON array) to *f. */
-static bool append_rank_events(FILE **f, const char *text, size_t n,
-                               unsigned rank, const char *out_dir, char *error,
-                               size_t error_size) {
+/* Appends the events of one rank file (a JSON array) to e->f. */
+static bool append_rank_events(tl_mr_events *e, const char *text, size_t n,
+                               unsigned rank, const char *out_dir) {
   tl_buf chunk;
   tl_buf_init(&chunk);
   bool ok = true;
@@ -86,12 +84,12 @@ static bool append_rank_events(FILE **f, const char *text, size_t n,
     while (stop > i && strchr(" \n\r\t", text[stop - 1]))
       stop--;
     tl_buf_clear(&chunk);
-    tl_buf_puts(&chunk, *f ? ",\n  " : "[\n  ");
+    tl_buf_puts(&chunk, e->f ? ",\n  " : "[\n  ");
     if (tl_chromium_event_with_pid(&chunk, text, i, stop, rank)) {
-      if (!*f)
-        ok = open_combined(f, out_dir, error, error_size);
+      if (!e->f)
+        ok = open_combined(e, out_dir);
       if (ok)
-        fwrite(chunk.data, 1, chunk.len, *f);
+        fwrite(chunk.data, 1, chunk.len, e->f);
     }
     i = tl_chromium_skip_ws(text, end < n && text[end] == ',' ? end + 1 : end,
                             n);
@@ -100,50 +98,66 @@ static bool append_rank_events(FILE **f, const char *text, size_t n,
   return ok;
 }
 
-static bool write_chromium(tl_mr_rank **ranks, size_t count,
-                           const char *out_dir, bool *written, char *error,
-                           size_t error_size) {
-  FILE *f = NULL;
+void tl_mr_events_init(tl_mr_events *e) {
+  e->f = NULL;
+  e->ok = true;
+  e->error[0] = '\0';
+}
+
+void tl_mr_events_join(tl_mr_events *e, tl_mr_rank *r, const char *out_dir) {
+  r->events_joined = true;
+  if (!e->ok)
+    return;
   tl_buf path;
   tl_buf_init(&path);
-  bool ok = true;
-  for (size_t i = 0; i < count && ok; i++) {
-    size_t len = 0;
-    tl_chromium_part_path(&path, out_dir, ranks[i]->dir_name);
-    /* Written by the rank's child: ",\n  <event>" per event; appended as
-     * it is (the first without its comma), by the kernel where it can. */
-    struct stat part;
-    if (stat(path.data, &part) == 0 && S_ISREG(part.st_mode)) {
-      if (part.st_size > 0 && !f)
-        ok = open_combined(&f, out_dir, error, error_size) &&
-             fputs("[", f) != EOF && tl_fs_append_file(f, path.data, 1) >= 0;
-      else if (part.st_size > 0)
-        ok = tl_fs_append_file(f, path.data, 0) >= 0;
-      continue;
-    }
+  size_t len = 0;
+  tl_chromium_part_path(&path, out_dir, r->dir_name);
+  /* Written by the rank's child: ",\n  <event>" per event; appended as it
+   * is (the first without its comma), by the kernel where it can. */
+  struct stat part;
+  if (stat(path.data, &part) == 0 && S_ISREG(part.st_mode)) {
+    if (part.st_size > 0 && !e->f)
+      e->ok = open_combined(e, out_dir) && fputs("[", e->f) != EOF &&
+              tl_fs_append_file(e->f, path.data, 1) >= 0;
+    else if (part.st_size > 0)
+      e->ok = tl_fs_append_file(e->f, path.data, 0) >= 0;
+  } else {
     tl_buf_clear(&path);
-    tl_buf_printf(&path, "%s/%s/chromium_events.json", out_dir,
-                  ranks[i]->dir_name);
+    tl_buf_printf(&path, "%s/%s/chromium_events.json", out_dir, r->dir_name);
     char *text = tl_fs_read_all(path.data, &len);
     if (text)
-      ok = append_rank_events(&f, text, len, ranks[i]->rank, out_dir, error,
-                              error_size);
+      e->ok = append_rank_events(e, text, len, r->rank, out_dir);
     free(text);
   }
-  if (f) {
-    fputs("\n]", f);
-    if (fclose(f) != 0 && ok) {
-      snprintf(error, error_size, "cannot write %s/chromium_events.json: %s",
-               out_dir, strerror(errno));
+  /* A failed fputs or fwrite (a full disk) says so too. */
+  if (!e->ok && !e->error[0])
+    snprintf(e->error, sizeof e->error,
+             "cannot write %s/chromium_events.json: %s", out_dir,
+             strerror(errno ? errno : EIO));
+  tl_buf_free(&path);
+}
+
+static bool write_chromium(tl_mr_rank **ranks, size_t count,
+                           const char *out_dir, tl_mr_events *e, bool *written,
+                           char *error, size_t error_size) {
+  for (size_t i = 0; i < count && e->ok; i++)
+    if (!ranks[i]->events_joined)
+      tl_mr_events_join(e, ranks[i], out_dir);
+  bool ok = e->ok;
+  if (e->f) {
+    fputs("\n]", e->f);
+    if (fclose(e->f) != 0 && ok) {
+      snprintf(e->error, sizeof e->error,
+               "cannot write %s/chromium_events.json: %s", out_dir,
+               strerror(errno));
       ok = false;
     }
   }
-  /* A failed fputs or fwrite above (a full disk) says so too. */
-  if (!ok && !error[0])
-    snprintf(error, error_size, "cannot write %s/chromium_events.json: %s",
-             out_dir, strerror(errno ? errno : EIO));
-  *written = f != NULL;
-  tl_buf_free(&path);
+  if (!ok)
+    snprintf(error, error_size, "%s", e->error);
+  *written = e->f != NULL;
+  e->f = NULL;
+  e->ok = ok;
   return ok;
 }
 
@@ -310,11 +324,17 @@ static bool write_runtime_files(tl_mr_rank **ranks, size_t count,
 }
 
 bool tl_mr_analyze(tl_mr_rank **ranks, size_t count, const char *out_dir,
-                   tl_mr_analysis *a, tl_diag *diag, char *error,
-                   size_t error_size) {
+                   tl_mr_events *events, tl_mr_analysis *a, tl_diag *diag,
+                   char *error, size_t error_size) {
   (void)diag;
   memset(a, 0, sizeof *a);
-  if (!write_chromium(ranks, count, out_dir, &a->chromium, error, error_size) ||
+  tl_mr_events none;
+  if (!events) {
+    tl_mr_events_init(&none);
+    events = &none;
+  }
+  if (!write_chromium(ranks, count, out_dir, events, &a->chromium, error,
+                      error_size) ||
       !write_runtime_files(ranks, count, out_dir, a, error, error_size))
     return false;
   tl_mr_decide(ranks, count, a);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "multirank/multi_rank.h"
 #include "util/buf.h"
@@ -55,12 +56,17 @@ typedef struct tl_mr_rank {
   unsigned char meta_md5[16]; /* md5 of the tensor-meta signature */
   bool has_exec;
   TL_VEC(char *) exec; /* graph execution order: "[0/1]", ... */
+  /* Set by the parent while other ranks still run: the child has ended,
+   * the summary was read with no diagnostic, the events were joined. */
+  bool ended, summary_early, events_joined;
 } tl_mr_rank;
 
 /* Reads `out_dir`/`r->dir_name` back into r's summary. Malformed artifacts
  * are left out, each a diagnostic in `diag` naming the rank's log. */
 void tl_mr_summary_read(tl_mr_rank *r, const char *out_dir, bool plain_text,
                         tl_diag *diag);
+/* Lets go of what tl_mr_summary_read filled in, as before it. */
+void tl_mr_summary_clear(tl_mr_rank *r);
 /* Writes `rank_dir`/collectives_parity.json from r's summary. */
 bool tl_mr_parity_write(const tl_mr_rank *r, const char *rank_dir,
                         bool plain_text, char *error, size_t error_size);
@@ -88,11 +94,27 @@ typedef struct tl_mr_analysis {
   tl_mr_ranks exec_sched_ranks, exec_cache_ranks;
 } tl_mr_analysis;
 
+/* The combined chromium_events.json as it is joined, rank after rank in
+ * ascending order, the parent joining each rank as soon as it and every
+ * rank before it have ended (the file is opened at the first event). */
+typedef struct tl_mr_events {
+  FILE *f;
+  bool ok;         /* false after a failed write: nothing more is joined */
+  char error[512]; /* why, when not ok */
+} tl_mr_events;
+
+void tl_mr_events_init(tl_mr_events *e);
+/* Appends r's events (its child's part file, else its own
+ * chromium_events.json) and sets r->events_joined. */
+void tl_mr_events_join(tl_mr_events *e, tl_mr_rank *r, const char *out_dir);
+
 /* `ranks` are the ranks to aggregate: ascending, no duplicates, no failed
- * ones. Writes the aggregated files into out_dir and fills `a`. */
+ * ones. Writes the aggregated files into out_dir and fills `a`. `events`
+ * (NULL: none yet) holds the ranks already joined, a prefix of `ranks`;
+ * the rest are joined here and the file is closed. */
 bool tl_mr_analyze(tl_mr_rank **ranks, size_t count, const char *out_dir,
-                   tl_mr_analysis *a, tl_diag *diag, char *error,
-                   size_t error_size);
+                   tl_mr_events *events, tl_mr_analysis *a, tl_diag *diag,
+                   char *error, size_t error_size);
 /* Fills the divergences, the runtime rows and the execution-order result
  * of `a` (multi_rank_divergence.c); same `ranks` as tl_mr_analyze. */
 void tl_mr_decide(tl_mr_rank **ranks, size_t count, tl_mr_analysis *a);

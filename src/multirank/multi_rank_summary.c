@@ -363,19 +363,26 @@ static void graph_free(tl_mr_graph *g) {
   free(g->code_name);
 }
 
-void tl_mr_rank_free(tl_mr_rank *r) {
+void tl_mr_summary_clear(tl_mr_rank *r) {
   for (size_t i = 0; i < r->graphs.count; i++)
     graph_free(&r->graphs.items[i]);
   TL_VEC_FREE(r->graphs);
   for (size_t i = 0; i < r->exec.count; i++)
     free(r->exec.items[i]);
   TL_VEC_FREE(r->exec);
+  free(r->compile_ids);
+  free(r->cache_seq);
+  r->compile_ids = r->cache_seq = NULL;
+  r->summary = r->has_meta = r->has_exec = false;
+  memset(r->meta_md5, 0, sizeof r->meta_md5);
+}
+
+void tl_mr_rank_free(tl_mr_rank *r) {
+  tl_mr_summary_clear(r);
   free(r->path);
   free(r->file_name);
   free(r->dir_name);
   free(r->failure);
-  free(r->compile_ids);
-  free(r->cache_seq);
   if (r->diag)
     tl_diag_free(r->diag);
   free(r->diag);

@@ -223,8 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (use[i]->summary)
       aggregated[n++] = use[i];
   tl_mr_analysis a;
-  bool ok =
-      tl_mr_analyze(aggregated, n, out_dir, &a, &diag, error, sizeof error);
+  bool ok = tl_mr_analyze(aggregated, n, out_dir, NULL, &a, &diag, error,
+                          sizeof error);
   if (!ok)
     fprintf(stderr, "analyze: %s\n", error);
   FUZZ_CHECK(ok);
