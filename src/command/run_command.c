@@ -70,12 +70,13 @@ static bool folder_is_empty(const char *path) {
   return empty;
 }
 
-/* Makes the trace folder: --trace-dir (new, or an empty folder), else a new
- * temporary one. Returns its absolute path (malloc'd; the child may change
- * folder), or NULL after a message; *made says whether this run made it. */
-static char *make_trace_dir(const char *wanted, bool *made) {
+/* Makes the trace folder: --trace-dir (new, or an empty folder; with the
+ * folders above it that are missing), else a new temporary one. Returns its
+ * absolute path (malloc'd; the child may change folder), or NULL after a
+ * message; *made records the folders this run made. */
+static char *make_trace_dir(const char *wanted, tl_fs_made *made) {
   char error[512];
-  *made = false;
+  made->count = 0;
   if (wanted) {
     struct stat st;
     if (lstat(wanted, &st) == 0) {
@@ -87,11 +88,10 @@ static char *make_trace_dir(const char *wanted, bool *made) {
                 wanted);
         return NULL;
       }
-    } else if (!tl_fs_mkdirs(wanted, error, sizeof error)) {
+    } else if (!tl_fs_mkdirs_made(wanted, made, error, sizeof error)) {
       fprintf(stderr, "tlparse: run: --trace-dir %s: %s\n", wanted, error);
+      tl_fs_remove_made(made);
       return NULL;
-    } else {
-      *made = true;
     }
     char *abs = realpath(wanted, NULL);
     if (!abs)
@@ -109,7 +109,11 @@ static char *make_trace_dir(const char *wanted, bool *made) {
     tl_buf_free(&name);
     return NULL;
   }
-  *made = true;
+  if (name.len < sizeof made->path) {
+    memcpy(made->path, name.data, name.len + 1);
+    made->ends[0] = name.len;
+    made->count = 1;
+  }
   char *abs = realpath(name.data, NULL);
   if (!abs)
     fprintf(stderr, "tlparse: run: %s: %s\n", name.data, strerror(errno));
@@ -293,18 +297,19 @@ int tl_run_command(const tl_run_request *r) {
   int code = check_before(r);
   if (code >= 0)
     return code;
-  bool made = false;
+  tl_fs_made made;
   char *trace_dir = make_trace_dir(r->trace_dir, &made);
-  if (!trace_dir)
+  if (!trace_dir) {
+    tl_fs_remove_made(&made);
     return 1;
+  }
   fprintf(stderr, "tlparse: run: TORCH_TRACE=%s %s\n", trace_dir, r->argv[0]);
   int exec_errno = 0;
   int status = run_child(r, trace_dir, &exec_errno);
   if (status < 0) {
     fprintf(stderr, "tlparse: run: cannot run %s: %s (nothing was written)\n",
             r->argv[0], strerror(exec_errno));
-    if (made)
-      rmdir(trace_dir); /* only if still empty */
+    tl_fs_remove_made(&made); /* each only if still empty */
     free(trace_dir);
     return exec_errno == ENOENT ? 127 : 126;
   }
@@ -312,9 +317,10 @@ int tl_run_command(const tl_run_request *r) {
   size_t ranks = tl_multi_rank_count_logs(trace_dir);
   size_t files = tl_fs_count_files(trace_dir);
   if (files == 0) {
-    /* A folder this run made and nothing was written to goes again, so that
-     * failed runs leave no empty folders behind (rmdir: only if empty). */
-    bool removed = made && rmdir(trace_dir) == 0;
+    /* The folders this run made, nothing written to them, go again, so
+     * that failed runs leave no empty folders behind (rmdir: only if
+     * empty). */
+    bool removed = tl_fs_remove_made(&made);
     fprintf(stderr,
             "tlparse: run: %s wrote no trace log to %s (did it run "
             "torch.compile or torch.export?); no report written%s\n",

@@ -215,8 +215,7 @@ bool tl_outdir_check(tl_outdir *dir, const char *out, bool overwrite,
  * handlers are installed and cleared (under blocked signals) after. */
 static char signal_staging[PATH_MAX];
 static char signal_trash[PATH_MAX + 16];
-static char signal_parents[PATH_MAX]; /* tl_outdir's made_parents, or "" */
-static size_t signal_parents_top;
+static tl_fs_made signal_parents; /* tl_outdir's made_parents, or none */
 static volatile sig_atomic_t signal_armed;
 static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -263,21 +262,6 @@ static void remove_staging(const char *staging, const char *trash) {
     remove_tree_at(AT_FDCWD, staging, 0);
 }
 
-/* Removes the parent folders a run made, deepest first, each only if it is
- * empty (rmdir): `deepest` is edited in place. Async-signal-safe. */
-static void remove_made_parents(char *deepest, size_t top_len) {
-  size_t len = strlen(deepest);
-  while (len >= top_len && len > 0) {
-    if (rmdir(deepest) != 0)
-      return;
-    while (len > 0 && deepest[len - 1] != '/')
-      len--;
-    while (len > 0 && deepest[len - 1] == '/')
-      len--;
-    deepest[len] = '\0';
-  }
-}
-
 /* The children writing into the staging folder (0: a free slot). */
 enum { MAX_CHILDREN = 4096 };
 static volatile pid_t signal_children[MAX_CHILDREN];
@@ -297,8 +281,7 @@ static void clean_up_run(void) {
   if (signal_armed) {
     signal_armed = 0;
     remove_staging(signal_staging, signal_trash);
-    if (signal_parents[0])
-      remove_made_parents(signal_parents, signal_parents_top);
+    tl_fs_remove_made(&signal_parents);
   }
 }
 
@@ -531,12 +514,14 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   bool ok = true;
   if (slash && slash != parent.data) {
     *slash = '\0';
-    size_t top = 0;
-    ok = tl_fs_mkdirs_noting(parent.data, &top, error, error_size);
-    if (ok && top) {
-      dir->made_parents = tl_xstrdup(parent.data);
-      dir->made_top_len = top;
-    }
+    tl_fs_made *made = tl_xmalloc(sizeof *made);
+    ok = tl_fs_mkdirs_made(parent.data, made, error, error_size);
+    if (!ok)
+      tl_fs_remove_made(made);
+    if (made->count)
+      dir->made_parents = made;
+    else
+      free(made);
   }
   tl_buf_free(&parent);
   if (!ok)
@@ -555,7 +540,7 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
              strerror(errno));
     tl_buf_free(&name);
     if (dir->made_parents)
-      remove_made_parents(dir->made_parents, dir->made_top_len);
+      tl_fs_remove_made(dir->made_parents);
     return false;
   }
   /* mkdtemp makes it private (0700); a report is as readable as any
@@ -569,9 +554,10 @@ bool tl_outdir_stage(tl_outdir *dir, char *error, size_t error_size) {
   block_signals(true, &saved);
   snprintf(signal_staging, sizeof signal_staging, "%s", dir->staging);
   snprintf(signal_trash, sizeof signal_trash, "%s-removing", dir->staging);
-  snprintf(signal_parents, sizeof signal_parents, "%s",
-           dir->made_parents ? dir->made_parents : "");
-  signal_parents_top = dir->made_top_len;
+  if (dir->made_parents)
+    signal_parents = *dir->made_parents;
+  else
+    signal_parents.count = 0;
   signal_armed = 1;
   set_handlers(true);
   tl_out_of_memory_cleanup = clean_up_run;
@@ -703,7 +689,7 @@ void tl_outdir_abandon(tl_outdir *dir) {
     remove_staging(dir->staging, trash.data);
     tl_buf_free(&trash);
     if (dir->made_parents)
-      remove_made_parents(dir->made_parents, dir->made_top_len);
+      tl_fs_remove_made(dir->made_parents);
     free(dir->staging);
     dir->staging = NULL;
     signal_armed = 0;

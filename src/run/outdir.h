@@ -17,16 +17,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "util/fsutil.h"
+
 typedef struct tl_outdir {
   char *out;     /* the output folder as given, without trailing '/' */
   char *staging; /* the folder the run writes into, or NULL */
   bool overwrite;
-  /* The parent folders of `out` this run created (all of them lie between
-   * `out` and the first one created): removed again, if still empty, when
-   * the run is abandoned. `made_parents` is the deepest, `made_top_len` the
-   * length of the topmost; NULL when none was made. */
-  char *made_parents;
-  size_t made_top_len;
+  /* The parent folders of `out` this run created (malloc'd; NULL when it
+   * made none): removed again, each if still empty, when the run is
+   * abandoned. */
+  tl_fs_made *made_parents;
 } tl_outdir;
 
 /* Checks the output folder before anything is read: `out` is a non-empty

@@ -13,23 +13,26 @@
 #include <unistd.h>
 
 bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
-  size_t top_len;
-  return tl_fs_mkdirs_noting(path, &top_len, error, error_size);
+  tl_fs_made made;
+  return tl_fs_mkdirs_made(path, &made, error, error_size);
 }
 
-bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
-                         size_t error_size) {
+bool tl_fs_mkdirs_made(const char *path, tl_fs_made *made, char *error,
+                       size_t error_size) {
   char *copy = tl_xstrdup(path);
   size_t n = strlen(copy);
-  *top_len = 0;
+  made->count = 0;
+  made->path[0] = '\0';
+  if (n < sizeof made->path)
+    memcpy(made->path, copy, n + 1);
   for (size_t i = 1; i <= n; i++) {
     if (copy[i] != '/' && copy[i] != '\0')
       continue;
     char saved = copy[i];
     copy[i] = '\0';
     if (mkdir(copy, 0777) == 0) {
-      if (!*top_len)
-        *top_len = i;
+      if (n < sizeof made->path && made->count < TL_FS_MADE_MAX)
+        made->ends[made->count++] = i;
     } else if (errno != EEXIST) {
       snprintf(error, error_size, "cannot create folder %s: %s", copy,
                strerror(errno));
@@ -44,6 +47,18 @@ bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
     return false;
   }
   return true;
+}
+
+bool tl_fs_remove_made(tl_fs_made *made) {
+  bool deepest = false;
+  for (size_t i = made->count; i-- > 0;) {
+    made->path[made->ends[i]] = '\0';
+    bool removed = rmdir(made->path) == 0;
+    if (i == made->count - 1)
+      deepest = removed;
+  }
+  made->count = 0;
+  return deepest;
 }
 
 bool tl_fs_mkdirs_in(const char *root, const char *rel, char *error,

@@ -18,10 +18,27 @@
 
 /* mkdir -p: every missing folder of `path`. */
 bool tl_fs_mkdirs(const char *path, char *error, size_t error_size);
-/* The same; *top_len is the length of the topmost folder this call made
- * (0 when every one existed), so that a caller can remove what it made. */
-bool tl_fs_mkdirs_noting(const char *path, size_t *top_len, char *error,
-                         size_t error_size);
+/* The folders one tl_fs_mkdirs_made call created, so that a caller can
+ * remove exactly those: each is a prefix of `path`, `ends` holding their
+ * lengths, shallowest first. Only the prefixes whose mkdir succeeded are
+ * recorded: in `new/../keep/out` an existing `keep` is not one of them,
+ * though it lies below the first folder made. At most TL_FS_MADE_MAX are
+ * recorded, and none of a path of TL_FS_MADE_PATH bytes or more; folders
+ * not recorded are made but never removed (nor, then, the folders holding
+ * them). */
+enum { TL_FS_MADE_MAX = 64, TL_FS_MADE_PATH = 4096 /* Linux's PATH_MAX */ };
+typedef struct tl_fs_made {
+  char path[TL_FS_MADE_PATH];
+  size_t ends[TL_FS_MADE_MAX];
+  size_t count; /* 0: none made */
+} tl_fs_made;
+/* mkdir -p, recording in *made what it created. */
+bool tl_fs_mkdirs_made(const char *path, tl_fs_made *made, char *error,
+                       size_t error_size);
+/* Removes the folders *made records, deepest first, each only while empty
+ * (rmdir), and empties *made; true when the deepest one was removed.
+ * Async-signal-safe. */
+bool tl_fs_remove_made(tl_fs_made *made);
 /* The folders of `rel` under `root`, which must exist: `root` itself is
  * never made, so a folder a signal handler moved away (the staging folder,
  * outdir.h) is not made again by a thread still writing into it. */

@@ -444,6 +444,37 @@ class Run(unittest.TestCase):
         self.assertTrue(os.path.isdir(os.path.join(self.dir, "t4")))
 
 
+class TraceFolder(unittest.TestCase):
+    """A --trace-dir the command writes nothing into: every folder the run
+    made for it goes again, and only those. No torch needed."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_true(self, trace_dir):
+        r = run(["--no-browser", "-o", "out", "--trace-dir", trace_dir, "--",
+                 "true"], self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertTrue(r.stderr.endswith(
+            "no report written, the empty folder removed\n"), r.stderr)
+
+    def test_the_folders_made_above_it_go_too(self):
+        self.run_true(os.path.join("td", "a", "b"))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_users_folder_inside_the_name_stays(self):
+        # n2/../keep/t: `keep` lies below `n2` in the name but is the
+        # user's (empty) folder, not made by the run.
+        os.mkdir(os.path.join(self.dir, "keep"))
+        self.run_true(os.path.join("n2", "..", "keep", "t"))
+        self.assertEqual(os.listdir(self.dir), ["keep"])
+        self.assertEqual(os.listdir(os.path.join(self.dir, "keep")), [])
+
+
 class FileSizeSignal(unittest.TestCase):
     """tlparse ignores SIGXFSZ for itself (a write past a file-size limit
     fails with EFBIG and is reported), but the command it runs gets the

@@ -396,6 +396,43 @@ class Signals(Case):
         self.assertEqual(p.returncode, 128 + signal.SIGTERM)
         self.assertEqual(sorted(os.listdir(top)), ["keep.txt"])
 
+    def test_a_signal_removes_only_the_folders_the_run_made(self):
+        # -o new/../keep/b/o: the run makes `new` and `keep/b`; `keep` is
+        # the user's (empty) folder, below `new` in the name but not made by
+        # the run: after a SIGTERM it is still there, and only it.
+        keep = os.path.join(self.tmp, "keep")
+        os.makedirs(keep)
+        self.out = os.path.join(self.tmp, "new", "..", "keep", "b", "o")
+        p = self.start()
+        self.wait_for_staging(p)
+        p.send_signal(signal.SIGTERM)
+        p.communicate()
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM)
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["keep"])
+        self.assertEqual(os.listdir(keep), [])
+
+    def test_a_failed_run_removes_only_the_folders_it_made(self):
+        # The same names, the run failing on its own (a file-size limit
+        # below the size of static/highlight.min.js): `new`, `a/b/c` go
+        # again, the user's empty `keep` stays.
+        log = os.path.join(self.tmp, "one.log")
+        with open(log, "w") as f:
+            f.write('V0101 00:00:00.000000 1 a.py:1] {"dynamo_start": '
+                    '{"stack": []}, "frame_id": 0, "frame_compile_id": 0, '
+                    '"attempt": 0}\n')
+        os.makedirs(os.path.join(self.tmp, "keep"))
+        for out in (os.path.join("new", "..", "keep", "b", "o"),
+                    os.path.join("a", "b", "c", "o")):
+            with self.subTest(out=out):
+                self.out = os.path.join(self.tmp, out)
+                r = self.run_with_file_size_limit([log], 50000)
+                self.assertEqual(r.returncode, 1)
+                self.assertIn("File too large", r.stderr)
+                self.assertEqual(sorted(os.listdir(self.tmp)),
+                                 ["keep", "one.log"])
+                self.assertEqual(os.listdir(os.path.join(self.tmp, "keep")),
+                                 [])
+
     def test_a_signal_during_the_removal_of_a_failed_run_leaves_nothing(self):
         # The run fails late (a file-size limit makes raw.jsonl unwritable;
         # tlparse ignores SIGXFSZ, so the write fails instead of killing),
