@@ -113,12 +113,17 @@ static bool report_run(const tl_diff_request *r, const char *input,
  * them; adds the inputs' parse failures to *failed. False with one line
  * in `error`. */
 static bool compare_logs(const tl_diff_request *r, const char *a, const char *b,
-                         const char *diff_dir, tl_run_diff_summary *sum,
-                         size_t *failed, char *error, size_t error_size) {
+                         const char *staging, const char *diff_dir,
+                         tl_run_diff_summary *sum, size_t *failed, char *error,
+                         size_t error_size) {
   tl_diag diag_a, diag_b;
   tl_diag_init(&diag_a, a);
   tl_diag_init(&diag_b, b);
   diag_a.verbose = diag_b.verbose = r->verbose;
+  /* Paths in the staging folder, gone once the run ends, are named under
+   * the output folder the user gave. */
+  diag_a.staged = diag_b.staged = staging;
+  diag_a.shown = diag_b.shown = r->out_dir;
   tl_run run_a, run_b;
   memset(&run_a, 0, sizeof run_a);
   memset(&run_b, 0, sizeof run_b);
@@ -193,8 +198,8 @@ static bool compare_ranks(const tl_diff_request *r, const char *staging,
     tl_buf_init(&dir);
     tl_buf_printf(&dir, "%s/rank_%u", staging, one.rank);
     ok = tl_fs_mkdirs(dir.data, error, error_size) &&
-         compare_logs(r, la[i].path, lb[j].path, dir.data, &one.summary, failed,
-                      error, error_size);
+         compare_logs(r, la[i].path, lb[j].path, staging, dir.data,
+                      &one.summary, failed, error, error_size);
     tl_buf_free(&dir);
     if (ok) {
       TL_VEC_PUSH(ranks, one);
@@ -313,15 +318,21 @@ int tl_diff_command(const tl_diff_request *r) {
     ok = compare_ranks(r, outdir.staging, la, na, lb, nb, &sum, &failed, error,
                        sizeof error);
   else
-    ok = compare_logs(r, a, b, outdir.staging, &sum, &failed, error,
-                      sizeof error);
+    ok = compare_logs(r, a, b, outdir.staging, outdir.staging, &sum, &failed,
+                      error, sizeof error);
+  bool compared = ok;
   if (ok)
     ok = tl_outdir_publish(&outdir, error, sizeof error);
   int code = 0;
   if (!ok) {
+    /* A file of the staging folder is named under the output folder; a
+     * failed publish names the staging folder that keeps the comparison. */
+    char *reason = tl_renamed_paths(
+        error[0] ? error : "the comparison could not be written",
+        compared ? NULL : outdir.staging, r->out_dir);
     tl_outdir_abandon(&outdir);
-    fprintf(stderr, "tlparse: diff: %s\n",
-            error[0] ? error : "the comparison could not be written");
+    fprintf(stderr, "tlparse: diff: %s\n", reason);
+    free(reason);
     code = 1;
   } else {
     printf("tlparse: diff: %zu compile%s matched, %zu changed; %zu only in "

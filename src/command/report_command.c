@@ -275,13 +275,18 @@ static int run_all_ranks(const tl_report_request *c) {
   o.jobs = c->jobs;
   o.progress = isatty(STDERR_FILENO);
   tl_multi_rank_result result;
-  bool ok = tl_multi_rank_run(&o, &result, error, sizeof error) &&
-            tl_outdir_publish(&outdir, error, sizeof error);
+  bool ran = tl_multi_rank_run(&o, &result, error, sizeof error);
+  bool ok = ran && tl_outdir_publish(&outdir, error, sizeof error);
   code = 0;
   if (!ok) {
+    /* A file of the staging folder is named under the output folder; a
+     * failed publish names the staging folder that keeps the report. */
+    char *reason =
+        tl_renamed_paths(error[0] ? error : "the report could not be written",
+                         ran ? NULL : outdir.staging, c->out_dir);
     tl_outdir_abandon(&outdir);
-    fprintf(stderr, "tlparse: %s\n",
-            error[0] ? error : "the report could not be written");
+    fprintf(stderr, "tlparse: %s\n", reason);
+    free(reason);
     code = 1;
   } else {
     if (result.failed) {

@@ -198,6 +198,10 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   tl_diag_init(&diag, r->path);
   tl_diag_init(&quiet, r->path);
   diag.verbose = o->verbose;
+  /* Paths in the staging folder, gone once the job ends, are named under
+   * the output folder the user gave. */
+  diag.staged = quiet.staged = o->out_dir;
+  diag.shown = quiet.shown = o->out_name;
   tl_pipeline_options p = {0};
   p.input = r->path;
   p.out_dir = rank_dir.data;

@@ -732,8 +732,8 @@ bool tl_store_open(tl_store *store, const char *out_dir,
     store->chromium.part = fopen(options->chromium_part_path, "wbx");
     if (!store->chromium.part && !store->failed) {
       store->failed = true;
-      snprintf(store->error, sizeof store->error, "cannot write %s",
-               options->chromium_part_path);
+      snprintf(store->error, sizeof store->error, "cannot write %s: %s",
+               options->chromium_part_path, strerror(errno));
     }
   }
   store->sink = tl_sink_start(out_dir, store->raw_jsonl.entries, store->raw_log,
@@ -747,7 +747,10 @@ void tl_store_raw_log(void *ctx, const char *data, size_t len) {
     tl_sink_raw_log(store->sink, data, len);
 }
 
-static void close_stream(tl_store *store, FILE **stream, const char *name) {
+/* Closes a file of the store: `name` in the output folder, or the file
+ * `path` when `name` is NULL. */
+static void close_stream(tl_store *store, FILE **stream, const char *name,
+                         const char *path) {
   if (!*stream)
     return;
   /* A write that failed earlier (ferror) fails the run as the final
@@ -757,8 +760,13 @@ static void close_stream(tl_store *store, FILE **stream, const char *name) {
   int why = errno;
   if ((earlier || !closed) && !store->failed) {
     store->failed = true;
-    snprintf(store->error, sizeof store->error, "cannot write %s/%s: %s",
-             store->out_dir, name, closed ? "a write failed" : strerror(why));
+    const char *reason = closed ? "a write failed" : strerror(why);
+    if (name)
+      snprintf(store->error, sizeof store->error, "cannot write %s/%s: %s",
+               store->out_dir, name, reason);
+    else
+      snprintf(store->error, sizeof store->error, "cannot write %s: %s", path,
+               reason);
   }
   *stream = NULL;
 }
@@ -781,8 +789,9 @@ bool tl_store_close(tl_store *store) {
   }
   if (store->chromium.events)
     fputs(store->chromium.count ? "\n]" : "]", store->chromium.events);
-  close_stream(store, &store->chromium.events, "chromium_events.json");
-  close_stream(store, &store->chromium.part, "chromium_events.part");
+  close_stream(store, &store->chromium.events, "chromium_events.json", NULL);
+  close_stream(store, &store->chromium.part, NULL,
+               store->options.chromium_part_path);
   if (store->raw_jsonl.entries) {
     char error[512];
     if (!tl_raw_jsonl_finish(&store->raw_jsonl, &store->strings, error,
@@ -792,7 +801,7 @@ bool tl_store_close(tl_store *store) {
       snprintf(store->error, sizeof store->error, "%s", error);
     }
   }
-  close_stream(store, &store->raw_log, "raw.log");
+  close_stream(store, &store->raw_log, "raw.log", NULL);
   return !store->failed;
 }
 

@@ -91,20 +91,28 @@ const char *tl_diag_kind_title_one(tl_diag_kind kind) {
   return known(kind) ? KINDS[kind].title_one : "?";
 }
 
-char *tl_diag_renamed(const tl_diag *d, const char *text) {
+char *tl_renamed_paths(const char *text, const char *staged,
+                       const char *shown) {
   tl_buf out;
   tl_buf_init(&out);
-  size_t n = d->staged ? strlen(d->staged) : 0;
-  for (const char *at; n && (at = strstr(text, d->staged));) {
+  size_t n = staged ? strlen(staged) : 0;
+  size_t shown_len = shown ? strlen(shown) : 0;
+  while (shown_len > 1 && shown[shown_len - 1] == '/')
+    shown_len--; /* `-o out/`: out/raw.log, not out//raw.log */
+  for (const char *at; n && (at = strstr(text, staged));) {
     tl_buf_append(&out, text, (size_t)(at - text));
     if (at[n] == '/')
-      tl_buf_puts(&out, d->shown);
+      tl_buf_append(&out, shown, shown_len);
     else
       tl_buf_append(&out, at, n);
     text = at + n;
   }
   tl_buf_puts(&out, text);
   return tl_buf_detach(&out);
+}
+
+char *tl_diag_renamed(const tl_diag *d, const char *text) {
+  return tl_renamed_paths(text, d->staged, d->shown);
 }
 
 void tl_diag_add(tl_diag *d, tl_diag_kind kind, size_t line, const char *fmt,

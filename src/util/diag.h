@@ -74,6 +74,10 @@ const char *tl_diag_kind_title_one(tl_diag_kind kind);
 /* `text` (malloc'd) with each path under d->staged named under d->shown,
  * as tl_diag_add stores its messages. */
 char *tl_diag_renamed(const tl_diag *d, const char *text);
+/* `text` (malloc'd) with each path under `staged/` named under `shown/`
+ * instead (`shown` given as `out/` or `out` alike); a copy when `staged`
+ * is NULL. */
+char *tl_renamed_paths(const char *text, const char *staged, const char *shown);
 /* Prints one line per category with its count and first place to stderr. */
 void tl_diag_print_summary(const tl_diag *d);
 

@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -600,6 +601,30 @@ class RunDiff(unittest.TestCase):
                            f["b"] and f["b"]["frame"])
                           for f in got["frames"]],
                          [(x and x[1], y and y[1]) for x, y in want])
+
+    def test_a_file_that_cannot_be_written_is_named_under_the_output(self):
+        # Under a 200 KB file-size limit run A's raw.log (its 517 KB log)
+        # cannot be written: both lines name it under -o, not under the
+        # staging folder the run wrote into (gone when they are read), and
+        # nothing is left.
+        out = os.path.join(self.tmp, "limited")
+        a, b = log("rec-jit-cpu"), log("rec-change-after")
+
+        def limit_file_size():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (200000, 200000))
+        r = subprocess.run([TLPARSE, "diff", a, b, "-o", out, "--no-browser"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, CI="1"),
+                           preexec_fn=limit_file_size)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, (
+            "tlparse: %s: cannot write %s/a/raw.log: File too large (1 output "
+            "file not written)\n"
+            "tlparse: diff: cannot write %s/a/raw.log: File too large\n")
+            % (a, out, out))
+        self.assertFalse(os.path.exists(out))
+        self.assertEqual([n for n in os.listdir(self.tmp)
+                          if n.startswith("limited")], [])
 
     def test_a_missing_input_is_named_and_nothing_written(self):
         out = os.path.join(self.tmp, "missing")

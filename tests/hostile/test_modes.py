@@ -466,16 +466,63 @@ class MultiRank(Temp):
         self.assertEqual(r.returncode, 1, r.stderr)
         why = "its parse failed: cannot write rank_1/raw.log: File too large"
         err = r.stderr.splitlines()
-        self.assertEqual(err[0], "tlparse: %s: rank 1: %s; its partial "
-                         "report is left out"
-                         % (os.path.join(self.logs, RANK % 1), why))
-        self.assertEqual(err[-1], "tlparse: 1 of 3 ranks failed (see above)")
+        log = os.path.join(self.logs, RANK % 1)
+        # The rank's own summary names the file under the output folder the
+        # user gave, not under the staging folder, gone by then.
+        self.assertEqual(err, [
+            "tlparse: %s: rank 1: %s; its partial report is left out"
+            % (log, why),
+            "tlparse: %s: cannot write %s/rank_1/raw.log: File too large (2 "
+            "output files not written)" % (log, self.out),
+            "tlparse: 1 of 3 ranks failed (see above)"])
         self.assertEqual(sorted(os.listdir(self.out)),
                          ["index.html", "rank_0", "rank_2", "static"])
         page = self.landing().decode()
         self.assertIn('<li>Rank 1 <span class="fail">failed: %s; not in the '
                       'cross-rank analyses</span></li>' % why, page)
         self.assertNotIn("rank_1/", page.replace(why, ""))
+        self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
+
+    def test_a_rank_whose_events_part_cannot_be_written(self):
+        """Each rank's chromium events also go to a part file beside its
+        folder (.rank_N.chromium_events.part, joined into the combined
+        chromium_events.json): 3,000 events make a 933,782-byte
+        chromium_events.json in the rank's folder and a larger part (its
+        events carry their pid), so under a 940 KiB limit only the part
+        fails. The reason names the part file as it is, not a file of the
+        rank's folder."""
+        event = ('{"name": "e%d", "ts": %d, "ph": "B", "cat": "c", "tid": 0, '
+                 '"args": {"a": {"b": {"c": {"d": {"e": [1, 2, 3]}}}}}}')
+        for k in (10, 11):
+            write_rank_log(self.logs, RANK % k, "".join(
+                entry({"chromium_event": {}, "rank": k}, event % (n, n))
+                for n in range(3000)))
+        r = self.multi_with_file_size_limit(940 * 1024)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(sorted(r.stderr.splitlines()), sorted([
+            "tlparse: %s: rank %d: its parse failed: cannot write "
+            ".rank_%d.chromium_events.part: File too large; its partial "
+            "report is left out" % (os.path.join(self.logs, RANK % k), k, k)
+            for k in (10, 11)] + [
+            "tlparse: every rank failed (see above): no report written"]))
+        self.assertFalse(os.path.exists(self.out))
+        self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
+
+    def test_the_combined_events_file_names_the_output_folder(self):
+        """Four ranks of 4,000 chromium events each write their own files
+        under a 1 MB limit (the largest, each rank's raw.log, is 921,780
+        bytes), but not the combined chromium_events.json (1,623,122): the
+        message names it under the output folder, not the staging folder."""
+        event = '{"name": "e%d", "ts": %d, "ph": "X", "dur": 1, "tid": 0}'
+        for k in range(4):
+            write_rank_log(self.logs, RANK % k, "".join(
+                entry({"chromium_event": {}, "rank": k}, event % (n, n))
+                for n in range(4000)))
+        r = self.multi_with_file_size_limit(1000000)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr, "tlparse: cannot write %s/chromium_events"
+                         ".json: File too large\n" % self.out)
+        self.assertFalse(os.path.exists(self.out))
         self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
 
     def test_every_rank_failing_publishes_nothing(self):
