@@ -163,14 +163,17 @@ static void write_page(view_job *job, const tl_provpage_view *view,
 #endif
 
 /* The texts a view's analysis reads, each read from its file when the
- * build asks for it and freed when the build lets it go
- * (tl_prov_inputs.load/release; the FX graphs perhaps from a second
- * thread: each text has its own buffer and error). The page reads them
- * again from their files. */
+ * build asks for it. A large one is mapped, and given back when the build
+ * lets it go (tl_prov_inputs.load/release; the FX graphs perhaps from a
+ * second thread: each text has its own buffer and error); the page reads
+ * it again from its file, a piece at a time. One below MAP_TEXTS_FROM is
+ * kept until the page is written, which reads it from here: each small
+ * text's file is opened and read once per view. */
 typedef struct view_texts {
   view_job *job;
   const tl_artifact *artifacts[TL_PROV_TEXTS];
   tl_buf texts[TL_PROV_TEXTS];
+  bool read[TL_PROV_TEXTS];             /* texts[t] holds the whole file */
   tl_mapped_text mapped[TL_PROV_TEXTS]; /* or mapped, when large */
   char errors[TL_PROV_TEXTS][512];
 } view_texts;
@@ -181,6 +184,8 @@ enum { MAP_TEXTS_FROM = 1 << 20 };
 
 static tl_str load_text(void *ctx, tl_prov_text t) {
   view_texts *vt = ctx;
+  if (vt->read[t]) /* kept from an earlier load */
+    return tl_buf_str(&vt->texts[t]);
   tl_buf_init(&vt->texts[t]);
   const tl_artifact *a = vt->artifacts[t];
   if (!a || !a->text_path)
@@ -189,21 +194,34 @@ static tl_str load_text(void *ctx, tl_prov_text t) {
   tl_buf_init(&path);
   tl_buf_printf(&path, "%s/%s", vt->job->out_dir, a->text_path);
   tl_str text = {NULL, 0};
-  if (tl_mapped_text_open(&vt->mapped[t], path.data, MAP_TEXTS_FROM))
+  int how =
+      tl_mapped_text_load(&vt->mapped[t], &vt->texts[t], path.data,
+                          MAP_TEXTS_FROM, vt->errors[t], sizeof vt->errors[t]);
+  if (how > 0) {
     text = vt->mapped[t].text;
-  else if (tl_fs_read_file(path.data, &vt->texts[t], vt->errors[t],
-                           sizeof vt->errors[t]))
+  } else if (how == 0) {
+    vt->read[t] = true;
     text = tl_buf_str(&vt->texts[t]);
-  else
+  } else {
     tl_buf_free(&vt->texts[t]); /* what a failed read got */
+  }
   tl_buf_free(&path);
   return text;
 }
 
 static void release_text(void *ctx, tl_prov_text t) {
   view_texts *vt = ctx;
-  tl_buf_free(&vt->texts[t]);
+  if (!vt->read[t])
+    tl_buf_free(&vt->texts[t]);
   tl_mapped_text_close(&vt->mapped[t]);
+}
+
+static void free_texts(view_texts *vt) {
+  for (int t = 0; t < TL_PROV_TEXTS; t++) {
+    tl_buf_free(&vt->texts[t]);
+    vt->read[t] = false;
+    tl_mapped_text_close(&vt->mapped[t]);
+  }
 }
 
 #ifdef HAVE_tl_page
@@ -211,8 +229,11 @@ static void release_text(void *ctx, tl_prov_text t) {
  * artifact's file, a piece at a time. */
 typedef struct text_files {
   view_job *job;
-  tl_fs_reader file;
-  char path[4096]; /* of the open file */
+  const view_texts *kept; /* the texts the analysis read, or NULL */
+  tl_str text;            /* the open text, when kept */
+  size_t at;              /* how far it has been read */
+  tl_fs_reader file;      /* else the open file */
+  char path[4096];        /* of the open file */
 } text_files;
 
 /* Notes a problem with a text at page time, unless one is noted already. */
@@ -236,8 +257,16 @@ static bool open_text_file(void *ctx, const char *which, size_t *size) {
                          : strcmp(which, "kernel") == 0 ? v->kernel_code
                                                         : NULL;
   tl_fs_reader_close(&t->file);
+  t->text = (tl_str){NULL, 0};
   if (!a || !a->text_path)
     return false;
+  for (int k = 0; t->kept && k < TL_PROV_TEXTS; k++)
+    if (t->kept->artifacts[k] == a && t->kept->read[k]) {
+      t->text = tl_buf_str(&t->kept->texts[k]);
+      t->at = 0;
+      *size = t->text.len;
+      return true;
+    }
   snprintf(t->path, sizeof t->path, "%s/%s", t->job->out_dir, a->text_path);
   char error[512];
   bool ok = tl_fs_reader_open(&t->file, t->path, error, sizeof error);
@@ -249,17 +278,23 @@ static bool open_text_file(void *ctx, const char *which, size_t *size) {
 
 static size_t read_text_file(void *ctx, char *buf, size_t cap) {
   text_files *t = ctx;
+  if (t->text.ptr) {
+    size_t n = t->text.len - t->at < cap ? t->text.len - t->at : cap;
+    memcpy(buf, t->text.ptr + t->at, n);
+    t->at += n;
+    return n;
+  }
   return tl_fs_reader_read(&t->file, buf, cap);
 }
 
 static bool text_file_failed(void *ctx) {
   text_files *t = ctx;
-  if (t->file.failed)
+  if (!t->text.ptr && t->file.failed)
     note_text_error(t,
                     "cannot read %.400s whole (a read error, or it changed "
                     "while read)",
                     t->path);
-  return t->file.failed;
+  return !t->text.ptr && t->file.failed;
 }
 #endif
 
@@ -287,12 +322,12 @@ static void run_view_job(view_job *job, view_job *jobs) {
   tl_buf text; /* the view's JSON */
   tl_buf_init(&text);
   cJSON *json = NULL;
+  view_texts texts = {.job = job,
+                      .artifacts = {v->pre, v->post, v->code, v->kernel_code,
+                                    v->mappings, v->stack_traces}};
   if (copy) {
     json = copy_view_json(&jobs[job->original].json, v);
   } else {
-    view_texts texts = {.job = job,
-                        .artifacts = {v->pre, v->post, v->code, v->kernel_code,
-                                      v->mappings, v->stack_traces}};
     in.pre_path = path_of(v->pre);
     in.post_path = path_of(v->post);
     in.code_path = path_of(v->code);
@@ -307,8 +342,7 @@ static void run_view_job(view_job *job, view_job *jobs) {
     cJSON *malformed = NULL;
     tl_provenance_write(&in, &text, &malformed);
     for (int t = 0; t < TL_PROV_TEXTS; t++) {
-      tl_buf_free(&texts.texts[t]); /* any the build did not let go */
-      tl_mapped_text_close(&texts.mapped[t]);
+      tl_mapped_text_close(&texts.mapped[t]); /* any the build kept */
       if (texts.errors[t][0]) /* the last in artifact order, as before */
         snprintf(job->error, sizeof job->error, "%s", texts.errors[t]);
     }
@@ -336,14 +370,16 @@ static void run_view_job(view_job *job, view_job *jobs) {
   /* The page embeds the JSON without its layout: made in place. */
   tl_json_compact(&text, tl_buf_str(&text));
 #ifdef HAVE_tl_page
-  text_files files = {job, {NULL, 0, 0, false}, ""};
-  tl_provpage_text_reader texts = {open_text_file, read_text_file,
-                                   text_file_failed, &files};
+  text_files files = {job, copy ? NULL : &texts, {NULL, 0},
+                      0,   {NULL, 0, 0, false},  ""};
+  tl_provpage_text_reader reader = {open_text_file, read_text_file,
+                                    text_file_failed, &files};
   tl_provpage_view page_view = {v->dir->display, v->dir->dir_name,
                                 tl_buf_str(&text)};
-  write_page(job, &page_view, &texts);
+  write_page(job, &page_view, &reader);
   tl_fs_reader_close(&files.file);
 #endif
+  free_texts(&texts);
 #ifdef HAVE_tl_profile
   if (job->profile) { /* written: the index takes the profile over */
     job->profile_summary = cJSON_CreateObject();

@@ -207,13 +207,8 @@ static ssize_t read_into(int fd, tl_buf *out) {
   }
 }
 
-bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
-                     size_t error_size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
-    return false;
-  }
+bool tl_fs_read_fd(int fd, const char *path, tl_buf *out, char *error,
+                   size_t error_size) {
   /* A buffer of the file's size, not grown by doubling: the texts a view
    * reads back can be tens of megabytes. */
   struct stat st;
@@ -232,6 +227,17 @@ bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
   }
   if (!ok)
     snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+  return ok;
+}
+
+bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
+                     size_t error_size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+    return false;
+  }
+  bool ok = tl_fs_read_fd(fd, path, out, error, error_size);
   close(fd);
   return ok;
 }

@@ -76,6 +76,10 @@ size_t tl_fs_reader_read(tl_fs_reader *r, char *buf, size_t cap);
 void tl_fs_reader_close(tl_fs_reader *r);
 bool tl_fs_read_file(const char *path, tl_buf *out, char *error,
                      size_t error_size);
+/* tl_fs_read_file on a file already open as `fd` (read from where it is;
+ * not closed); `path` only names it in the error. */
+bool tl_fs_read_fd(int fd, const char *path, tl_buf *out, char *error,
+                   size_t error_size);
 /* The whole file, NUL-terminated and malloc'd, its length in *len; NULL when
  * it cannot be read. */
 char *tl_fs_read_all(const char *path, size_t *len);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fsutil.h"
+
 /* The texts mapped now: at most two per view being analyzed (its code and
  * an FX graph on the graph thread), one view per core. One that finds no
  * free place is mapped but never given back. */
@@ -26,34 +28,21 @@ static size_t page_size(void) {
   return page > 0 ? (size_t)page : 4096;
 }
 
-bool tl_mapped_text_open(tl_mapped_text *m, const char *path, size_t min_size) {
-  memset(m, 0, sizeof *m);
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-      (size_t)st.st_size < min_size || (uint64_t)st.st_size >= SIZE_MAX / 2) {
-    close(fd);
-    return false;
-  }
-  size_t len = (size_t)st.st_size, page = page_size();
+/* Maps the open regular file `fd` of `len` bytes (not closed here). */
+static bool map_fd(tl_mapped_text *m, int fd, size_t len) {
+  size_t page = page_size();
   /* Zeroed pages reserved past the file's end, then the file mapped over
    * their start: the text is followed by a NUL even when it fills its last
    * page, as a tl_buf's would be. */
   size_t span = (len / page + 1) * page;
   char *base = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) {
-    close(fd);
+  if (base == MAP_FAILED)
     return false;
-  }
   if (mmap(base, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
       MAP_FAILED) {
     munmap(base, span);
-    close(fd);
     return false;
   }
-  close(fd);
   m->text = (tl_str){base, len};
   m->span = span;
   pthread_mutex_lock(&mapped_lock);
@@ -66,6 +55,41 @@ bool tl_mapped_text_open(tl_mapped_text *m, const char *path, size_t min_size) {
     }
   pthread_mutex_unlock(&mapped_lock);
   return true;
+}
+
+/* The size of the open `fd` when it is a regular file to map (at least
+ * `min_size` bytes), else 0. */
+static size_t size_to_map(int fd, size_t min_size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+      (size_t)st.st_size < min_size || (uint64_t)st.st_size >= SIZE_MAX / 2)
+    return 0;
+  return (size_t)st.st_size;
+}
+
+bool tl_mapped_text_open(tl_mapped_text *m, const char *path, size_t min_size) {
+  memset(m, 0, sizeof *m);
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  size_t len = size_to_map(fd, min_size);
+  bool ok = len && map_fd(m, fd, len);
+  close(fd);
+  return ok;
+}
+
+int tl_mapped_text_load(tl_mapped_text *m, tl_buf *into, const char *path,
+                        size_t min_size, char *error, size_t error_size) {
+  memset(m, 0, sizeof *m);
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) /* a link, or an error: read (or said) as tl_fs_read_file does */
+    return tl_fs_read_file(path, into, error, error_size) ? 0 : -1;
+  size_t len = size_to_map(fd, min_size);
+  int result = len && map_fd(m, fd, len) ? 1 : -1;
+  if (result < 0)
+    result = tl_fs_read_fd(fd, path, into, error, error_size) ? 0 : -1;
+  close(fd);
+  return result;
 }
 
 void tl_mapped_text_close(tl_mapped_text *m) {

@@ -36,6 +36,11 @@ typedef struct tl_mapped_text {
  * for a smaller file or any failure (the caller reads the file instead,
  * which reports what is wrong). */
 bool tl_mapped_text_open(tl_mapped_text *m, const char *path, size_t min_size);
+/* One open of `path` for either: mapped as tl_mapped_text_open maps it
+ * (returns 1), else read whole into `into` as tl_fs_read_file reads it
+ * (returns 0; on a failure -1, with its message in `error`). */
+int tl_mapped_text_load(tl_mapped_text *m, tl_buf *into, const char *path,
+                        size_t min_size, char *error, size_t error_size);
 void tl_mapped_text_close(tl_mapped_text *m);
 
 /* A pass over a text reached `place`: see above. Any pointer may be given;

@@ -2,7 +2,8 @@
  * the bytes are the file's, followed by a NUL; small files, links, folders
  * and missing files are not mapped; the pages a pass has passed leave the
  * process (their resident size, from /proc/self/smaps) and read back the
- * same; a NUL is found anywhere. */
+ * same; a NUL is found anywhere; tl_mapped_text_load maps or reads with
+ * one open, and says what is wrong as tl_fs_read_file does. */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -86,6 +87,53 @@ TEST(small_files_links_folders_and_missing_files_are_not_mapped) {
   CHECK(m.text.ptr == NULL && m.span == 0);
 }
 
+/* tl_mapped_text_load: mapped from min_size on, else read whole into the
+ * buffer (through a link too), with tl_fs_read_file's message on a
+ * failure. */
+TEST(load_maps_a_large_file_and_reads_any_other) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char error[512] = "";
+  tl_mapped_text m;
+  tl_buf into;
+  tl_buf_init(&into);
+  const char *large = file_of("load-large.txt", page * 3 + 5);
+  size_t len;
+  char *expected = tl_fs_read_all(large, &len);
+  CHECK(tl_mapped_text_load(&m, &into, large, page, error, sizeof error) == 1);
+  CHECK(m.span > 0 && m.text.len == page * 3 + 5 && into.len == 0);
+  CHECK(memcmp(m.text.ptr, expected, len) == 0 && m.text.ptr[len] == '\0');
+  tl_mapped_text_close(&m);
+  free(expected);
+
+  const char *small = file_of("load-small.txt", 1000);
+  expected = tl_fs_read_all(small, &len);
+  CHECK(tl_mapped_text_load(&m, &into, small, 1001, error, sizeof error) == 0);
+  CHECK(m.span == 0 && m.text.ptr == NULL);
+  CHECK(into.len == 1000 && memcmp(into.data, expected, 1000) == 0);
+  tl_buf_clear(&into);
+  char link[600];
+  snprintf(link, sizeof link, "%s/load-link.txt", root);
+  CHECK(symlink("load-small.txt", link) == 0);
+  CHECK(tl_mapped_text_load(&m, &into, link, 10, error, sizeof error) == 0);
+  CHECK(m.span == 0 && into.len == 1000 &&
+        memcmp(into.data, expected, 1000) == 0);
+  tl_buf_clear(&into);
+  free(expected);
+  CHECK(error[0] == '\0');
+
+  char want[700];
+  snprintf(link, sizeof link, "%s/load-missing.txt", root);
+  CHECK(tl_mapped_text_load(&m, &into, link, 10, error, sizeof error) == -1);
+  snprintf(want, sizeof want, "cannot read %s: No such file or directory",
+           link);
+  CHECK(strcmp(error, want) == 0);
+  CHECK(tl_mapped_text_load(&m, &into, root, 10, error, sizeof error) == -1);
+  snprintf(want, sizeof want, "cannot read %s: Is a directory", root);
+  CHECK(strcmp(error, want) == 0);
+  CHECK(m.span == 0 && m.text.ptr == NULL);
+  tl_buf_free(&into);
+}
+
 TEST(pages_a_pass_has_passed_leave_the_process_and_read_back_the_same) {
   size_t size = (size_t)12 << 20;
   const char *path = file_of("passed.txt", size);
@@ -147,6 +195,7 @@ int main(void) {
   }
   RUN(a_large_file_is_mapped_whole_with_a_nul_after_it);
   RUN(small_files_links_folders_and_missing_files_are_not_mapped);
+  RUN(load_maps_a_large_file_and_reads_any_other);
   RUN(pages_a_pass_has_passed_leave_the_process_and_read_back_the_same);
   RUN(a_nul_is_found_in_any_window);
   char error[512];
