@@ -5,6 +5,7 @@
 #include "emit/help.h"
 
 #include <cmark.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,14 +50,33 @@ void tl_help_render_markdown(tl_buf *out, tl_str markdown) {
   }
 }
 
+/* Each section's HTML, rendered once per process (help.html and index.html
+ * both embed sections, and the rank children of --all-ranks-html inherit
+ * what their parent rendered before forking them). */
+enum { SECTIONS = 5 };
+static tl_buf rendered[SECTIONS];
+static pthread_once_t rendered_once = PTHREAD_ONCE_INIT;
+
+static void render_sections(void) {
+  for (int i = 0; i < SECTIONS && tl_help_section_ids[i]; i++) {
+    const char *id = tl_help_section_ids[i];
+    tl_buf_init(&rendered[i]);
+    /* Section ids are our own constants: no escaping needed. */
+    tl_buf_printf(&rendered[i], "<section class=\"tl-help\" id=\"%s\">\n", id);
+    tl_help_render_markdown(&rendered[i], section_markdown(id));
+    tl_buf_puts(&rendered[i], "</section>\n");
+  }
+}
+
+void tl_help_prepare(void) { pthread_once(&rendered_once, render_sections); }
+
 void tl_help_render_section(tl_buf *out, const char *section_id) {
-  tl_str md = section_markdown(section_id);
-  if (!md.ptr)
+  if (!section_id || !section_markdown(section_id).ptr)
     return;
-  /* Section ids are our own constants: no escaping needed. */
-  tl_buf_printf(out, "<section class=\"tl-help\" id=\"%s\">\n", section_id);
-  tl_help_render_markdown(out, md);
-  tl_buf_puts(out, "</section>\n");
+  tl_help_prepare();
+  for (int i = 0; i < SECTIONS && tl_help_section_ids[i]; i++)
+    if (strcmp(tl_help_section_ids[i], section_id) == 0)
+      tl_buf_append(out, rendered[i].data, rendered[i].len);
 }
 
 static const char PAGE_HEAD[] =

@@ -2,7 +2,8 @@
  * embedded into the binary at build time and rendered with libcmark.
  * Emit uses it for tl_out/help.html and for the help sections of
  * index.html; nothing is read from the source tree at run time.
- * Output goes into the caller's tl_buf; no state is kept between calls.
+ * Output goes into the caller's tl_buf; each section is rendered once per
+ * process and kept (a few kilobytes).
  */
 #ifndef TL_HELP_H
 #define TL_HELP_H
@@ -21,6 +22,10 @@ void tl_help_render_page(tl_buf *out);
  * `</section>\n`, for embedding into index.html. Appends nothing for an
  * unknown id. */
 void tl_help_render_section(tl_buf *out, const char *section_id);
+
+/* Renders every section now (thread-safe, once): a process about to fork
+ * workers calls it so that they inherit the sections rendered. */
+void tl_help_prepare(void);
 
 /* Appends the HTML of any Markdown text (CommonMark, raw HTML not passed
  * through). */

@@ -29,6 +29,9 @@
 #ifdef HAVE_tl_engine
 #include "analyze/ts_query.h"
 #endif
+#ifdef HAVE_tl_docs
+#include "emit/help.h" /* the help sections, rendered once for every rank */
+#endif
 #include "run/outdir.h"
 #include "run/pipeline.h"
 #include "util/fsutil.h"
@@ -598,6 +601,9 @@ bool tl_multi_rank_run(const tl_multi_rank_options *o,
                        size_t error_size) {
   memset(result, 0, sizeof *result);
   keep_heap_grown();
+#ifdef HAVE_tl_docs
+  tl_help_prepare();
+#endif
   rank_list ranks = {0};
   if (!discover(o->input_dir, &ranks)) {
     snprintf(error, error_size, "cannot list %s: %s", o->input_dir,
