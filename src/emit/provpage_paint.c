@@ -278,6 +278,19 @@ static void put_cid(tl_buf *out, const cJSON *view) {
 }
 
 /* A panel's body: its scroller with the first rows, and its ruler. */
+/* `n` in decimal at `digits` (room for 20); returns how many. */
+static size_t put_decimal(char *digits, size_t n) {
+  char back[24];
+  size_t k = 0;
+  do {
+    back[k++] = (char)('0' + n % 10);
+    n /= 10;
+  } while (n);
+  for (size_t i = 0; i < k; i++)
+    digits[i] = back[k - 1 - i];
+  return k;
+}
+
 static void put_body(tl_buf *out, int which, const panel *p, bool hidden,
                      bool time_column) {
   tl_buf_printf(out, "<div class=\"tp-pbody\" data-panel=\"%s\"%s>",
@@ -312,11 +325,20 @@ static void put_body(tl_buf *out, int which, const panel *p, bool hidden,
       tl_str text = {at, (size_t)(end - at)};
       if (text.len && text.ptr[text.len - 1] == '\r')
         text.len--;
-      tl_buf_printf(out,
-                    "<div data-panel=\"%s\" data-line=\"%zu\" class=\"ln%s\">"
-                    "<span class=\"g\">%zu</span>%s<span class=\"s\">",
-                    PANEL[which], i, p->mapped[i] ? " m" : "", i,
-                    time_column ? "<span class=\"t\"></span>" : "");
+      /* Appended piece by piece (a printf per row was most of this). */
+      char line[24];
+      size_t line_len = put_decimal(line, i);
+      tl_buf_puts(out, "<div data-panel=\"");
+      tl_buf_puts(out, PANEL[which]);
+      tl_buf_puts(out, "\" data-line=\"");
+      tl_buf_append(out, line, line_len);
+      tl_buf_puts(out, p->mapped[i] ? "\" class=\"ln m\"><span class=\"g\">"
+                                    : "\" class=\"ln\"><span class=\"g\">");
+      tl_buf_append(out, line, line_len);
+      tl_buf_puts(out,
+                  time_column
+                      ? "</span><span class=\"t\"></span><span class=\"s\">"
+                      : "</span><span class=\"s\">");
       put_line_text(out, text);
       tl_buf_puts(out, "</span></div>");
       at = nl ? nl + 1 : end;
