@@ -50,8 +50,6 @@ const span *tl_pycode_function_of(const span *fns, size_t n, uint32_t pos) {
   return j == SIZE_MAX ? NULL : &fns[j];
 }
 
-/* Keeps the calls of known kernels (`k(...)`, `k.run(...)` where k is
- * defined or named by a handle comment) and all extern / fallback calls. */
 /* What of `s` lies in `text`, copied into the arena. */
 static tl_str own(tl_arena *arena, tl_str text, tl_str s, size_t *next) {
   if (!s.ptr || s.ptr < text.ptr || s.ptr > text.ptr + text.len)
@@ -60,14 +58,12 @@ static tl_str own(tl_arena *arena, tl_str text, tl_str s, size_t *next) {
   return tl_arena_str(arena, s);
 }
 
-/* The names the chunks gave, copied in text order before they are sorted
- * and searched: a sort over names in the text reads it everywhere again (a
- * mapped text would be resident whole, mapped_text.h). */
+/* The names of the handles and definitions the chunks gave, copied in text
+ * order before they are sorted and searched: a sort over names in the text
+ * reads it everywhere again (a mapped text would be resident whole,
+ * mapped_text.h). The calls' are copied as they are kept (resolve_calls). */
 static void own_names(collected *c, tl_arena *arena, tl_str text) {
   size_t next = 0;
-  for (size_t i = 0; i < c->calls.count; i++)
-    c->calls.items[i].name = own(arena, text, c->calls.items[i].name, &next);
-  next = 0;
   for (size_t i = 0; i < c->handles.count; i++) {
     handle *h = &c->handles.items[i];
     tl_str key = own(arena, text, h->key, &next);
@@ -81,7 +77,11 @@ static void own_names(collected *c, tl_arena *arena, tl_str text) {
     c->defs.items[i].name = own(arena, text, c->defs.items[i].name, &next);
 }
 
-static void resolve_calls(collected *c, tl_arena *arena) {
+/* Keeps the calls of known kernels (`k(...)`, `k.run(...)` where k is
+ * defined or named by a handle comment) and all extern / fallback calls,
+ * and copies the names of those it keeps: most calls are of no kernel
+ * (the calls are in text order, each name looked up where it is). */
+static void resolve_calls(collected *c, tl_arena *arena, tl_str text) {
   tl_str *handle_names =
       tl_xmalloc((c->handles.count + 1) * sizeof *handle_names);
   for (size_t i = 0; i < c->handles.count; i++)
@@ -91,9 +91,11 @@ static void resolve_calls(collected *c, tl_arena *arena) {
   if (c->defs.count)
     memcpy(sorted, c->defs.items, c->defs.count * sizeof *sorted);
   tl_sort(sorted, c->defs.count, sizeof *sorted, def_cmp_p);
-  size_t kept = 0;
+  size_t kept = 0, next = 0;
   for (size_t i = 0; i < c->calls.count; i++) {
     raw_call r = c->calls.items[i];
+    if (r.name.ptr >= text.ptr && r.name.ptr <= text.ptr + text.len)
+      tl_text_passing(text.ptr, (size_t)(r.name.ptr - text.ptr), &next);
     if (r.kind == TL_KERNEL_UNKNOWN) {
       tl_kernel_def key = {.name = r.name};
       const tl_kernel_def *d =
@@ -106,10 +108,10 @@ static void resolve_calls(collected *c, tl_arena *arena) {
       else
         continue; /* not a kernel: get_raw_stream(0), empty_strided(...) */
     }
+    r.name = own(arena, text, r.name, &next);
     c->calls.items[kept++] = r;
   }
   c->calls.count = kept;
-  (void)arena;
   free(sorted);
   free(handle_names);
   tl_sort(c->calls.items, c->calls.count, sizeof *c->calls.items, call_cmp_p);
@@ -221,6 +223,6 @@ void tl_pycode_bind_handles(collected *c, tl_call_site *sites) {
 void tl_pycode_resolve(collected *c, tl_arena *arena, tl_str text,
                        tl_code_analysis *out) {
   own_names(c, arena, text);
-  resolve_calls(c, arena);
+  resolve_calls(c, arena, text);
   own_functions(c, arena, text, out);
 }
