@@ -19,13 +19,21 @@ static bool skip_py_string(const char *t, size_t n, size_t *pos) {
   char q = t[i];
   if (!(i + 2 < n && t[i + 1] == q && t[i + 2] == q))
     return skip_quoted(t, n, pos);
-  for (i += 3; i < n; i++) {
-    if (t[i] == '\\')
-      i++;
-    else if (t[i] == q && i + 2 < n && t[i + 1] == q && t[i + 2] == q) {
-      *pos = i + 3;
+  /* From quote to quote (a kernel's source is kilobytes): a quote is
+   * escaped when an odd run of backslashes inside the literal ends at it. */
+  size_t body = i + 3;
+  for (i = body; i < n;) {
+    const char *at = memchr(t + i, q, n - i);
+    if (!at)
+      return false;
+    size_t j = (size_t)(at - t), k = j;
+    while (k > body && t[k - 1] == '\\')
+      k--;
+    if ((j - k) % 2 == 0 && j + 2 < n && t[j + 1] == q && t[j + 2] == q) {
+      *pos = j + 3;
       return true;
     }
+    i = j + 1;
   }
   return false;
 }
