@@ -9,6 +9,7 @@
  * cJSON escapes every control character inside a string. */
 #include "json/json_print.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +100,133 @@ void tl_json_print_close(tl_json_printer *p) {
   tl_buf_putc(p->out, '}');
 }
 
+/* cJSON's print of a string (print_string_ptr): between quotes, '"' and
+ * '\\' escaped, the control characters as \b \f \n \r \t or \u00xx,
+ * every other byte as it is; NULL as "". */
+static void put_string(tl_buf *out, const char *s) {
+  tl_buf_putc(out, '"');
+  const unsigned char *c = (const unsigned char *)(s ? s : ""), *run = c;
+  for (; *c; c++) {
+    if (*c > 31 && *c != '"' && *c != '\\')
+      continue;
+    tl_buf_append(out, (const char *)run, (size_t)(c - run));
+    run = c + 1;
+    switch (*c) {
+    case '"':
+      tl_buf_puts(out, "\\\"");
+      break;
+    case '\\':
+      tl_buf_puts(out, "\\\\");
+      break;
+    case '\b':
+      tl_buf_puts(out, "\\b");
+      break;
+    case '\f':
+      tl_buf_puts(out, "\\f");
+      break;
+    case '\n':
+      tl_buf_puts(out, "\\n");
+      break;
+    case '\r':
+      tl_buf_puts(out, "\\r");
+      break;
+    case '\t':
+      tl_buf_puts(out, "\\t");
+      break;
+    default:
+      tl_buf_printf(out, "\\u%04x", *c);
+    }
+  }
+  tl_buf_append(out, (const char *)run, (size_t)(c - run));
+  tl_buf_putc(out, '"');
+}
+
+/* cJSON's print of a number: "%1.15g" when that reads back as the same
+ * double, else "%1.17g"; for a whole number of fewer than 16 digits that
+ * is its digits, written here at once (cJSON 1.7.15 formats and reads back
+ * every number), and every other number is cJSON's own print. */
+static void put_number(tl_buf *out, const cJSON *item) {
+  double d = item->valuedouble;
+  if (d > -1e15 && d < 1e15 && d == (double)(long long)d &&
+      !(d == 0 && signbit(d))) {
+    tl_buf_printf(out, "%lld", (long long)d);
+    return;
+  }
+  char *text = printed(cJSON_PrintUnformatted(item));
+  tl_buf_puts(out, text);
+  free(text);
+}
+
+/* Does `value` hold a raw item (text cJSON prints as it is, whose line
+ * breaks print_at must indent)? */
+static bool holds_raw(const cJSON *value) {
+  if (cJSON_IsRaw(value))
+    return true;
+  const cJSON *child;
+  cJSON_ArrayForEach(child, value) if (holds_raw(child)) return true;
+  return false;
+}
+
+/* cJSON_Print's text of `item` (print_value), entered at cJSON's output
+ * depth `depth`: an object's members are indented depth + 1 tabs and its
+ * closing brace depth tabs; an array's elements are entered at depth + 1.
+ * False for an item cJSON cannot print (an invalid type, a raw item). */
+static bool put_value(tl_buf *out, const cJSON *item, int depth) {
+  switch (item->type & 0xFF) {
+  case cJSON_NULL:
+    tl_buf_puts(out, "null");
+    return true;
+  case cJSON_False:
+    tl_buf_puts(out, "false");
+    return true;
+  case cJSON_True:
+    tl_buf_puts(out, "true");
+    return true;
+  case cJSON_Number:
+    put_number(out, item);
+    return true;
+  case cJSON_String:
+    put_string(out, item->valuestring);
+    return true;
+  case cJSON_Array: {
+    tl_buf_putc(out, '[');
+    for (const cJSON *e = item->child; e; e = e->next) {
+      if (!put_value(out, e, depth + 1))
+        return false;
+      if (e->next)
+        tl_buf_puts(out, ", ");
+    }
+    tl_buf_putc(out, ']');
+    return true;
+  }
+  case cJSON_Object: {
+    tl_buf_puts(out, "{\n");
+    for (const cJSON *m = item->child; m; m = m->next) {
+      put_tabs(out, depth + 1);
+      put_string(out, m->string);
+      tl_buf_puts(out, ":\t");
+      if (!put_value(out, m, depth + 1))
+        return false;
+      tl_buf_puts(out, m->next ? ",\n" : "\n");
+    }
+    put_tabs(out, depth);
+    tl_buf_putc(out, '}');
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
 /* Appends cJSON_Print's text of `value`, each line it breaks starting with
- * `depth` more tabs. */
+ * `depth` more tabs: printed here (put_value), but a tree with a raw item
+ * by cJSON_Print. An item cJSON cannot print ends the run, as there. */
 static void print_at(tl_buf *out, const cJSON *value, int depth) {
+  if (!holds_raw(value)) {
+    if (!put_value(out, value, depth))
+      printed(NULL);
+    return;
+  }
   char *text = printed(cJSON_Print(value));
   size_t start = 0, len = strlen(text);
   for (size_t i = 0; depth && i < len; i++) {

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "json/json_print.h"
 
+#include <math.h>
 #include <stdint.h>
 
 static uint64_t seed = 88172645463325252ull;
@@ -13,12 +14,14 @@ static unsigned next_random(unsigned below) {
 }
 
 /* Strings with every byte the layout could be confused by: spaces, tabs,
- * newlines, quotes, backslashes, a control character, UTF-8, U+2028, an
- * invalid byte, and the layout's own ", " and ":\t". */
+ * newlines, quotes, backslashes, the control characters (named and not),
+ * DEL, UTF-8, U+2028, an invalid byte, and the layout's own ", " and
+ * ":\t". */
 static const char *const PIECES[] = {
     "",       " ",        "\t",           "\n",   "\"",  "\\",
     "\\\"",   "\x01",     "x y",          ", ",   ":\t", "{\n}",
-    "[1, 2]", "\xc3\xa9", "\xe2\x80\xa8", "\xff", "/",   "line 12"};
+    "[1, 2]", "\xc3\xa9", "\xe2\x80\xa8", "\xff", "/",   "line 12",
+    "\b\f\r", "\x1f",     "\x7f"};
 static char *random_string(void) {
   static char s[128];
   s[0] = '\0';
@@ -45,7 +48,16 @@ static cJSON *random_tree(int depth) {
                                      -2.5e-9,
                                      1099511627776.0,
                                      2147483647.0,
-                                     -2147483648.0};
+                                     -2147483648.0,
+                                     -0.0,
+                                     999999999999999.0,
+                                     -999999999999999.0,
+                                     1e15,
+                                     -1e15,
+                                     4503599627370496.0,
+                                     1e300,
+                                     NAN,
+                                     INFINITY};
     return cJSON_CreateNumber(
         numbers[next_random(sizeof numbers / sizeof *numbers)]);
   }
