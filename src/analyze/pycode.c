@@ -686,6 +686,21 @@ static void add_cpp_wrapper(tl_arena *arena, tl_str text, TSRange src,
 #endif
 }
 
+/* The pairs [start, end) of `a` and of `b` (each ascending, the two
+ * disjoint) in one ascending list. */
+static void merge_ranges(const tl_ts_cuts *a, const tl_ts_cuts *b,
+                         tl_ts_cuts *out) {
+  size_t i = 0, j = 0;
+  while (i < a->count || j < b->count) {
+    const tl_ts_cuts *from =
+        j == b->count || (i < a->count && a->items[i] < b->items[j]) ? a : b;
+    size_t *k = from == a ? &i : &j;
+    TL_VEC_PUSH(*out, from->items[*k]);
+    TL_VEC_PUSH(*out, from->items[*k + 1]);
+    *k += 2;
+  }
+}
+
 void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   memset(out, 0, sizeof *out);
   if (!text.ptr || text.len == 0 || text.len > UINT32_MAX)
@@ -701,9 +716,15 @@ void tl_pycode_analyze(tl_arena *arena, tl_str text, tl_code_analysis *out) {
   /* The kernels' sources in their '''...''' strings are about half the
    * bytes of JIT output code, and the walk reads none of them: the parse
    * leaves them out (their ranges come from the quotes, source_range). */
-  tl_ts_cuts long_strings = {0};
+  tl_ts_cuts long_strings = {0}, comments = {0}, skips = {0};
   tl_ts_python_long_strings(text, tl_ts_long_string, &long_strings);
-  tl_ts_chunker_skip(&ch, long_strings.items, long_strings.count / 2);
+  /* So are the blocks of comments before each kernel (its source nodes,
+   * the graph fragment), but for the handle comments the walk reads. */
+  tl_ts_python_comment_runs(text, tl_ts_long_string, HANDLE_PREFIX, &comments);
+  merge_ranges(&long_strings, &comments, &skips);
+  tl_ts_chunker_skip(&ch, skips.items, skips.count / 2);
+  TL_VEC_FREE(comments);
+  TL_VEC_FREE(skips);
   c.left_out = long_strings.items;
   /* `def call` alone can be most of the code: parse it (and the `with`
    * block in it) a few statements at a time, under its `def` line. */

@@ -79,9 +79,20 @@ bool tl_ts_python_cuts(tl_str text, tl_ts_cuts *cuts);
  * reads them. None at all when a literal is unterminated or the text holds
  * a NUL byte. Linear time. */
 void tl_ts_python_long_strings(tl_str text, size_t min, tl_ts_cuts *bodies);
-/* The `min` the output code's analysis (pycode.c) passes:
+/* Python: the runs of lines that hold only a comment and sit between two
+ * logical lines of the same indentation, every comment of the run (and of
+ * the gap) at that indentation too, outside brackets, strings and
+ * continuations, as pairs [start, end) in `runs` from a run's first `#` to
+ * the end of its last line (before the line break), ascending, each at
+ * least `min` bytes: a parse may leave them out, since tree-sitter reads no
+ * indentation from them there and a comment between two statements bounds
+ * no node. A comment line that starts with `keep` (not NULL) is never in a
+ * run. None at all when unsure (tl_ts_python_cuts). Linear time. */
+void tl_ts_python_comment_runs(tl_str text, size_t min, const char *keep,
+                               tl_ts_cuts *runs);
+/* The `min` the output code's analysis (pycode.c) passes to both:
  * TL_TS_LONG_STRING_DEFAULT, 256 bytes. Tests set it to 1 to leave every
- * such body out, or SIZE_MAX to leave none out. */
+ * such body and run out, or SIZE_MAX to leave none out. */
 extern size_t tl_ts_long_string;
 #define TL_TS_LONG_STRING_DEFAULT ((size_t)256)
 /* The Python counterpart of tl_ts_cpp_body, for the chunker to go into a

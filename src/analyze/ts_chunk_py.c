@@ -51,7 +51,18 @@ static const bool py_scan_stops[256] = {
     ['\''] = true, ['('] = true, [')'] = true,  ['['] = true,
     [']'] = true,  ['{'] = true, ['}'] = true};
 
+/* As py_scan, calling `comment` (when not NULL) at the `#` of each line
+ * that holds only a comment outside brackets, strings and continuations,
+ * with the comment's indentation as `indent`. */
+static bool py_scan_comments(tl_str text, py_visit visit, py_visit comment,
+                             void *ctx);
+
 static bool py_scan(tl_str text, py_visit visit, void *ctx) {
+  return py_scan_comments(text, visit, NULL, ctx);
+}
+
+static bool py_scan_comments(tl_str text, py_visit visit, py_visit comment,
+                             void *ctx) {
   const char *t = text.ptr;
   size_t n = text.len, i = 0;
   long depth = 0;
@@ -76,6 +87,8 @@ static bool py_scan(tl_str text, py_visit visit, void *ctx) {
         visit(ctx, text, i, SIZE_MAX);
       else if (w < n && !strchr("\r\n#", t[w]))
         visit(ctx, text, i, tab ? SIZE_MAX : w - i);
+      else if (comment && w < n && t[w] == '#')
+        comment(ctx, text, w, tab ? SIZE_MAX : w - i);
     }
     line_start = continued = false;
     if (c == '\n') {
@@ -197,6 +210,66 @@ void tl_ts_python_long_strings(tl_str text, size_t min, tl_ts_cuts *bodies) {
         i++;
     }
   }
+}
+
+/* What tl_ts_python_comment_runs keeps while it reads: the last logical
+ * line's indentation, and the comment lines seen since, as pairs (`#`,
+ * the line's end). */
+typedef struct comment_state {
+  tl_ts_cuts *runs, lines;
+  size_t min, indent;
+  const char *keep;
+  bool after_code, mixed;
+} comment_state;
+
+static void comment_line(void *ctx, tl_str text, size_t at, size_t indent) {
+  comment_state *st = ctx;
+  if (!st->after_code || indent != st->indent) {
+    st->mixed = true;
+    return;
+  }
+  const char *nl = memchr(text.ptr + at, '\n', text.len - at);
+  TL_VEC_PUSH(st->lines, (uint32_t)at);
+  TL_VEC_PUSH(st->lines, (uint32_t)(nl ? (size_t)(nl - text.ptr) : text.len));
+}
+
+/* Adds the run of comment lines st->lines[from, to) (pairs) when it is
+ * long enough. */
+static void add_run(comment_state *st, size_t from, size_t to) {
+  if (from < to && st->lines.items[to - 1] - st->lines.items[from] >= st->min) {
+    TL_VEC_PUSH(*st->runs, st->lines.items[from]);
+    TL_VEC_PUSH(*st->runs, st->lines.items[to - 1]);
+  }
+}
+
+static void code_line(void *ctx, tl_str text, size_t line, size_t indent) {
+  comment_state *st = ctx;
+  (void)line;
+  if (st->after_code && !st->mixed && indent == st->indent) {
+    size_t keep_len = st->keep ? strlen(st->keep) : 0, from = 0;
+    for (size_t i = 0; i < st->lines.count; i += 2) {
+      uint32_t at = st->lines.items[i], end = st->lines.items[i + 1];
+      if (keep_len && end - at >= keep_len &&
+          memcmp(text.ptr + at, st->keep, keep_len) == 0) {
+        add_run(st, from, i);
+        from = i + 2;
+      }
+    }
+    add_run(st, from, st->lines.count);
+  }
+  st->lines.count = 0;
+  st->mixed = false;
+  st->after_code = indent != SIZE_MAX;
+  st->indent = indent;
+}
+
+void tl_ts_python_comment_runs(tl_str text, size_t min, const char *keep,
+                               tl_ts_cuts *runs) {
+  comment_state st = {runs, {0}, min, 0, keep, false, false};
+  runs->count = 0;
+  if (!py_scan_comments(text, code_line, comment_line, &st))
+    runs->count = 0;
+  TL_VEC_FREE(st.lines);
 }
 
 typedef struct py_body_state {

@@ -127,6 +127,45 @@ TEST(python_long_strings_are_the_bodies_of_plain_triple_quoted_literals) {
   TL_VEC_FREE(bodies);
 }
 
+/* The comment runs tl_ts_python_comment_runs finds, of at least 1 byte,
+ * keeping the lines that start with "# K", as "start,end,...". */
+static bool comment_runs_of_1(tl_str text, tl_ts_cuts *runs) {
+  tl_ts_python_comment_runs(text, 1, "# K", runs);
+  return true;
+}
+
+static const char *py_comment_runs(const char *text) {
+  return cuts_text(comment_runs_of_1, text);
+}
+
+TEST(python_comment_runs_lie_between_two_lines_of_their_indentation) {
+  /* "# x\n# y" between a = 1 and b = 2: bytes 6 to 13. */
+  CHECK_STR_EQ(py_comment_runs("a = 1\n# x\n# y\nb = 2\n"), "6,13");
+  /* A kept line splits a run and stays. */
+  CHECK_STR_EQ(py_comment_runs("a = 1\n# x\n# K y\n# z\nb = 2\n"), "6,9,16,19");
+  /* In a body, between two of its statements. */
+  CHECK_STR_EQ(py_comment_runs("def f():\n    a\n    # x\n    b\n"), "19,22");
+  /* Not after a body at its indentation (tree-sitter keeps such comments
+   * in the body), nor at another indentation than both lines', nor where
+   * a line of the gap is at another. */
+  CHECK_STR_EQ(py_comment_runs("def f():\n    b = 1\n    # x\nc = 2\n"), "");
+  CHECK_STR_EQ(py_comment_runs("if a:\n    b = 1\n# x\nc = 2\n"), "");
+  CHECK_STR_EQ(py_comment_runs("a = 1\n# x\n  # y\nb = 2\n"), "");
+  /* Not before the first line nor after the last, nor inside brackets or
+   * a string. */
+  CHECK_STR_EQ(py_comment_runs("# x\na = 1\n# y\n"), "");
+  CHECK_STR_EQ(py_comment_runs("a = f(\n# x\n)\nb = '''\n# y\n'''\nc = 1\n"),
+               "");
+  /* Shorter than the minimum: none; unsure of the text: none. */
+  tl_ts_cuts runs = {0};
+  tl_ts_python_comment_runs(tl_str_from("a = 1\n# x\nb = 2\n"), 4, NULL, &runs);
+  CHECK_INT_EQ(runs.count, 0);
+  tl_ts_python_comment_runs(tl_str_from("a = 1\n# x\nb = 2\n"), 3, NULL, &runs);
+  CHECK_INT_EQ(runs.count, 2);
+  CHECK_STR_EQ(py_comment_runs("a = 1\n# x\nb = (\n"), "");
+  TL_VEC_FREE(runs);
+}
+
 /* "head,open,close:cut,cut" of tl_ts_python_body over the whole text, or
  * "no". */
 static const char *py_body(const char *text) {
@@ -834,6 +873,7 @@ int main(void) {
   RUN(python_scanner_follows_brackets_and_continuations);
   RUN(python_scanner_is_unsure_of_unbalanced_input);
   RUN(python_long_strings_are_the_bodies_of_plain_triple_quoted_literals);
+  RUN(python_comment_runs_lie_between_two_lines_of_their_indentation);
   RUN(python_body_cuts_a_def_or_with_between_its_statements);
   RUN(python_body_leaves_clauses_tabs_and_small_items_whole);
   RUN(fx_scanner_accepts_only_the_print_readable_shape);
