@@ -233,6 +233,12 @@ static int run_child(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
   }
   tl_buf_free(&part);
   encode_diag(&msg, &diag, error);
+  /* The summary, unless its read had something to say: the parent then
+   * reads the rank's files itself, and reports it in its place. */
+  uint8_t sent_summary = ok && tl_diag_total(&quiet) == 0;
+  put(&msg, &sent_summary, 1);
+  if (sent_summary)
+    tl_mr_summary_encode(&msg, r);
   bool sent = write_all(fd, msg.data, msg.len);
   close(fd);
   return ok && sent ? 0 : 1;
@@ -296,17 +302,17 @@ static bool take(const tl_buf *b, size_t *at, void *out, size_t len) {
   return true;
 }
 
-static bool decode_diag_into(tl_diag *d, const tl_buf *b, char *error,
-                             size_t error_size);
+static bool decode_diag_into(tl_diag *d, const tl_buf *b, size_t *at,
+                             char *error, size_t error_size);
 
 /* Fills r->diag from the child's message (left NULL when it tells no
- * diagnostic); the child's error, if any, in `error`. False when the
- * message is cut short (what came before the cut is kept). */
-static bool decode_diag(tl_mr_rank *r, const tl_buf *b, char *error,
+ * diagnostic); the child's error, if any, in `error`; *at past them. False
+ * when the message is cut short (what came before the cut is kept). */
+static bool decode_diag(tl_mr_rank *r, const tl_buf *b, size_t *at, char *error,
                         size_t error_size) {
   tl_diag d;
   tl_diag_init(&d, r->path);
-  bool whole = decode_diag_into(&d, b, error, error_size);
+  bool whole = decode_diag_into(&d, b, at, error, error_size);
   if (tl_diag_total(&d) == 0) {
     tl_diag_free(&d);
     return whole;
@@ -316,8 +322,8 @@ static bool decode_diag(tl_mr_rank *r, const tl_buf *b, char *error,
   return whole;
 }
 
-static bool decode_diag_into(tl_diag *d, const tl_buf *b, char *error,
-                             size_t error_size) {
+static bool decode_diag_into(tl_diag *d, const tl_buf *b, size_t *at_out,
+                             char *error, size_t error_size) {
   size_t at = 0;
   for (int k = 0; k < TL_DIAG_KIND_COUNT; k++) {
     uint64_t count;
@@ -342,6 +348,7 @@ static bool decode_diag_into(tl_diag *d, const tl_buf *b, char *error,
   if (!take(b, &at, &len, sizeof len) || b->len - at < len)
     return false;
   snprintf(error, error_size, "%.*s", (int)len, b->data + at);
+  *at_out = at + len;
   return true;
 }
 
@@ -380,13 +387,20 @@ static void finish(const tl_multi_rank_options *o, slot *s, int status,
                    tl_diag *mode, size_t done, size_t total) {
   tl_mr_rank *r = s->rank;
   char error[512] = "", why[600] = "";
-  bool whole = decode_diag(r, &s->data, error, sizeof error);
+  size_t at = 0;
+  bool whole = decode_diag(r, &s->data, &at, error, sizeof error);
   if (WIFSIGNALED(status))
     snprintf(why, sizeof why, "its parse crashed (signal %d, %s)",
              WTERMSIG(status), strsignal(WTERMSIG(status)));
   else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !whole)
     snprintf(why, sizeof why, "its parse failed: %s",
              error[0] ? error : "no report written");
+  /* The summary the child read, when it sent one (read_ended reads the
+   * rank's files otherwise). */
+  if (!why[0] && at < s->data.len && s->data.data[at] == 1) {
+    at++;
+    r->summary_early = tl_mr_summary_decode(r, s->data.data, s->data.len, &at);
+  }
   if (why[0]) {
     r->failed = true;
     r->failure = without_staging(why, o->out_dir);
@@ -451,16 +465,24 @@ static bool launch(const tl_multi_rank_options *o, tl_mr_rank *r, int workers,
 
 /* The ranks read back while others still run, in ascending order as each
  * and every rank before it have ended, so that the parent's share is not
- * all left for after the last child: each summary (kept when its read
- * says nothing; one that does is read again by aggregate(), where its
- * diagnostics are reported in their place), and each rank's events joined
- * into chromium_events.json up to the first rank not yet known to be
+ * all left for after the last child: each summary (as its child sent it,
+ * else read from the rank's files and kept when the read says nothing; one
+ * that does is read again by aggregate(), where its diagnostics are
+ * reported in their place), and each rank's events joined into
+ * chromium_events.json up to the first rank not yet known to be
  * aggregated. */
 typedef struct early_reads {
   size_t next;  /* the first rank not yet looked at */
   bool joining; /* every rank before `next` decided */
   tl_mr_events events;
 } early_reads;
+
+static void join_events(const tl_multi_rank_options *o, early_reads *e,
+                        tl_mr_rank *r, tl_buf *part) {
+  tl_mr_events_join(&e->events, r, o->out_dir);
+  tl_chromium_part_path(part, o->out_dir, r->dir_name);
+  unlink(part->data);
+}
 
 static void read_ended(const tl_multi_rank_options *o, rank_list *ranks,
                        early_reads *e) {
@@ -470,6 +492,11 @@ static void read_ended(const tl_multi_rank_options *o, rank_list *ranks,
     tl_mr_rank *r = ranks->items[e->next];
     if (r->duplicate || r->failed)
       continue;
+    if (r->summary_early) { /* sent by its child */
+      if (e->joining && r->summary)
+        join_events(o, e, r, &part);
+      continue;
+    }
     tl_diag scratch;
     tl_diag_init(&scratch, o->input_dir);
     tl_mr_summary_read(r, o->out_dir, o->plain_text, &scratch);
@@ -480,11 +507,8 @@ static void read_ended(const tl_multi_rank_options *o, rank_list *ranks,
       e->joining = false;
     }
     tl_diag_free(&scratch);
-    if (e->joining && r->summary) {
-      tl_mr_events_join(&e->events, r, o->out_dir);
-      tl_chromium_part_path(&part, o->out_dir, r->dir_name);
-      unlink(part.data);
-    }
+    if (e->joining && r->summary)
+      join_events(o, e, r, &part);
   }
   tl_buf_free(&part);
 }

@@ -67,6 +67,13 @@ void tl_mr_summary_read(tl_mr_rank *r, const char *out_dir, bool plain_text,
                         tl_diag *diag);
 /* Lets go of what tl_mr_summary_read filled in, as before it. */
 void tl_mr_summary_clear(tl_mr_rank *r);
+/* r's summary as bytes appended to `b` (a rank's child sends it to the
+ * parent), and back: decoded from data[*at..len) into r (whose summary is
+ * empty), *at moved past it; false, with r's summary cleared, when the
+ * bytes are cut short or damaged. */
+void tl_mr_summary_encode(tl_buf *b, const tl_mr_rank *r);
+bool tl_mr_summary_decode(tl_mr_rank *r, const char *data, size_t len,
+                          size_t *at);
 /* Writes `rank_dir`/collectives_parity.json from r's summary. */
 bool tl_mr_parity_write(const tl_mr_rank *r, const char *rank_dir,
                         bool plain_text, char *error, size_t error_size);

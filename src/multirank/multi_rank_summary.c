@@ -8,6 +8,7 @@
 #define _XOPEN_SOURCE 700
 #include <cjson/cJSON.h>
 #include <md5.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,4 +387,149 @@ void tl_mr_rank_free(tl_mr_rank *r) {
   if (r->diag)
     tl_diag_free(r->diag);
   free(r->diag);
+}
+
+/* ---- the summary sent from a rank's child to the parent ---------------- */
+
+static void put_bytes(tl_buf *b, const void *data, size_t len) {
+  tl_buf_append(b, data, len);
+}
+
+static void put_u32(tl_buf *b, uint32_t v) { put_bytes(b, &v, sizeof v); }
+
+static void put_f64(tl_buf *b, double v) { put_bytes(b, &v, sizeof v); }
+
+/* A string, or NULL (length UINT32_MAX). */
+static void put_str(tl_buf *b, const char *s) {
+  uint32_t len = s ? (uint32_t)strlen(s) : UINT32_MAX;
+  put_u32(b, len);
+  if (s)
+    put_bytes(b, s, len);
+}
+
+void tl_mr_summary_encode(tl_buf *b, const tl_mr_rank *r) {
+  put_u32(b, r->summary | r->has_meta << 1 | r->has_exec << 2);
+  put_str(b, r->compile_ids);
+  put_str(b, r->cache_seq);
+  put_bytes(b, r->meta_md5, sizeof r->meta_md5);
+  put_u32(b, (uint32_t)r->exec.count);
+  for (size_t i = 0; i < r->exec.count; i++)
+    put_str(b, r->exec.items[i]);
+  put_u32(b, (uint32_t)r->graphs.count);
+  for (size_t i = 0; i < r->graphs.count; i++) {
+    const tl_mr_graph *g = &r->graphs.items[i];
+    put_str(b, g->dir);
+    put_str(b, g->compile_id);
+    put_u32(b, (uint32_t)g->ops.count);
+    for (size_t k = 0; k < g->ops.count; k++) {
+      put_str(b, g->ops.items[k].name);
+      put_f64(b, g->ops.items[k].ns);
+    }
+    put_u32(b, (uint32_t)g->sched.count);
+    for (size_t k = 0; k < g->sched.count; k++)
+      put_str(b, g->sched.items[k]);
+    put_u32(b, (uint32_t)g->has_sched | (uint32_t)g->cache << 1);
+    put_str(b, g->runtime_name);
+    put_str(b, g->sched_name);
+    put_str(b, g->code_name);
+    put_f64(b, g->runtime_num);
+    put_f64(b, g->sched_num);
+    put_f64(b, g->code_num);
+  }
+}
+
+typedef struct reading {
+  const char *data;
+  size_t len, at;
+  bool ok;
+} reading;
+
+static void take_bytes(reading *rd, void *out, size_t len) {
+  if (!rd->ok || rd->len - rd->at < len) {
+    rd->ok = false;
+    memset(out, 0, len);
+    return;
+  }
+  memcpy(out, rd->data + rd->at, len);
+  rd->at += len;
+}
+
+static uint32_t take_u32(reading *rd) {
+  uint32_t v;
+  take_bytes(rd, &v, sizeof v);
+  return v;
+}
+
+static double take_f64(reading *rd) {
+  double v;
+  take_bytes(rd, &v, sizeof v);
+  return v;
+}
+
+static char *take_str(reading *rd) {
+  uint32_t len = take_u32(rd);
+  if (!rd->ok || len == UINT32_MAX)
+    return NULL;
+  if (rd->len - rd->at < len) {
+    rd->ok = false;
+    return NULL;
+  }
+  char *s = tl_xmalloc((size_t)len + 1);
+  memcpy(s, rd->data + rd->at, len);
+  s[len] = '\0';
+  rd->at += len;
+  return s;
+}
+
+/* A count of items each at least `least` bytes long, checked against
+ * what is left (a cut or damaged message cannot make a huge vector). */
+static uint32_t take_count(reading *rd, size_t least) {
+  uint32_t n = take_u32(rd);
+  if (rd->ok && (size_t)n > (rd->len - rd->at) / least)
+    rd->ok = false;
+  return rd->ok ? n : 0;
+}
+
+bool tl_mr_summary_decode(tl_mr_rank *r, const char *data, size_t len,
+                          size_t *at) {
+  reading rd = {data, len, *at, *at <= len};
+  uint32_t flags = take_u32(&rd);
+  r->summary = flags & 1;
+  r->has_meta = flags >> 1 & 1;
+  r->has_exec = flags >> 2 & 1;
+  r->compile_ids = take_str(&rd);
+  r->cache_seq = take_str(&rd);
+  take_bytes(&rd, r->meta_md5, sizeof r->meta_md5);
+  for (uint32_t n = take_count(&rd, 4), i = 0; i < n; i++)
+    TL_VEC_PUSH(r->exec, take_str(&rd));
+  for (uint32_t n = take_count(&rd, 4), i = 0; i < n && rd.ok; i++) {
+    tl_mr_graph g;
+    memset(&g, 0, sizeof g);
+    g.dir = take_str(&rd);
+    g.compile_id = take_str(&rd);
+    for (uint32_t m = take_count(&rd, 12), k = 0; k < m; k++) {
+      tl_mr_op op;
+      op.name = take_str(&rd);
+      op.ns = take_f64(&rd);
+      TL_VEC_PUSH(g.ops, op);
+    }
+    for (uint32_t m = take_count(&rd, 4), k = 0; k < m; k++)
+      TL_VEC_PUSH(g.sched, take_str(&rd));
+    uint32_t bits = take_u32(&rd);
+    g.has_sched = bits & 1;
+    g.cache = (int)(bits >> 1 & 3);
+    g.runtime_name = take_str(&rd);
+    g.sched_name = take_str(&rd);
+    g.code_name = take_str(&rd);
+    g.runtime_num = take_f64(&rd);
+    g.sched_num = take_f64(&rd);
+    g.code_num = take_f64(&rd);
+    TL_VEC_PUSH(r->graphs, g);
+  }
+  if (!rd.ok) {
+    tl_mr_summary_clear(r);
+    return false;
+  }
+  *at = rd.at;
+  return true;
 }
