@@ -131,8 +131,9 @@ static void take_compilation(tl_compile_files *c, const folder *dirs,
   for (size_t k = 0; k < count && c->post_grad; k++) {
     const tl_compile_dir *d = dirs[k].dir;
     const tl_artifact *items = d->artifacts.items;
-    if (c->post_grad < items || c->post_grad >= items + d->artifacts.count)
-      continue;
+    if (d->artifacts.count == 0 || c->post_grad < items ||
+        c->post_grad >= items + d->artifacts.count)
+      continue; /* no artifacts: no array to point into */
     size_t at = (size_t)(c->post_grad - items);
     c->code = after(d, at, is_code);
     c->kernel_code = after(d, at, is_kernel_code);

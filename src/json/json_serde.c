@@ -534,6 +534,9 @@ tl_json_serde_status tl_json_serde(tl_buf *out, tl_str text,
                                    size_t error_size) {
   static const tl_json_serde_options plain = {0};
   const tl_json_serde_options *o = options ? options : &plain;
+  /* An empty payload may come as a null pointer: no arithmetic on it. */
+  if (text.ptr == NULL)
+    text = (tl_str){"", 0};
   tl_buf fixed;
   tl_buf_init(&fixed);
   size_t replaced = 0;

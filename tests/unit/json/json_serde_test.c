@@ -73,6 +73,17 @@ TEST(not_json_leaves_the_output_alone) {
   CHECK(out.len == 0);
 }
 
+TEST(an_empty_text_without_bytes_is_not_json) {
+  tl_buf_clear(&out);
+  char error[64] = "";
+  tl_json_serde_options o = {0};
+  o.pretty = true;
+  CHECK(tl_json_serde(&out, (tl_str){NULL, 0}, &o, NULL, error, sizeof error) ==
+        TL_JSON_SERDE_NOT_JSON);
+  CHECK(out.len == 0);
+  CHECK_STR_EQ(error, "parse error: premature EOF");
+}
+
 TEST(invalid_utf8_is_replaced_and_counted) {
   tl_buf_clear(&out);
   size_t repaired = 0;
@@ -351,6 +362,7 @@ int main(void) {
   RUN(compact_output_with_extra_members_sorted_in);
   RUN(an_extra_key_already_there_is_a_conflict_and_writes_nothing);
   RUN(not_json_leaves_the_output_alone);
+  RUN(an_empty_text_without_bytes_is_not_json);
   RUN(invalid_utf8_is_replaced_and_counted);
   RUN(objects_small_and_large_sort_the_same_at_any_depth);
   RUN(lone_surrogates_become_fffd_and_escaped_backslashes_stay);
