@@ -109,11 +109,7 @@ static char *make_trace_dir(const char *wanted, tl_fs_made *made) {
     tl_buf_free(&name);
     return NULL;
   }
-  if (name.len < sizeof made->path) {
-    memcpy(made->path, name.data, name.len + 1);
-    made->ends[0] = name.len;
-    made->count = 1;
-  }
+  tl_fs_made_note(made, name.data);
   char *abs = realpath(name.data, NULL);
   if (!abs)
     fprintf(stderr, "tlparse: run: %s: %s\n", name.data, strerror(errno));

@@ -17,22 +17,34 @@ bool tl_fs_mkdirs(const char *path, char *error, size_t error_size) {
   return tl_fs_mkdirs_made(path, &made, error, error_size);
 }
 
+bool tl_fs_made_note(tl_fs_made *made, const char *path) {
+  size_t n = strlen(path);
+  if (n >= sizeof made->path || made->count >= TL_FS_MADE_MAX)
+    return false;
+  if (made->count) {
+    size_t deepest = made->ends[made->count - 1];
+    if (n <= deepest || path[deepest] != '/' ||
+        memcmp(path, made->path, deepest) != 0)
+      return false;
+  }
+  memcpy(made->path, path, n + 1);
+  made->ends[made->count++] = n;
+  return true;
+}
+
 bool tl_fs_mkdirs_made(const char *path, tl_fs_made *made, char *error,
                        size_t error_size) {
   char *copy = tl_xstrdup(path);
   size_t n = strlen(copy);
   made->count = 0;
   made->path[0] = '\0';
-  if (n < sizeof made->path)
-    memcpy(made->path, copy, n + 1);
   for (size_t i = 1; i <= n; i++) {
     if (copy[i] != '/' && copy[i] != '\0')
       continue;
     char saved = copy[i];
     copy[i] = '\0';
     if (mkdir(copy, 0777) == 0) {
-      if (n < sizeof made->path && made->count < TL_FS_MADE_MAX)
-        made->ends[made->count++] = i;
+      tl_fs_made_note(made, copy);
     } else if (errno != EEXIST) {
       snprintf(error, error_size, "cannot create folder %s: %s", copy,
                strerror(errno));

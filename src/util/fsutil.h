@@ -23,15 +23,20 @@ bool tl_fs_mkdirs(const char *path, char *error, size_t error_size);
  * lengths, shallowest first. Only the prefixes whose mkdir succeeded are
  * recorded: in `new/../keep/out` an existing `keep` is not one of them,
  * though it lies below the first folder made. At most TL_FS_MADE_MAX are
- * recorded, and none of a path of TL_FS_MADE_PATH bytes or more; folders
- * not recorded are made but never removed (nor, then, the folders holding
- * them). */
+ * recorded, and none of TL_FS_MADE_PATH bytes or more (mkdir makes none
+ * that long); folders not recorded are made but never removed (nor, then,
+ * the folders holding them). */
 enum { TL_FS_MADE_MAX = 64, TL_FS_MADE_PATH = 4096 /* Linux's PATH_MAX */ };
 typedef struct tl_fs_made {
   char path[TL_FS_MADE_PATH];
   size_t ends[TL_FS_MADE_MAX];
   size_t count; /* 0: none made */
 } tl_fs_made;
+/* Records `path`, a folder the caller made itself (mkdtemp), as made, below
+ * those already recorded; false, and nothing recorded, when it does not lie
+ * below the deepest one recorded, is TL_FS_MADE_PATH bytes or longer, or
+ * TL_FS_MADE_MAX are recorded already. `made` starts empty with count 0. */
+bool tl_fs_made_note(tl_fs_made *made, const char *path);
 /* mkdir -p, recording in *made what it created. */
 bool tl_fs_mkdirs_made(const char *path, tl_fs_made *made, char *error,
                        size_t error_size);

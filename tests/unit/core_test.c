@@ -352,6 +352,77 @@ TEST(folders_are_made_under_a_root_and_never_the_root) {
   CHECK(!tl_fs_is_dir(root));
 }
 
+/* A folder the caller made itself (mkdtemp) is recorded like those
+ * tl_fs_mkdirs_made makes, only below the deepest recorded, and removed by
+ * tl_fs_remove_made deepest first. */
+TEST(a_noted_folder_is_recorded_below_the_others_and_removed) {
+  char root[] = "/tmp/tl-core-made-XXXXXX";
+  CHECK(mkdtemp(root) != NULL);
+  tl_fs_made made;
+  made.count = 0;
+  CHECK(tl_fs_made_note(&made, root));
+  CHECK_INT_EQ(made.count, 1);
+  CHECK_INT_EQ(made.ends[0], strlen(root));
+  char inner[64], sibling[64], prefix[64];
+  snprintf(inner, sizeof inner, "%s/in-XXXXXX", root);
+  CHECK(mkdtemp(inner) != NULL);
+  snprintf(sibling, sizeof sibling, "%sx", root); /* root's name, longer */
+  snprintf(prefix, sizeof prefix, "%.*s", (int)strlen(root) - 1, root);
+  CHECK(!tl_fs_made_note(&made, sibling));
+  CHECK(!tl_fs_made_note(&made, prefix));
+  CHECK(!tl_fs_made_note(&made, "/tmp"));
+  CHECK(!tl_fs_made_note(&made, root)); /* not below itself */
+  CHECK_INT_EQ(made.count, 1);
+  CHECK(tl_fs_made_note(&made, inner));
+  CHECK_INT_EQ(made.count, 2);
+  CHECK_INT_EQ(made.ends[1], strlen(inner));
+  CHECK(tl_fs_remove_made(&made));
+  CHECK_INT_EQ(made.count, 0);
+  CHECK(!tl_fs_is_dir(inner));
+  CHECK(!tl_fs_is_dir(root));
+  /* Too long a path, and a full record, are refused. */
+  static char longest[TL_FS_MADE_PATH + 1];
+  memset(longest, 'a', TL_FS_MADE_PATH);
+  longest[0] = '/';
+  CHECK(!tl_fs_made_note(&made, longest));
+  char level[(TL_FS_MADE_MAX + 1) * 2 + 1] = "";
+  for (size_t i = 0; i < TL_FS_MADE_MAX; i++) {
+    strcat(level, "/a");
+    CHECK(tl_fs_made_note(&made, level));
+  }
+  strcat(level, "/a");
+  CHECK(!tl_fs_made_note(&made, level));
+  CHECK_INT_EQ(made.count, TL_FS_MADE_MAX);
+}
+
+/* A path longer than Linux's PATH_MAX: mkdir makes its folders until the
+ * prefix grows too long (ENAMETOOLONG); those it made are recorded, so the
+ * caller's tl_fs_remove_made leaves the root as it was. */
+TEST(the_folders_of_a_path_too_long_to_make_are_removed_again) {
+  char root[] = "/tmp/tl-core-long-XXXXXX";
+  CHECK(mkdtemp(root) != NULL);
+  tl_buf path;
+  tl_buf_init(&path);
+  tl_buf_puts(&path, root);
+  char component[201];
+  memset(component, 'd', 200);
+  component[200] = '\0';
+  while (path.len <= TL_FS_MADE_PATH + 200)
+    tl_buf_printf(&path, "/%s", component);
+  tl_fs_made made;
+  char error[512];
+  CHECK(!tl_fs_mkdirs_made(path.data, &made, error, sizeof error));
+  char want[64]; /* the message names the path, cut to fit `error` */
+  snprintf(want, sizeof want, "cannot create folder %s/ddd", root);
+  CHECK(strncmp(error, want, strlen(want)) == 0);
+  /* Every prefix shorter than PATH_MAX (4096 with its NUL) was made. */
+  size_t made_count = (4095 - strlen(root)) / 201;
+  CHECK_INT_EQ(made.count, made_count);
+  CHECK(tl_fs_remove_made(&made));
+  CHECK(rmdir(root) == 0); /* empty: nothing was left in it */
+  tl_buf_free(&path);
+}
+
 static int int_cmp_test(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
@@ -372,6 +443,8 @@ TEST(sort_unique_keeps_one_of_each_in_order) {
 int main(void) {
   RUN(sort_unique_keeps_one_of_each_in_order);
   RUN(folders_are_made_under_a_root_and_never_the_root);
+  RUN(a_noted_folder_is_recorded_below_the_others_and_removed);
+  RUN(the_folders_of_a_path_too_long_to_make_are_removed_again);
   RUN(glog_prefix_finds_the_envelope_after_the_bracket);
   RUN(glog_prefix_tolerates_a_rank_prefix);
   RUN(glog_prefix_rejects_lines_that_do_not_match);
