@@ -73,7 +73,8 @@ static bool folder_is_empty(const char *path) {
 /* Makes the trace folder: --trace-dir (new, or an empty folder; with the
  * folders above it that are missing), else a new temporary one. Returns its
  * absolute path (malloc'd; the child may change folder), or NULL after a
- * message; *made records the folders this run made. */
+ * message; *made records the folders this run made, for the caller to
+ * remove when the run goes no further. */
 static char *make_trace_dir(const char *wanted, tl_fs_made *made) {
   char error[512];
   made->count = 0;
@@ -90,7 +91,6 @@ static char *make_trace_dir(const char *wanted, tl_fs_made *made) {
       }
     } else if (!tl_fs_mkdirs_made(wanted, made, error, sizeof error)) {
       fprintf(stderr, "tlparse: run: --trace-dir %s: %s\n", wanted, error);
-      tl_fs_remove_made(made);
       return NULL;
     }
     char *abs = realpath(wanted, NULL);

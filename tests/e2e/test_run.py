@@ -474,6 +474,20 @@ class TraceFolder(unittest.TestCase):
         self.assertEqual(os.listdir(self.dir), ["keep"])
         self.assertEqual(os.listdir(os.path.join(self.dir, "keep")), [])
 
+    def test_a_trace_folder_that_cannot_be_made_leaves_nothing(self):
+        # nd/../f/t: `nd` is made, then `f` is a file: the folder the run
+        # made goes again, the user's file stays, the command never runs.
+        with open(os.path.join(self.dir, "f"), "w") as f:
+            f.write("kept")
+        trace = os.path.join("nd", "..", "f", "t")
+        r = run(["--no-browser", "-o", "out", "--trace-dir", trace, "--",
+                 "touch", "ran"], self.dir)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr, "tlparse: run: --trace-dir %s: cannot "
+                         "create folder %s: Not a directory\n"
+                         % (trace, trace))
+        self.assertEqual(os.listdir(self.dir), ["f"])
+
 
 class FileSizeSignal(unittest.TestCase):
     """tlparse ignores SIGXFSZ for itself (a write past a file-size limit
