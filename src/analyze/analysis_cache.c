@@ -370,15 +370,27 @@ static void make_room(tl_analysis_cache *c, size_t need) {
 }
 
 /* Adds an entry that owns `text_copy` and `blob` (or frees them when it
- * cannot be kept, or is there already). Called with the lock held. */
+ * cannot be kept). An entry of the same text takes the new blob instead: a
+ * caller puts a result for a text kept already when the kept one was
+ * rejected on its get (damaged, or a blob its maker no longer reads), and
+ * a rejected entry never replaced would be a miss on every later get; two
+ * threads that analyzed one text at once put the same result. Called with
+ * the lock held. */
 static entry *insert(tl_analysis_cache *c, tl_analysis_kind kind, uint64_t hash,
                      tl_str text, char *text_copy, char *blob,
                      size_t blob_len) {
   size_t need = entry_bytes(text.len, blob_len);
-  if (need > c->bound / 4 || find(c, kind, hash, text)) {
+  if (need > c->bound / 4) {
     free(text_copy);
     free(blob);
     return NULL;
+  }
+  entry *kept = find(c, kind, hash, text);
+  if (kept) {
+    c->bytes -= entry_bytes(kept->text_len, kept->blob_len);
+    drop(kept);
+    *kept = c->entries.items[--c->entries.count];
+    c->stats.replaced++;
   }
   make_room(c, need);
   entry e = {kind, hash, text_copy, text.len, blob, blob_len, ++c->tick};

@@ -11,7 +11,9 @@
  * entries go to stay under it; a text whose entry alone would take more
  * than a quarter of the bound is never kept (tl_analysis_cache_wants). A
  * result is copied into the caller's arena on a hit, so it outlives the
- * entry. Threads may share one cache (a mutex guards it).
+ * entry. A result put for a text kept already replaces the kept one, so an
+ * entry rejected on a get (damaged) is mended by the next put. Threads may
+ * share one cache (a mutex guards it).
  *
  * With a folder (tl_analysis_cache_share), each entry is also written there
  * as one file, and a miss in memory looks for that file: forked processes
@@ -46,6 +48,7 @@ typedef struct tl_analysis_cache_stats {
   size_t hits, misses;
   size_t collisions; /* hashes equal, texts not: counted as misses too */
   size_t evictions;  /* entries let go to stay under the bound */
+  size_t replaced;   /* results put again for a text kept already */
   size_t entries, bytes;
   size_t shared_hits; /* of the hits, read from the shared folder */
 } tl_analysis_cache_stats;

@@ -4,7 +4,8 @@
  * text); another text, even one whose hash collides, must miss; the cache
  * must stay under its bound by letting the least recently used entries go;
  * a second cache sharing the folder (a forked rank's) must find what the
- * first kept; and threads may share one cache (run under ThreadSanitizer in
+ * first kept; an entry rejected on a get must be replaced by the next put;
+ * and threads may share one cache (run under ThreadSanitizer in
  * CI).
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -293,6 +294,53 @@ TEST(a_second_cache_finds_what_the_first_kept_in_their_shared_folder) {
   free(tb);
 }
 
+/* An entry whose result its get rejects (here an FX entry holding bytes that
+ * are no FX result, as a damaged or outdated one would) is a miss; the
+ * result its caller then puts replaces it, in memory and in the shared
+ * folder, so the gets after it hit. */
+TEST(a_rejected_entry_is_replaced_by_the_next_put) {
+  char folder[] = "/tmp/tl-analysis-cache-XXXXXX";
+  CHECK(mkdtemp(folder) != NULL);
+  char *t = fx_text("r", 3);
+  tl_str text = tl_str_from(t);
+  tl_arena arena;
+  tl_arena_init(&arena);
+  tl_analysis_cache *c = tl_analysis_cache_new(1 << 20, NULL);
+  tl_analysis_cache_share(c, folder);
+  tl_analysis_cache_put_blob(c, TL_ANALYSIS_FX, text, "damaged", 7);
+  tl_fx_graph want, got;
+  CHECK(!tl_analysis_cache_get_fx(c, text, &arena, &got));
+  tl_analysis_cache_stats s = tl_analysis_cache_stats_of(c);
+  CHECK_INT_EQ(s.misses, 1);
+  CHECK_INT_EQ(s.entries, 1);
+  tl_fx_analyze(&arena, text, &want);
+  tl_analysis_cache_put_fx(c, text, &want);
+  CHECK(tl_analysis_cache_get_fx(c, text, &arena, &got));
+  CHECK(same_fx(&want, &got, text));
+  s = tl_analysis_cache_stats_of(c);
+  CHECK_INT_EQ(s.replaced, 1);
+  CHECK_INT_EQ(s.hits, 1);
+  CHECK_INT_EQ(s.misses, 1);
+  CHECK_INT_EQ(s.entries, 1);
+  /* Its bytes are those of the good result alone. */
+  tl_analysis_cache *fresh = tl_analysis_cache_new(1 << 20, NULL);
+  tl_analysis_cache_put_fx(fresh, text, &want);
+  CHECK_INT_EQ(s.bytes, tl_analysis_cache_stats_of(fresh).bytes);
+  tl_analysis_cache_free(fresh);
+  /* The shared file was replaced too: another process's cache hits. */
+  tl_analysis_cache *other = tl_analysis_cache_new(1 << 20, NULL);
+  tl_analysis_cache_share(other, folder);
+  CHECK(tl_analysis_cache_get_fx(other, text, &arena, &got));
+  CHECK(same_fx(&want, &got, text));
+  CHECK_INT_EQ(tl_analysis_cache_stats_of(other).shared_hits, 1);
+  tl_analysis_cache_free(other);
+  tl_analysis_cache_free(c);
+  char error[512];
+  CHECK(tl_fs_remove_tree(folder, error, sizeof error));
+  tl_arena_free(&arena);
+  free(t);
+}
+
 typedef struct worker {
   tl_analysis_cache *cache;
   int id;
@@ -342,6 +390,7 @@ int main(void) {
   RUN(the_least_recently_used_entries_go_to_stay_under_the_bound);
   RUN(a_text_larger_than_a_quarter_of_the_bound_is_never_kept);
   RUN(a_second_cache_finds_what_the_first_kept_in_their_shared_folder);
+  RUN(a_rejected_entry_is_replaced_by_the_next_put);
   RUN(threads_share_one_cache);
   return check_summary();
 }
