@@ -63,9 +63,18 @@ static bool open_combined(tl_mr_events *e, const char *out_dir) {
   tl_buf_printf(&path, "%s/chromium_events.json", out_dir);
   e->f = fopen(path.data, "wx");
   if (!e->f)
-    snprintf(e->error, sizeof e->error, "cannot write %s", path.data);
+    snprintf(e->error, sizeof e->error, "cannot write %s: %s", path.data,
+             strerror(errno));
   tl_buf_free(&path);
   return e->f != NULL;
+}
+
+/* Says why the combined file could not be written: `err` is the errno
+ * saved right after the failing call, before any other ran. */
+static void write_failed(tl_mr_events *e, const char *out_dir, int err) {
+  snprintf(e->error, sizeof e->error,
+           "cannot write %s/chromium_events.json: %s", out_dir,
+           strerror(err ? err : EIO));
 }
 
 /* Appends the events of one rank file (a JSON array) to e->f. */
@@ -88,8 +97,10 @@ static bool append_rank_events(tl_mr_events *e, const char *text, size_t n,
     if (tl_chromium_event_with_pid(&chunk, text, i, stop, rank)) {
       if (!e->f)
         ok = open_combined(e, out_dir);
-      if (ok)
-        fwrite(chunk.data, 1, chunk.len, e->f);
+      if (ok && fwrite(chunk.data, 1, chunk.len, e->f) != chunk.len) {
+        write_failed(e, out_dir, errno);
+        ok = false;
+      }
     }
     i = tl_chromium_skip_ws(text, end < n && text[end] == ',' ? end + 1 : end,
                             n);
@@ -104,6 +115,25 @@ void tl_mr_events_init(tl_mr_events *e) {
   e->error[0] = '\0';
 }
 
+/* Appends the part file a rank's child wrote to the open combined file (the
+ * first part without its leading comma, after the array's "["). */
+static void append_part(tl_mr_events *e, const char *part, bool first,
+                        const char *out_dir) {
+  if (first && fputs("[", e->f) == EOF) {
+    write_failed(e, out_dir, errno);
+    e->ok = false;
+    return;
+  }
+  int appended = tl_fs_append_file(e->f, part, first ? 1 : 0);
+  if (appended == -2) {
+    write_failed(e, out_dir, errno); /* the failing write's, kept for us */
+    e->ok = false;
+  } else if (appended == -1) {
+    snprintf(e->error, sizeof e->error, "cannot read %s", part);
+    e->ok = false;
+  }
+}
+
 void tl_mr_events_join(tl_mr_events *e, tl_mr_rank *r, const char *out_dir) {
   r->events_joined = true;
   if (!e->ok)
@@ -116,11 +146,11 @@ void tl_mr_events_join(tl_mr_events *e, tl_mr_rank *r, const char *out_dir) {
    * is (the first without its comma), by the kernel where it can. */
   struct stat part;
   if (stat(path.data, &part) == 0 && S_ISREG(part.st_mode)) {
-    if (part.st_size > 0 && !e->f)
-      e->ok = open_combined(e, out_dir) && fputs("[", e->f) != EOF &&
-              tl_fs_append_file(e->f, path.data, 1) >= 0;
+    bool first = !e->f;
+    if (part.st_size > 0 && first && !open_combined(e, out_dir))
+      e->ok = false;
     else if (part.st_size > 0)
-      e->ok = tl_fs_append_file(e->f, path.data, 0) >= 0;
+      append_part(e, path.data, first, out_dir);
   } else {
     tl_buf_clear(&path);
     tl_buf_printf(&path, "%s/%s/chromium_events.json", out_dir, r->dir_name);
@@ -129,11 +159,6 @@ void tl_mr_events_join(tl_mr_events *e, tl_mr_rank *r, const char *out_dir) {
       e->ok = append_rank_events(e, text, len, r->rank, out_dir);
     free(text);
   }
-  /* A failed fputs or fwrite (a full disk) says so too. */
-  if (!e->ok && !e->error[0])
-    snprintf(e->error, sizeof e->error,
-             "cannot write %s/chromium_events.json: %s", out_dir,
-             strerror(errno ? errno : EIO));
   tl_buf_free(&path);
 }
 
@@ -145,11 +170,12 @@ static bool write_chromium(tl_mr_rank **ranks, size_t count,
       tl_mr_events_join(e, ranks[i], out_dir);
   bool ok = e->ok;
   if (e->f) {
-    fputs("\n]", e->f);
-    if (fclose(e->f) != 0 && ok) {
-      snprintf(e->error, sizeof e->error,
-               "cannot write %s/chromium_events.json: %s", out_dir,
-               strerror(errno));
+    int err = fputs("\n]", e->f) == EOF ? errno : 0;
+    bool earlier = ferror(e->f); /* a write that failed before */
+    if (fclose(e->f) != 0 && !err)
+      err = errno;
+    if ((err || earlier) && ok) {
+      write_failed(e, out_dir, err);
       ok = false;
     }
   }

@@ -381,13 +381,15 @@ int tl_fs_append_file(FILE *out, const char *path, size_t skip) {
   if (fd < 0)
     return -1;
   struct stat st;
-  int result = 1;
+  int result = 1, failure = 0; /* the failing call's errno */
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     result = -1;
   else if ((size_t)st.st_size <= skip)
     result = 0;
-  else if (fflush(out) != 0)
+  else if (fflush(out) != 0) {
+    failure = errno;
     result = -2;
+  }
   loff_t at = (loff_t)skip;
   /* The kernel's copy, until it says it cannot (another file system, an
    * old kernel: nothing copied yet), then the rest through a buffer. */
@@ -410,13 +412,18 @@ int tl_fs_append_file(FILE *out, const char *path, size_t skip) {
         continue;
       at += n;
       if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n) {
+        failure = errno;
         result = -2;
         break;
       }
     }
+    if (result == 1 && n != 0)
+      failure = errno;
     if (result == 1)
       result = n == 0 ? 2 : -2;
   }
   close(fd);
+  if (result == -2)
+    errno = failure ? failure : EIO; /* not what close may have left */
   return result == 2 ? 1 : result;
 }

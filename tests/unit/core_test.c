@@ -1,6 +1,7 @@
 /* core_test.c: unit tests of the core modules (buf, html, compile_id,
  * fsutil, reader's glog prefix). */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,16 @@ TEST(a_whole_file_is_read_and_appended_to_a_stream_after_a_skip) {
   CHECK(!tl_fs_read_file("/nonexistent-folder/x", &got, error, sizeof error));
   CHECK_STR_EQ(error,
                "cannot read /nonexistent-folder/x: No such file or directory");
+  /* A copy that cannot be written (/dev/full: ENOSPC; the kernel's copy
+   * refuses a device, the 64 KiB block bypasses the stream's buffer): -2,
+   * errno the failing write's, whatever the closing of the part left. */
+  FILE *full = fopen("/dev/full", "wb");
+  if (full) {
+    errno = 0;
+    CHECK_INT_EQ(tl_fs_append_file(full, part, 0), -2);
+    CHECK_INT_EQ(errno, ENOSPC);
+    fclose(full);
+  }
   tl_buf_free(&text);
   tl_buf_free(&back);
   tl_buf_free(&got);
