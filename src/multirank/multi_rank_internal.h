@@ -68,9 +68,12 @@ void tl_mr_summary_read(tl_mr_rank *r, const char *out_dir, bool plain_text,
 /* Lets go of what tl_mr_summary_read filled in, as before it. */
 void tl_mr_summary_clear(tl_mr_rank *r);
 /* r's summary as bytes appended to `b` (a rank's child sends it to the
- * parent), and back: decoded from data[*at..len) into r (whose summary is
- * empty), *at moved past it; false, with r's summary cleared, when the
- * bytes are cut short or damaged. */
+ * parent, last in its message), and back: decoded from data[*at..len),
+ * which must hold it exactly, into r (whose summary is empty), *at moved
+ * past it; false, with r's summary cleared and *at unmoved, when the bytes
+ * are cut short, run on, or are damaged (a count past what is left, bits
+ * or a missing string no encoder writes): the parent then reads the rank's
+ * files itself. */
 void tl_mr_summary_encode(tl_buf *b, const tl_mr_rank *r);
 bool tl_mr_summary_decode(tl_mr_rank *r, const char *data, size_t len,
                           size_t *at);

@@ -490,32 +490,44 @@ static uint32_t take_count(reading *rd, size_t least) {
   return rd->ok ? n : 0;
 }
 
+/* A string that tl_mr_summary_read always sets: NULL is damage. */
+static char *take_set_str(reading *rd) {
+  char *s = take_str(rd);
+  if (!s)
+    rd->ok = false;
+  return s;
+}
+
 bool tl_mr_summary_decode(tl_mr_rank *r, const char *data, size_t len,
                           size_t *at) {
   reading rd = {data, len, *at, *at <= len};
   uint32_t flags = take_u32(&rd);
+  if (flags >> 3)
+    rd.ok = false; /* bits no encoder sets */
   r->summary = flags & 1;
   r->has_meta = flags >> 1 & 1;
   r->has_exec = flags >> 2 & 1;
-  r->compile_ids = take_str(&rd);
-  r->cache_seq = take_str(&rd);
+  r->compile_ids = r->summary ? take_set_str(&rd) : take_str(&rd);
+  r->cache_seq = r->summary ? take_set_str(&rd) : take_str(&rd);
   take_bytes(&rd, r->meta_md5, sizeof r->meta_md5);
-  for (uint32_t n = take_count(&rd, 4), i = 0; i < n; i++)
-    TL_VEC_PUSH(r->exec, take_str(&rd));
+  for (uint32_t n = take_count(&rd, 4), i = 0; i < n && rd.ok; i++)
+    TL_VEC_PUSH(r->exec, take_set_str(&rd));
   for (uint32_t n = take_count(&rd, 4), i = 0; i < n && rd.ok; i++) {
     tl_mr_graph g;
     memset(&g, 0, sizeof g);
-    g.dir = take_str(&rd);
-    g.compile_id = take_str(&rd);
-    for (uint32_t m = take_count(&rd, 12), k = 0; k < m; k++) {
+    g.dir = take_set_str(&rd);
+    g.compile_id = take_set_str(&rd);
+    for (uint32_t m = take_count(&rd, 12), k = 0; k < m && rd.ok; k++) {
       tl_mr_op op;
-      op.name = take_str(&rd);
+      op.name = take_set_str(&rd);
       op.ns = take_f64(&rd);
       TL_VEC_PUSH(g.ops, op);
     }
-    for (uint32_t m = take_count(&rd, 4), k = 0; k < m; k++)
-      TL_VEC_PUSH(g.sched, take_str(&rd));
+    for (uint32_t m = take_count(&rd, 4), k = 0; k < m && rd.ok; k++)
+      TL_VEC_PUSH(g.sched, take_set_str(&rd));
     uint32_t bits = take_u32(&rd);
+    if (bits >> 3)
+      rd.ok = false;
     g.has_sched = bits & 1;
     g.cache = (int)(bits >> 1 & 3);
     g.runtime_name = take_str(&rd);
@@ -526,6 +538,8 @@ bool tl_mr_summary_decode(tl_mr_rank *r, const char *data, size_t len,
     g.code_num = take_f64(&rd);
     TL_VEC_PUSH(r->graphs, g);
   }
+  if (rd.at != rd.len)
+    rd.ok = false; /* bytes the summary does not account for */
   if (!rd.ok) {
     tl_mr_summary_clear(r);
     return false;
