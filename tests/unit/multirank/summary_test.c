@@ -232,8 +232,8 @@ TEST(a_wrong_or_huge_count_is_refused) {
   count_offsets(&r, counts);
   for (int c = 0; c < 6; c++) {
     uint32_t was = u32_at(&b, counts[c]);
-    uint32_t wrong[] = {was + 1, was + 2, was ? was - 1 : 3, 0x7fffffffu,
-                        0xfffffffeu, 0xffffffffu};
+    uint32_t wrong[] = {was + 1,     was + 2,     was ? was - 1 : 3,
+                        0x7fffffffu, 0xfffffffeu, 0xffffffffu};
     for (size_t w = 0; w < sizeof wrong / sizeof *wrong; w++) {
       set_u32(&b, counts[c], wrong[w]);
       if (decodes(b.data, b.len, NULL))
