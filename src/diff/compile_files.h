@@ -10,9 +10,18 @@
 #include "util/buf.h"
 
 typedef struct tl_compile_files {
-  char autograd[24];          /* "-" or the compiled-autograd id */
-  long long frame, compile;   /* frame id, frame compile id */
-  char display[96];           /* "[0/1]" (compiled autograd: "[!0/0/1]") */
+  char autograd[24];        /* "-" or the compiled-autograd id */
+  long long frame, compile; /* frame id, frame compile id */
+  /* The session of the log it belongs to, from 1: torch._dynamo.reset()
+   * restarts the ids, and a compile id started again begins the next
+   * session (diff/recompiles.h). */
+  size_t session;
+  /* "[0/1]" (compiled autograd: "[!0/0/1]"); a later session's with its
+   * number: "[0/1] #2" */
+  char display[96];
+  /* The stack of its dynamo_start (the compiled function is its last
+   * frame), or NULL when none was logged. */
+  const tl_stack *stack;
   const tl_compile_dir *home; /* the folder holding its graphs, else the
                                  first of its folders */
   const tl_artifact *reasons, *guards, *dynamo_graph, *pre_grad, *post_grad;

@@ -2,6 +2,7 @@
  * consecutive compiles -> what changed, as JSON (see recompiles.h). */
 #include "diff/recompiles.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +46,19 @@ static bool name_starts(const tl_artifact *a, const char *prefix) {
          a->name[n + 1] >= '0' && a->name[n + 1] <= '9';
 }
 
+/* One session's part of a folder: artifacts[lo, hi) of `dir`. */
 typedef struct folder {
   const tl_compile_dir *dir;
   char autograd[24];
   long long frame, compile, attempt;
+  size_t session, lo, hi;
   size_t order;
 } folder;
 
 static int by_compile(const void *a, const void *b) {
   const folder *x = a, *y = b;
+  if (x->session != y->session)
+    return x->session < y->session ? -1 : 1;
   int c = strcmp(x->autograd, y->autograd);
   if (c)
     return c;
@@ -66,12 +71,12 @@ static int by_compile(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The first artifact of `dir` matching `is`, or NULL. */
-static const tl_artifact *first(const tl_compile_dir *dir,
+/* The first artifact of the folder's part matching `is`, or NULL. */
+static const tl_artifact *first(const folder *f,
                                 bool (*is)(const tl_artifact *)) {
-  for (size_t i = 0; i < dir->artifacts.count; i++)
-    if (dir->artifacts.items[i].text_path && is(&dir->artifacts.items[i]))
-      return &dir->artifacts.items[i];
+  for (size_t i = f->lo; i < f->hi; i++)
+    if (f->dir->artifacts.items[i].text_path && is(&f->dir->artifacts.items[i]))
+      return &f->dir->artifacts.items[i];
   return NULL;
 }
 
@@ -102,12 +107,12 @@ static bool is_code(const tl_artifact *a) {
   return a->role == TL_ROLE_OUTPUT_CODE || a->role == TL_ROLE_AOT_WRAPPER;
 }
 
-/* The first artifact after index `from` of `dir` for which `is` holds,
- * before the next post-grad graph; NULL when none. */
-static const tl_artifact *after(const tl_compile_dir *dir, size_t from,
+/* The first artifact after index `from` of the folder's part for which
+ * `is` holds, before the next post-grad graph; NULL when none. */
+static const tl_artifact *after(const folder *f, size_t from,
                                 bool (*is)(const tl_artifact *)) {
-  for (size_t i = from + 1; i < dir->artifacts.count; i++) {
-    const tl_artifact *a = &dir->artifacts.items[i];
+  for (size_t i = from + 1; i < f->hi; i++) {
+    const tl_artifact *a = &f->dir->artifacts.items[i];
     if (is_post(a) || is_post_fallback(a))
       return NULL;
     if (a->text_path && is(a))
@@ -129,44 +134,229 @@ static bool is_mappings(const tl_artifact *a) {
 static void take_compilation(tl_compile_files *c, const folder *dirs,
                              size_t count) {
   for (size_t k = 0; k < count && c->post_grad; k++) {
-    const tl_compile_dir *d = dirs[k].dir;
-    const tl_artifact *items = d->artifacts.items;
-    if (d->artifacts.count == 0 || c->post_grad < items ||
-        c->post_grad >= items + d->artifacts.count)
+    const folder *f = &dirs[k];
+    const tl_artifact *items = f->dir->artifacts.items;
+    if (f->lo == f->hi || c->post_grad < items + f->lo ||
+        c->post_grad >= items + f->hi)
       continue; /* no artifacts: no array to point into */
     size_t at = (size_t)(c->post_grad - items);
-    c->code = after(d, at, is_code);
-    c->kernel_code = after(d, at, is_kernel_code);
-    c->mappings = after(d, at, is_mappings);
-    for (size_t i = at + 1; c->aot_backward && i < d->artifacts.count; i++)
+    c->code = after(f, at, is_code);
+    c->kernel_code = after(f, at, is_kernel_code);
+    c->mappings = after(f, at, is_mappings);
+    for (size_t i = at + 1; c->aot_backward && i < f->hi; i++)
       if (items[i].role == c->post_grad->role && items[i].text_path) {
         c->bw_post_grad = &items[i];
-        c->bw_code = after(d, i, is_code);
-        c->bw_kernel_code = after(d, i, is_kernel_code);
-        c->bw_mappings = after(d, i, is_mappings);
+        c->bw_code = after(f, i, is_code);
+        c->bw_kernel_code = after(f, i, is_kernel_code);
+        c->bw_mappings = after(f, i, is_mappings);
         break;
       }
     return;
   }
 }
 
-/* Fills the slot from the folder when still empty. */
-static void take(const tl_artifact **slot, const tl_compile_dir *dir,
+/* Fills the slot from the folder's part when still empty. */
+static void take(const tl_artifact **slot, const folder *f,
                  bool (*is)(const tl_artifact *)) {
   if (!*slot)
-    *slot = first(dir, is);
+    *slot = first(f, is);
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+static int by_id_then_line(const void *x, const void *y) {
+  const tl_session_start *a = x, *b = y;
+  if (a->frame != b->frame)
+    return a->frame < b->frame ? -1 : 1;
+  if (a->compile != b->compile)
+    return a->compile < b->compile ? -1 : 1;
+  return a->line < b->line ? -1 : a->line > b->line;
+}
+
+typedef struct start_ref {
+  size_t line, start; /* index in the starts sorted by id */
+} start_ref;
+
+static int by_line(const void *x, const void *y) {
+  const start_ref *a = x, *b = y;
+  if (a->line != b->line)
+    return a->line < b->line ? -1 : 1;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Every dynamo_start of a folder with a compile id, and the sessions they
+ * make (see tl_session_start). */
+static void find_sessions(const tl_store *store, tl_recompiles *out) {
+  for (size_t i = 0; i < store->dirs.count; i++) {
+    const tl_compile_dir *d = store->dirs.items[i];
+    char autograd[24];
+    long long frame, compile, attempt;
+    if (d->unknown_id || !read_dir_name(d->dir_name, autograd, sizeof autograd,
+                                        &frame, &compile, &attempt))
+      continue;
+    for (size_t k = 0; k < d->starts.count; k++) {
+      tl_session_start s = {frame, compile, 1, d->starts.items[k].line};
+      TL_VEC_PUSH(out->starts, s);
+    }
+  }
+  size_t n = out->starts.count;
+  tl_session_start *starts = out->starts.items;
+  tl_sort(starts, n, sizeof *starts, by_id_then_line);
+  /* In log order: a compile id started again in the current session
+   * begins the next one. last[k]: the last session that started the id of
+   * starts[k]'s run (kept at the run's first index). */
+  start_ref *refs = tl_xcalloc(n + 1, sizeof *refs);
+  size_t *run_first = tl_xcalloc(n + 1, sizeof *run_first);
+  size_t *last = tl_xcalloc(n + 1, sizeof *last);
+  for (size_t k = 0; k < n; k++) {
+    refs[k] = (start_ref){starts[k].line, k};
+    run_first[k] = k && starts[k].frame == starts[k - 1].frame &&
+                           starts[k].compile == starts[k - 1].compile
+                       ? run_first[k - 1]
+                       : k;
+  }
+  tl_sort(refs, n, sizeof *refs, by_line);
+  size_t session = 1;
+  for (size_t k = 0; k < n; k++) {
+    size_t *seen = &last[run_first[refs[k].start]];
+    if (*seen == session) {
+      session++;
+      TL_VEC_PUSH(out->session_lines, refs[k].line);
+    }
+    *seen = session;
+    starts[refs[k].start].session = session;
+  }
+  out->sessions = session;
+  free(refs);
+  free(run_first);
+  free(last);
+}
+
+size_t tl_recompiles_session(const tl_recompiles *r, long long frame,
+                             long long compile, size_t line) {
+  /* The session of the line: one more than the later sessions begun at or
+   * before it. */
+  size_t lo = 0, hi = r->session_lines.count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->session_lines.items[mid] <= line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t session = lo + 1;
+  /* The id's starts: the last of them in that session or before. */
+  const tl_session_start *s = r->starts.items;
+  tl_session_start probe = {frame, compile, 0, 0};
+  lo = 0;
+  hi = r->starts.count;
+  while (lo < hi) { /* the first start of the id */
+    size_t mid = lo + (hi - lo) / 2;
+    if (by_id_then_line(&s[mid], &probe) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t found = 0;
+  for (; lo < r->starts.count && s[lo].frame == frame &&
+         s[lo].compile == compile && s[lo].session <= session;
+       lo++)
+    found = s[lo].session;
+  return found ? found : session;
+}
+
+static int by_size(const void *x, const void *y) {
+  size_t a = *(const size_t *)x, b = *(const size_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The folder's parts, one per session that logged into it: its artifacts
+ * split by their sessions (which grow with the line), and the sessions of
+ * its dynamo_starts and metrics that logged no artifact. */
+static void split_folder(const tl_recompiles *r, folder x, folder **f,
+                         size_t *k, size_t *cap) {
+  const tl_compile_dir *d = x.dir;
+  TL_VEC(size_t) sessions = {0};
+  size_t prev = 0;
+  for (size_t i = 0; i < d->artifacts.count; i++) {
+    size_t s = tl_recompiles_session(r, x.frame, x.compile,
+                                     d->artifacts.items[i].line);
+    if (s != prev)
+      TL_VEC_PUSH(sessions, s);
+    prev = s;
+  }
+  for (size_t i = 0; i < d->starts.count; i++) {
+    size_t s =
+        tl_recompiles_session(r, x.frame, x.compile, d->starts.items[i].line);
+    TL_VEC_PUSH(sessions, s);
+  }
+  for (size_t i = 0; i < d->metrics_by_line.count; i++) {
+    size_t s = tl_recompiles_session(r, x.frame, x.compile,
+                                     d->metrics_by_line.items[i].line);
+    TL_VEC_PUSH(sessions, s);
+  }
+  if (!sessions.count) /* nothing with a line: the first session */
+    TL_VEC_PUSH(sessions, (size_t)1);
+  tl_sort(sessions.items, sessions.count, sizeof *sessions.items, by_size);
+  size_t at = 0;
+  for (size_t i = 0; i < sessions.count; i++) {
+    if (i && sessions.items[i] == sessions.items[i - 1])
+      continue;
+    folder part = x;
+    part.session = sessions.items[i];
+    while (at < d->artifacts.count &&
+           tl_recompiles_session(r, x.frame, x.compile,
+                                 d->artifacts.items[at].line) < part.session)
+      at++;
+    part.lo = part.hi = at;
+    while (part.hi < d->artifacts.count &&
+           tl_recompiles_session(r, x.frame, x.compile,
+                                 d->artifacts.items[part.hi].line) ==
+               part.session)
+      part.hi++;
+    at = part.hi;
+    if (*k == *cap) {
+      *cap = *cap ? 2 * *cap : 16;
+      *f = tl_xrealloc(*f, *cap * sizeof **f);
+    }
+    (*f)[(*k)++] = part;
+  }
+  TL_VEC_FREE(sessions);
+}
+
+/* The numbers of the folder's compilation_metrics of the part's session,
+ * or NULL. */
+static const cJSON *metrics_of(const tl_recompiles *r, const folder *f) {
+  const tl_compile_dir *d = f->dir;
+  for (size_t i = 0; i < d->metrics_by_line.count; i++)
+    if (tl_recompiles_session(r, f->frame, f->compile,
+                              d->metrics_by_line.items[i].line) == f->session)
+      return d->metrics_by_line.items[i].numbers;
+  return NULL;
+}
+
+/* The stack of the folder's dynamo_start of the part's session, or NULL. */
+static const tl_stack *stack_of(const tl_recompiles *r, const folder *f) {
+  const tl_compile_dir *d = f->dir;
+  for (size_t i = 0; i < d->starts.count; i++)
+    if (d->starts.items[i].stack != SIZE_MAX &&
+        tl_recompiles_session(r, f->frame, f->compile,
+                              d->starts.items[i].line) == f->session)
+      return &d->stacks.items[d->starts.items[i].stack];
+  return NULL;
 }
 
 void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
   memset(out, 0, sizeof *out);
-  size_t n = store->dirs.count, k = 0;
-  folder *f = tl_xcalloc(n ? n : 1, sizeof *f);
+  find_sessions(store, out);
+  size_t n = store->dirs.count, k = 0, cap = 0;
+  folder *f = NULL;
   for (size_t i = 0; i < n; i++) {
-    folder x = {store->dirs.items[i], "", 0, 0, 0, i};
+    folder x = {store->dirs.items[i], "", 0, 0, 0, 1, 0, 0, i};
     if (!store->dirs.items[i]->unknown_id &&
         read_dir_name(store->dirs.items[i]->dir_name, x.autograd,
                       sizeof x.autograd, &x.frame, &x.compile, &x.attempt))
-      f[k++] = x;
+      split_folder(out, x, &f, &k, &cap);
   }
   tl_sort(f, k, sizeof *f, by_compile);
   for (size_t i = 0; i < k;) {
@@ -175,15 +365,21 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
     snprintf(c.autograd, sizeof c.autograd, "%s", f[i].autograd);
     c.frame = f[i].frame;
     c.compile = f[i].compile;
+    c.session = f[i].session;
+    char number[32] = "";
+    if (c.session > 1)
+      snprintf(number, sizeof number, " #%zu", c.session);
     if (strcmp(c.autograd, "-") == 0)
-      snprintf(c.display, sizeof c.display, "[%lld/%lld]", c.frame, c.compile);
+      snprintf(c.display, sizeof c.display, "[%lld/%lld]%s", c.frame, c.compile,
+               number);
     else
-      snprintf(c.display, sizeof c.display, "[!%s/%lld/%lld]", c.autograd,
-               c.frame, c.compile);
-    for (; j < k && f[j].frame == f[i].frame && f[j].compile == f[i].compile &&
+      snprintf(c.display, sizeof c.display, "[!%s/%lld/%lld]%s", c.autograd,
+               c.frame, c.compile, number);
+    for (; j < k && f[j].session == f[i].session && f[j].frame == f[i].frame &&
+           f[j].compile == f[i].compile &&
            strcmp(f[j].autograd, f[i].autograd) == 0;
          j++) {
-      const tl_compile_dir *d = f[j].dir;
+      const folder *d = &f[j];
       take(&c.reasons, d, is_reasons);
       take(&c.guards, d, is_guards);
       take(&c.dynamo_graph, d, is_dynamo);
@@ -192,17 +388,19 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
       take(&c.post_grad, d, is_post);
       if (!c.home && (first(d, is_dynamo) || first(d, is_post) ||
                       first(d, is_post_fallback)))
-        c.home = d;
+        c.home = d->dir;
+      if (!c.stack)
+        c.stack = stack_of(out, d);
     }
     for (size_t x = i; x < j; x++) { /* cache hits: the fallbacks */
-      take(&c.pre_grad, f[x].dir, is_pre_fallback);
-      take(&c.post_grad, f[x].dir, is_post_fallback);
+      take(&c.pre_grad, &f[x], is_pre_fallback);
+      take(&c.post_grad, &f[x], is_post_fallback);
     }
     if (!c.home)
       c.home = f[j - 1].dir; /* attempt 0 comes last in this order */
     take_compilation(&c, f + i, j - i);
     for (size_t x = j; x > i && !c.metrics; x--)
-      c.metrics = f[x - 1].dir->metric_numbers; /* attempt 0 first */
+      c.metrics = metrics_of(out, &f[x - 1]); /* attempt 0 first */
     TL_VEC_PUSH(out->compiles, c);
     i = j;
   }
@@ -211,6 +409,7 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
     size_t j = i + 1;
     const tl_compile_files *c = &out->compiles.items[i];
     while (j < out->compiles.count &&
+           out->compiles.items[j].session == c->session &&
            out->compiles.items[j].frame == c->frame &&
            strcmp(out->compiles.items[j].autograd, c->autograd) == 0)
       j++;
@@ -225,12 +424,17 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
 void tl_recompiles_free(tl_recompiles *r) {
   TL_VEC_FREE(r->compiles);
   TL_VEC_FREE(r->frames);
+  TL_VEC_FREE(r->session_lines);
+  TL_VEC_FREE(r->starts);
 }
 
 void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
                        char *out, size_t size) {
-  snprintf(out, size, "recompile_%s_%lld_%lld_to_%lld", a->autograd, a->frame,
-           a->compile, b->compile);
+  char session[32] = "";
+  if (b->session > 1)
+    snprintf(session, sizeof session, "_session_%zu", b->session);
+  snprintf(out, size, "recompile_%s_%lld_%lld_to_%lld%s", a->autograd, a->frame,
+           a->compile, b->compile, session);
 }
 
 /* ---- JSON ---------------------------------------------------------------
@@ -445,6 +649,7 @@ static cJSON *compile_json(const tl_compile_files *c) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "compile_id", c->display);
   cJSON_AddStringToObject(o, "folder", c->home->dir_name);
+  cJSON_AddNumberToObject(o, "session", (double)(c->session ? c->session : 1));
   return o;
 }
 

@@ -19,21 +19,50 @@
 #include "diff/compile_files.h"
 #include "store/store.h"
 
+/* A log's sessions: torch._dynamo.reset() (a benchmark harness calls it
+ * between models) restarts the frame ids and compile ids, and so does the
+ * start of a second log concatenated to the first. Within a session each
+ * (frame id, frame compile id) is started once (one dynamo_start: the frame
+ * counter is global, the compile counter per frame), so a dynamo_start of
+ * a pair already started begins the next session. An entry belongs to the
+ * session of its line, or, when its compile id was not started in that
+ * session (yet), to the last earlier session that started it: a folder
+ * holds each session's compilation of its id, split in log order. */
+typedef struct tl_session_start {
+  long long frame, compile; /* the compile id started */
+  size_t session;           /* from 1 */
+  size_t line;              /* of its dynamo_start */
+} tl_session_start;
+
 /* One frame's compiles, in compile order: compiles[first .. first+count). */
 typedef struct tl_recompiled_frame {
   size_t first, count;
 } tl_recompiled_frame;
 
 typedef struct tl_recompiles {
-  TL_VEC(tl_compile_files) compiles;  /* every compile, by frame, in order */
-  TL_VEC(tl_recompiled_frame) frames; /* those with two compiles or more */
+  /* every compile, by session, frame and compile order */
+  TL_VEC(tl_compile_files) compiles;
+  /* those frames (of one session) with two compiles or more */
+  TL_VEC(tl_recompiled_frame) frames;
+  size_t sessions; /* how many (1 when no id was started twice) */
+  /* The line where each later session begins: session k + 2 from
+   * session_lines[k]. */
+  TL_VEC(size_t) session_lines;
+  /* Every dynamo_start, by frame, compile and line. */
+  TL_VEC(tl_session_start) starts;
 } tl_recompiles;
 
 void tl_recompiles_find(const tl_store *store, tl_recompiles *out);
+
+/* The session of an entry of compile id (frame, compile) at trace line
+ * `line` (see tl_session_start). */
+size_t tl_recompiles_session(const tl_recompiles *r, long long frame,
+                             long long compile, size_t line);
 void tl_recompiles_free(tl_recompiles *r);
 
 /* The stem of the diff files of compile `b` against `a` (the one before):
- * "recompile_-_0_0_to_1" (page .html, data .json). */
+ * "recompile_-_0_0_to_1" (page .html, data .json); in a later session
+ * "recompile_-_0_0_to_1_session_2". */
 void tl_recompile_stem(const tl_compile_files *a, const tl_compile_files *b,
                        char *out, size_t size);
 

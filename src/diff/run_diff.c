@@ -16,8 +16,39 @@ static tl_compile_dir *copy_dir(tl_arena *arena, const char *folder,
   memcpy(c->dir_name, d->dir_name, sizeof c->dir_name);
   memcpy(c->display, d->display, sizeof c->display);
   c->unknown_id = d->unknown_id;
-  if (d->metric_numbers)
-    c->metric_numbers = cJSON_Duplicate(d->metric_numbers, true);
+  size_t m = d->metrics_by_line.count;
+  c->metrics_by_line.items =
+      tl_arena_alloc(arena, (m ? m : 1) * sizeof(tl_metric_numbers));
+  c->metrics_by_line.count = c->metrics_by_line.cap = m;
+  for (size_t i = 0; i < m; i++) {
+    c->metrics_by_line.items[i].line = d->metrics_by_line.items[i].line;
+    c->metrics_by_line.items[i].numbers =
+        cJSON_Duplicate(d->metrics_by_line.items[i].numbers, true);
+  }
+  c->metric_numbers = m ? c->metrics_by_line.items[0].numbers : NULL;
+  size_t ns = d->starts.count;
+  c->starts.items = tl_arena_alloc(arena, (ns ? ns : 1) * sizeof(tl_dir_start));
+  c->starts.count = c->starts.cap = ns;
+  if (ns)
+    memcpy(c->starts.items, d->starts.items, ns * sizeof(tl_dir_start));
+  /* Each stack's last frame only: the compiled function. */
+  size_t nstack = d->stacks.count;
+  c->stacks.items =
+      tl_arena_alloc(arena, (nstack ? nstack : 1) * sizeof(tl_stack));
+  c->stacks.count = c->stacks.cap = nstack;
+  for (size_t i = 0; i < nstack; i++) {
+    const tl_stack *s = &d->stacks.items[i];
+    tl_stack *t = &c->stacks.items[i];
+    t->count = s->count ? 1 : 0;
+    t->frames = tl_arena_alloc(arena, sizeof(tl_frame));
+    memset(t->frames, 0, sizeof(tl_frame));
+    if (s->count) {
+      const tl_frame *top = &s->frames[s->count - 1];
+      t->frames->file = top->file ? tl_arena_strdup(arena, top->file) : NULL;
+      t->frames->name = top->name ? tl_arena_strdup(arena, top->name) : NULL;
+      t->frames->line = top->line;
+    }
+  }
   size_t n = d->artifacts.count;
   c->artifacts.items = tl_arena_alloc(arena, (n ? n : 1) * sizeof(tl_artifact));
   c->artifacts.count = c->artifacts.cap = n;
@@ -37,9 +68,10 @@ static tl_compile_dir *copy_dir(tl_arena *arena, const char *folder,
   return c;
 }
 
-/* The (autograd, frame) of a folder name "-_0_1_0"; false for a folder
- * without them. `autograd` is the text before the first '_'. */
-static bool dir_frame(const char *name, tl_str *autograd, long long *frame) {
+/* The (autograd, frame, compile) of a folder name "-_0_1_0"; false for a
+ * folder without them. `autograd` is the text before the first '_'. */
+static bool dir_frame(const char *name, tl_str *autograd, long long *frame,
+                      long long *compile) {
   const char *us = strchr(name, '_');
   if (!us)
     return false;
@@ -47,11 +79,16 @@ static bool dir_frame(const char *name, tl_str *autograd, long long *frame) {
   *frame = strtoll(us + 1, &end, 10);
   if (end == us + 1 || *end != '_')
     return false;
+  const char *c = end + 1;
+  *compile = strtoll(c, &end, 10);
+  if (end == c || *end != '_')
+    return false;
   *autograd = (tl_str){name, (size_t)(us - name)};
   return true;
 }
 
 typedef struct frame_key {
+  size_t session;
   tl_str autograd;
   long long frame;
   size_t index; /* into the folders, or the frames */
@@ -59,6 +96,8 @@ typedef struct frame_key {
 
 static int by_frame_key(const void *x, const void *y) {
   const frame_key *a = x, *b = y;
+  if (a->session != b->session)
+    return a->session < b->session ? -1 : 1;
   int c = tl_str_cmp(a->autograd, b->autograd);
   if (c)
     return c;
@@ -69,13 +108,17 @@ static int by_frame_key(const void *x, const void *y) {
 
 /* The frame of `keys` (sorted, one per frame) with the folder's key, or
  * SIZE_MAX. */
-static size_t find_frame(const frame_key *keys, size_t n, tl_str autograd,
-                         long long frame) {
+static size_t find_frame(const frame_key *keys, size_t n, size_t session,
+                         tl_str autograd, long long frame) {
   size_t lo = 0, hi = n;
+  frame_key probe = {session, autograd, frame, 0};
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    frame_key probe = {autograd, frame, 0};
-    int c = tl_str_cmp(keys[mid].autograd, probe.autograd);
+    int c = keys[mid].session < session   ? -1
+            : keys[mid].session > session ? 1
+                                          : 0;
+    if (!c)
+      c = tl_str_cmp(keys[mid].autograd, probe.autograd);
     if (!c)
       c = keys[mid].frame < frame ? -1 : keys[mid].frame > frame;
     if (c < 0)
@@ -150,56 +193,62 @@ static bool is_break_reason(const tl_artifact *a) {
          a->name[sizeof stem - 1] >= '0' && a->name[sizeof stem - 1] <= '9';
 }
 
-/* Each frame's function from the first stack of its folders, and its graph
- * breaks (each reason and place once per frame: a recompile or a restart
- * logs the same break again). */
-static void read_frames(tl_run *run, const tl_store *store,
-                        const char *diff_dir) {
+/* Each frame's function from the first stack of its compiles, and its
+ * graph breaks (each reason and place once per frame: a recompile or a
+ * restart logs the same break again). A frame is one of a session (see
+ * recompiles.h): after torch._dynamo.reset() frame 0 is another frame. */
+static void read_frames(tl_run *run, const char *diff_dir) {
   const tl_recompiles *r = &run->found;
   frame_key *keys = tl_xcalloc(r->compiles.count + 1, sizeof *keys);
   size_t nk = 0;
   for (size_t i = 0; i < r->compiles.count;) {
     const tl_compile_files *c = &r->compiles.items[i];
     size_t j = i + 1;
-    while (j < r->compiles.count && r->compiles.items[j].frame == c->frame &&
+    while (j < r->compiles.count &&
+           r->compiles.items[j].session == c->session &&
+           r->compiles.items[j].frame == c->frame &&
            strcmp(r->compiles.items[j].autograd, c->autograd) == 0)
       j++;
     tl_run_frame f = {0};
     f.autograd = c->autograd;
     f.frame = c->frame;
+    f.session = c->session;
     f.file = f.base = f.function = "";
     f.first = i;
     f.count = j - i;
-    keys[nk] = (frame_key){tl_str_from(c->autograd), c->frame, nk};
+    for (size_t k = i; k < j && !f.function[0]; k++) {
+      const tl_stack *s = r->compiles.items[k].stack;
+      if (!s || !s->count)
+        continue;
+      const tl_frame *top = &s->frames[s->count - 1];
+      f.file = top->file ? top->file : "";
+      f.function = top->name ? top->name : "";
+      f.line = top->line;
+      const char *slash = strrchr(f.file, '/');
+      f.base = slash ? slash + 1 : f.file;
+    }
+    keys[nk] = (frame_key){c->session, tl_str_from(c->autograd), c->frame, nk};
     nk++;
     TL_VEC_PUSH(run->frames, f);
     i = j;
   }
   tl_sort(keys, nk, sizeof *keys, by_frame_key);
   TL_VEC(break_at) found = {0};
-  for (size_t d = 0; d < store->dirs.count; d++) {
-    const tl_compile_dir *dir = store->dirs.items[d];
-    tl_str autograd;
-    long long frame;
-    if (dir->unknown_id || !dir_frame(dir->dir_name, &autograd, &frame))
-      continue;
-    size_t fi = find_frame(keys, nk, autograd, frame);
-    if (fi == SIZE_MAX)
-      continue;
-    tl_run_frame *f = &run->frames.items[fi];
-    if (!f->function[0] && dir->stacks.count && dir->stacks.items[0].count) {
-      const tl_stack *s = &dir->stacks.items[0];
-      const tl_frame *top = &s->frames[s->count - 1];
-      f->file = tl_arena_strdup(&run->arena, top->file ? top->file : "");
-      f->function = tl_arena_strdup(&run->arena, top->name ? top->name : "");
-      f->line = top->line;
-      const char *slash = strrchr(f->file, '/');
-      f->base = slash ? slash + 1 : f->file;
-    }
+  for (size_t d = 0; d < run->view.dirs.count; d++) {
     const tl_compile_dir *copy = run->view.dirs.items[d];
+    tl_str autograd;
+    long long frame, compile;
+    if (copy->unknown_id ||
+        !dir_frame(copy->dir_name, &autograd, &frame, &compile))
+      continue;
     for (size_t k = 0; k < copy->artifacts.count; k++) {
       const tl_artifact *a = &copy->artifacts.items[k];
       if (!is_break_reason(a))
+        continue;
+      size_t fi = find_frame(keys, nk,
+                             tl_recompiles_session(r, frame, compile, a->line),
+                             autograd, frame);
+      if (fi == SIZE_MAX)
         continue;
       tl_buf path, text;
       tl_buf_init(&path);
@@ -262,12 +311,15 @@ void tl_run_take(tl_run *run, const char *folder, const tl_store *store,
       tl_xcalloc(run->found.compiles.count + 1, sizeof *run->view_pages);
   run->bw_view_pages =
       tl_xcalloc(run->found.compiles.count + 1, sizeof *run->bw_view_pages);
-  read_frames(run, store, diff_dir);
+  read_frames(run, diff_dir);
 }
 
 void tl_run_free(tl_run *run) {
-  for (size_t i = 0; i < run->view.dirs.count; i++)
-    cJSON_Delete(run->view.dirs.items[i]->metric_numbers);
+  for (size_t i = 0; i < run->view.dirs.count; i++) {
+    const tl_compile_dir *d = run->view.dirs.items[i];
+    for (size_t k = 0; k < d->metrics_by_line.count; k++)
+      cJSON_Delete(d->metrics_by_line.items[k].numbers);
+  }
   tl_recompiles_free(&run->found);
   TL_VEC_FREE(run->view.dirs);
   TL_VEC_FREE(run->frames);
@@ -280,6 +332,8 @@ void tl_run_free(tl_run *run) {
 /* ---- frames matched ---------------------------------------------------- */
 
 static int cmp_group(const tl_run_frame *a, const tl_run_frame *b) {
+  if (a->session != b->session)
+    return a->session < b->session ? -1 : 1;
   int c = strcmp(a->autograd, b->autograd);
   if (!c)
     c = strcmp(a->base, b->base);
@@ -363,17 +417,21 @@ void tl_run_match_frames(const tl_run *a, const tl_run *b, tl_run_match *out) {
 void tl_run_match_free(tl_run_match *m) { TL_VEC_FREE(m->frames); }
 
 void tl_run_frame_label(tl_buf *out, const tl_run_frame *f) {
+  char session[32] = "";
+  if (f->session > 1)
+    snprintf(session, sizeof session, " #%zu", f->session);
   if (!f->function[0]) {
-    tl_buf_printf(out, "frame %lld (no stack logged)", f->frame);
+    tl_buf_printf(out, "frame %lld (no stack logged)%s", f->frame, session);
     return;
   }
   if (!f->base[0]) {
-    tl_buf_puts(out, f->function);
+    tl_buf_printf(out, "%s%s", f->function, session);
     return;
   }
   tl_buf_printf(out, "%s (%s:%lld)", f->function, f->base, f->line);
   if (strcmp(f->autograd, "-") != 0)
     tl_buf_printf(out, " [compiled autograd %s]", f->autograd);
+  tl_buf_puts(out, session);
 }
 
 void tl_run_pair_stem(const tl_compile_files *a, const tl_compile_files *b,
@@ -383,8 +441,16 @@ void tl_run_pair_stem(const tl_compile_files *a, const tl_compile_files *b,
     snprintf(fa, sizeof fa, "%lld", a->frame);
   if (b->frame >= 0)
     snprintf(fb, sizeof fb, "%lld", b->frame);
-  snprintf(out, size, "compile_%s_%s_%lld_vs_%s_%s_%lld", a->autograd, fa,
-           a->compile, b->autograd, fb, b->compile);
+  char session[64] = ""; /* later sessions: "_session_2" */
+  if (a->session > 1 || b->session > 1) {
+    if (a->session == b->session)
+      snprintf(session, sizeof session, "_session_%zu", a->session);
+    else
+      snprintf(session, sizeof session, "_session_%zu_vs_%zu",
+               a->session ? a->session : 1, b->session ? b->session : 1);
+  }
+  snprintf(out, size, "compile_%s_%s_%lld_vs_%s_%s_%lld%s", a->autograd, fa,
+           a->compile, b->autograd, fb, b->compile, session);
 }
 
 /* ---- graph breaks ------------------------------------------------------ */

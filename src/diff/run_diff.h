@@ -8,8 +8,10 @@
  * (and its compilation metrics' numbers) and, for each frame, the compiled
  * function as dynamo_start's stack names it (file, function, first line)
  * and the graph breaks it logged. Frames of
- * the two runs are matched by file name (without folders: two runs are
- * often made from two checkouts), function name and compiled-autograd id,
+ * the two runs are matched by session (the k-th of A with the k-th of B:
+ * torch._dynamo.reset() restarts the ids, see recompiles.h), file name
+ * (without folders: two runs are often made from two checkouts), function
+ * name and compiled-autograd id,
  * several such frames in order of path and first line; the compiles of
  * two matched frames in compile order. Everything is sorted once: linear
  * after O(n log n) in the number of compiles. See docs/run-diff-json.md.
@@ -40,6 +42,7 @@ typedef struct tl_run_break {
 typedef struct tl_run_frame {
   const char *autograd; /* "-" or the compiled-autograd id */
   long long frame;      /* the frame id */
+  size_t session;       /* its session (recompiles.h), from 1 */
   const char *file;     /* the function's file as logged, or "" */
   const char *base;     /* its last component (into `file`) */
   const char *function; /* its name, or "" when no stack was logged */
@@ -82,11 +85,13 @@ typedef struct tl_run_match {
 void tl_run_match_frames(const tl_run *a, const tl_run *b, tl_run_match *out);
 void tl_run_match_free(tl_run_match *m);
 
-/* The frame's name as the report shows it: "forward (model.py:43)". */
+/* The frame's name as the report shows it: "forward (model.py:43)"; in a
+ * later session "forward (model.py:43) #2". */
 void tl_run_frame_label(tl_buf *out, const tl_run_frame *f);
 
 /* The stem of the files comparing compile `a` of run A with `b` of run B:
- * "compile_-_0_0_vs_-_0_0" (page .html, data .json). */
+ * "compile_-_0_0_vs_-_0_0" (page .html, data .json); in a later session
+ * "compile_-_0_0_vs_-_0_0_session_2". */
 void tl_run_pair_stem(const tl_compile_files *a, const tl_compile_files *b,
                       char *out, size_t size);
 

@@ -548,7 +548,11 @@ static void write_page(tl_store *store, const tl_compile_files *a,
                   "recompiles\">how to read it</a></p>\n<h1>");
   esc(&h, title.data);
   tl_buf_puts(&h, "</h1>\n<p>Frame ");
-  tl_buf_printf(&h, "%lld: ", b->frame);
+  tl_buf_printf(&h, "%lld", b->frame);
+  if (b->session > 1)
+    tl_buf_printf(&h, " of session %zu (after the ids started again)",
+                  b->session);
+  tl_buf_puts(&h, ": ");
   compile_link(&h, a);
   tl_buf_puts(&h, " then ");
   compile_link(&h, b);
@@ -599,11 +603,23 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
               "compiled more than once: each later compile, why Dynamo "
               "compiled it again (the guards of the earlier compiles that "
               "failed, in words) and what changed (<a href=\"help.html#"
-              "recompiles\">how to read it</a>).</p>\n<ul>\n");
+              "recompiles\">how to read it</a>).</p>\n");
+  if (r.sessions > 1)
+    tl_buf_printf(section,
+                  "<p>This log holds %zu sessions: the frame and compile "
+                  "ids started again (<code>torch._dynamo.reset()</code>, "
+                  "or logs appended), so each session's compiles are "
+                  "compared among themselves; a later session's are marked "
+                  "with its number (<code>[0/0] #2</code>).</p>\n",
+                  r.sessions);
+  tl_buf_puts(section, "<ul>\n");
   for (size_t f = 0; f < r.frames.count; f++) {
     const tl_recompiled_frame *fr = &r.frames.items[f];
     const tl_compile_files *c0 = &r.compiles.items[fr->first];
-    tl_buf_printf(section, "<li>Frame %lld: ", c0->frame);
+    tl_buf_printf(section, "<li>Frame %lld", c0->frame);
+    if (c0->session > 1)
+      tl_buf_printf(section, " #%zu", c0->session);
+    tl_buf_puts(section, ": ");
     for (size_t k = 0; k < fr->count; k++) {
       if (k)
         tl_buf_puts(section, " &rarr; ");

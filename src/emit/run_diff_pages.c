@@ -65,6 +65,7 @@ static void take_unnamed(tl_run *run, const tl_store *store) {
         tl_compile_files c = {0};
         snprintf(c.autograd, sizeof c.autograd, "-");
         c.frame = -1;
+        c.session = 1;
         c.compile = (long long)(run->found.compiles.count - first);
         char number[24] = "";
         if (n > 1)
@@ -90,6 +91,7 @@ static void take_unnamed(tl_run *run, const tl_store *store) {
   tl_run_frame f = {0};
   f.autograd = "-";
   f.frame = -1;
+  f.session = 1;
   f.file = f.base = "";
   f.function = TL_RUN_UNNAMED;
   f.first = first;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <md5.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -517,8 +518,9 @@ static void store_metrics(tl_store *store, tl_compile_dir *dir,
         !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "fail_type"));
     home->any_empty |= !cJSON_IsNumber(ops) || ops->valuedouble == 0;
     home->any_restart |= cJSON_IsArray(restarts) && restarts->child;
-    if (!home->metric_numbers)
-      home->metric_numbers = metric_numbers(m);
+    tl_metric_numbers numbers = {rec->line, metric_numbers(m)};
+    TL_VEC_PUSH(home->metrics_by_line, numbers);
+    home->metric_numbers = home->metrics_by_line.items[0].numbers;
   }
   if (store->options.pages)
     store->options.pages->metrics(store, dir, home, known_id, rec);
@@ -543,8 +545,13 @@ static tl_compile_dir *unknown_dir(tl_store *store, size_t line) {
 static void file_start_stack(tl_store *store, tl_compile_dir *dir,
                              const tl_record *rec) {
   tl_stack s;
-  if (!tl_stack_of(rec->kind_value, rec->strings, &store->frame_files, true,
-                   &s))
+  tl_dir_start at = {rec->line, SIZE_MAX};
+  bool has_stack =
+      tl_stack_of(rec->kind_value, rec->strings, &store->frame_files, true, &s);
+  if (has_stack)
+    at.stack = dir->stacks.count;
+  TL_VEC_PUSH(dir->starts, at);
+  if (!has_stack)
     return;
   TL_VEC_PUSH(dir->stacks, s);
   tl_start start = {dir, dir->stacks.count - 1};
@@ -821,7 +828,10 @@ void tl_store_free(tl_store *store) {
     tl_store_stacks_free(dir->stacks.items, dir->stacks.count);
     TL_VEC_FREE(dir->stacks);
     free(dir->fail_type);
-    cJSON_Delete(dir->metric_numbers);
+    for (size_t k = 0; k < dir->metrics_by_line.count; k++)
+      cJSON_Delete(dir->metrics_by_line.items[k].numbers);
+    TL_VEC_FREE(dir->metrics_by_line);
+    TL_VEC_FREE(dir->starts);
     free_shape_entries(dir);
     tl_buf_free(&dir->output_files_html);
     free(dir);

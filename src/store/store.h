@@ -53,6 +53,22 @@ typedef struct tl_artifact {
   char md5[33]; /* md5 of the payload (hex), "" when none */
 } tl_artifact;
 
+/* A dynamo_start filed under a compile id: its trace line and its stack
+ * (index in the folder's stacks, or SIZE_MAX when it logged none). An id
+ * logged again after torch._dynamo.reset() has several (diff/recompiles.h
+ * splits its files by them). */
+typedef struct tl_dir_start {
+  size_t line;
+  size_t stack;
+} tl_dir_start;
+
+/* The numeric members of one compilation_metrics entry (a copy) and its
+ * trace line. */
+typedef struct tl_metric_numbers {
+  size_t line;
+  cJSON *numbers;
+} tl_metric_numbers;
+
 typedef struct tl_compile_dir {
   char dir_name[96]; /* "-_0_0_0" */
   char display[96];  /* "[0/0]" */
@@ -60,15 +76,19 @@ typedef struct tl_compile_dir {
   /* Every dynamo_start's stack, outermost frame first ("file.py:12 in fn"):
    * a compile id logged by several runs has several. */
   TL_VEC(tl_stack) stacks;
-  char *fail_type; /* from compilation_metrics, or NULL */
+  TL_VEC(tl_dir_start) starts; /* every dynamo_start, in log order */
+  char *fail_type;             /* from compilation_metrics, or NULL */
   /* The compilation_metrics filed under this id with attempt 0, for the
    * index's status colour (parity spec 5). */
   size_t metrics_count;
   bool any_fail, any_empty, any_restart;
   /* The numeric members of the first compilation_metrics filed under this
-   * id with attempt 0 (a copy: compile times, guard and node counts), for
-   * the recompile diffs; NULL when none was. */
+   * id with attempt 0 (compile times, guard and node counts), for the
+   * recompile diffs; NULL when none was. It is metrics_by_line's first. */
   cJSON *metric_numbers;
+  /* Those of every compilation_metrics filed under this id with attempt 0,
+   * in log order (an id compiled again after a reset has several). */
+  TL_VEC(tl_metric_numbers) metrics_by_line;
   /* symbolic_shape_specialization and guard_added_fast values filed under
    * this id (copies), until a metrics page of the id takes them. */
   TL_VEC(cJSON *) specializations;

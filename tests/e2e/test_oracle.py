@@ -286,6 +286,16 @@ class Oracle(unittest.TestCase):
                 self.check(log, flags)
         self.assert_every_allowance_still_needed("recompiles")
 
+    def test_recordings_whose_ids_start_again(self):
+        """examples/rec-sessions (two torch._dynamo.reset() calls) and
+        rec-dynamic (one): every file the Rust tool writes is written the
+        same; the recompile pages of each session are ours alone."""
+        for name in ("rec-sessions", "rec-dynamic"):
+            log = os.path.join(EXAMPLES, name, "trace.log")
+            for flags in FLAG_SETS:
+                with self.subTest(log=name, flags=" ".join(flags)):
+                    self.check(log, flags)
+
     def test_generated_logs_of_every_shape(self):
         with tempfile.TemporaryDirectory() as tmp:
             for shape in ("jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu",

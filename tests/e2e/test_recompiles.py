@@ -45,26 +45,26 @@ TLPARSE = os.environ.get("TLPARSE", "tlparse")
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "..", "examples")
 RECORDINGS = ["rec-recompiles", "rec-dynamic", "rec-recompile-kernels",
-              "rec-train-recompiles"]
+              "rec-train-recompiles", "rec-sessions"]
 
 
 def compiles(path):
     """{(autograd, frame, compile): {name: payload}}: per compile, the first
-    payload of each kind, its attempts read from the last one down."""
+    payload of each kind, its attempts read from the last one down. A
+    compile of a later session (tracelog.sessions: the ids restarted) is
+    keyed (autograd, frame, compile, session)."""
     found, metrics, logged = {}, {}, {}
-    for _, env, payload in tracelog.records(path):
+    for (_, env, payload), session in zip(tracelog.records(path),
+                                          tracelog.sessions(path)):
         if env.get("frame_id") is None or env.get("frame_compile_id") is None:
             continue
-        if "compilation_metrics" in env:
-            metrics.setdefault(
-                ("-" if env.get("compiled_autograd_id") is None
-                 else str(env["compiled_autograd_id"]), env["frame_id"],
-                 env["frame_compile_id"]), env["compilation_metrics"])
-        k = tracelog.kind(env)
-        name = env["artifact"]["name"] if k == "artifact" else k
         key = ("-" if env.get("compiled_autograd_id") is None
                else str(env["compiled_autograd_id"]), env["frame_id"],
-               env["frame_compile_id"])
+               env["frame_compile_id"]) + ((session,) if session > 1 else ())
+        if "compilation_metrics" in env:
+            metrics.setdefault(key, env["compilation_metrics"])
+        k = tracelog.kind(env)
+        name = env["artifact"]["name"] if k == "artifact" else k
         attempt = env.get("attempt") or 0
         found.setdefault(key, {}).setdefault(attempt, {}).setdefault(
             name, payload)
@@ -680,6 +680,25 @@ def renumbered_twice(path, out, mappings=True):
     return renames
 
 
+def session_of(key):
+    return key[3] if len(key) > 3 else 1
+
+
+def display(key):
+    """"[0/1]", "[!0/0/1]"; a later session's "[0/1] #2"."""
+    ids = "%d/%d" % (key[1], key[2])
+    if key[0] != "-":
+        ids = "!%s/%s" % (key[0], ids)
+    return "[%s]%s" % (ids, " #%d" % session_of(key)
+                       if session_of(key) > 1 else "")
+
+
+def recompile_stem(a, b):
+    return "recompile_%s_%d_%d_to_%d%s" % (
+        a[0], a[1], a[2], b[2],
+        "_session_%d" % session_of(b) if session_of(b) > 1 else "")
+
+
 class Recompiles(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -701,15 +720,15 @@ class Recompiles(unittest.TestCase):
         return out
 
     def pairs(self, name):
-        """[(a key, b key, a files, b files)] of consecutive compiles."""
+        """[(a key, b key, a files, b files)] of consecutive compiles of a
+        frame within one session."""
         cs = compiles(os.path.join(EXAMPLES, name, "trace.log"))
-        keys = sorted(cs)
+        keys = sorted(cs, key=lambda k: (session_of(k), k[0], k[1], k[2]))
         return [(a, b, cs[a], cs[b]) for a, b in zip(keys, keys[1:])
-                if a[:2] == b[:2]]
+                if a[:2] == b[:2] and session_of(a) == session_of(b)]
 
     def diff(self, out, a, b):
-        with open(os.path.join(out, "recompile_%s_%d_%d_to_%d.json"
-                               % (a[0], a[1], a[2], b[2]))) as f:
+        with open(os.path.join(out, recompile_stem(a, b) + ".json")) as f:
             return json.load(f)
 
     def test_every_recompile_has_its_page_json_and_index_line(self):
@@ -717,8 +736,7 @@ class Recompiles(unittest.TestCase):
             out = self.report(name)
             pairs = self.pairs(name)
             self.assertGreater(len(pairs), 0, name)
-            stems = {"recompile_%s_%d_%d_to_%d" % (a[0], a[1], a[2], b[2])
-                     for a, b, _, _ in pairs}
+            stems = {recompile_stem(a, b) for a, b, _, _ in pairs}
             written = {f[:-5] for f in os.listdir(out)
                        if f.startswith("recompile_") and f.endswith(".html")}
             self.assertEqual(written, stems, name)
@@ -730,10 +748,9 @@ class Recompiles(unittest.TestCase):
                 words = [r["words"] for r in expected_reasons(
                     fb.get("recompile_reasons")) if "words" in r]
                 self.assertGreater(len(words), 0, (name, b))
-                line = "<li>[%d/%d]: %s. <a href=\"recompile_%s_%d_%d_to_%d" \
-                    ".html\">What changed</a>" % (
-                        b[1], b[2], html.escape("; ".join(words)), a[0], a[1],
-                        a[2], b[2])
+                line = "<li>%s: %s. <a href=\"%s.html\">What changed</a>" % (
+                    display(b), html.escape("; ".join(words)),
+                    recompile_stem(a, b))
                 self.assertIn(line.replace("&#x27;", "&#39;"), section)
 
     def test_reasons_are_read_as_logged(self):
@@ -1010,7 +1027,7 @@ class Recompiles(unittest.TestCase):
         entries = self.check_entry_code(got["entry_code"], d, out, where)
         with open(os.path.join(out, "index.html")) as f:
             index = f.read()
-        stem = "recompile_%s_%d_%d_to_%d.html" % (a[0], a[1], a[2], b[2])
+        stem = recompile_stem(a, b) + ".html"
         line = index[index.index('href="%s"' % stem):]
         line = line[:line.index("</li>")]
         self.assertIn("kernels: %d changed, %d added, %d removed)" % (
@@ -1384,8 +1401,8 @@ class Recompiles(unittest.TestCase):
             self.assertEqual(d["summary"]["backward"], {
                 "nodes": dict(post["summary"], graph="backward_post_grad"),
                 "kernels": counts}, where)
-            with open(os.path.join(out, "recompile_%s_%d_%d_to_%d.html" % (
-                    a[0], a[1], a[2], b[2]))) as f:
+            with open(os.path.join(out, recompile_stem(a, b) + ".html")) \
+                    as f:
                 page = f.read()
             section = page[page.index('<h2 id="backward-kernels">'):]
             self.assertIn("%d changed, %d added, %d removed" % (
@@ -1438,8 +1455,8 @@ class Recompiles(unittest.TestCase):
                     "added": sum(w[0] == "added" for w in want)}, where)
                 changed += len(want)
                 checked += 1
-                with open(os.path.join(out, "recompile_%s_%d_%d_to_%d.html"
-                                       % (a[0], a[1], a[2], b[2]))) as f:
+                with open(os.path.join(out, recompile_stem(a, b) + ".html")) \
+                        as f:
                     page = f.read()
                 self.assertIn(
                     "The rest of the code (outside the kernels and the entry "
@@ -1525,6 +1542,129 @@ class Recompiles(unittest.TestCase):
         # The post-grad nodes link the provenance pages of both compiles.
         self.assertIn('href="provenance_tracking_-_0_0_0.html#post=', page)
         self.assertIn('href="provenance_tracking_-_0_1_0.html#post=', page)
+
+
+class Sessions(unittest.TestCase):
+    """Logs whose ids start again (torch._dynamo.reset(), or logs
+    appended), made here from rec-recompiles' recorded log (frames 0 to 5,
+    recompiling): each session's compiles are compared only among
+    themselves, and a later session's files end in its number."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="tl-sessions-")
+        with open(os.path.join(EXAMPLES, "rec-recompiles", "trace.log")) as f:
+            cls.lines = f.read().split("\n")
+        if cls.lines[-1] == "":
+            cls.lines.pop()
+        # The first entry of [0/1] (its dynamo_start comes a few entries
+        # later): a log cut before it holds [0/0] alone.
+        cls.cut = next(n for n, env, _ in tracelog.records(os.path.join(
+            EXAMPLES, "rec-recompiles", "trace.log"))
+            if (env.get("frame_id"), env.get("frame_compile_id")) == (0, 1)) - 1
+        cls.base = sorted(
+            recompile_stem(a, b) for a, b, _, _ in
+            Recompiles.pairs(None, "rec-recompiles"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def run_on(self, name, lines, *args):
+        log = os.path.join(self.tmp, name + ".log")
+        with open(log, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        out = os.path.join(self.tmp, name)
+        r = subprocess.run([TLPARSE, log, "-o", out, "--no-browser"] +
+                           list(args), capture_output=True, text=True,
+                           env=dict(os.environ, CI="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return log, out
+
+    def stems(self, out):
+        return sorted(f[:-5] for f in os.listdir(out)
+                      if f.startswith("recompile_") and f.endswith(".json"))
+
+    def expected(self, log):
+        cs = compiles(log)
+        keys = sorted(cs, key=lambda k: (session_of(k), k[0], k[1], k[2]))
+        return sorted(recompile_stem(a, b) for a, b in zip(keys, keys[1:])
+                      if a[:2] == b[:2] and session_of(a) == session_of(b))
+
+    def test_two_logs_appended_compare_each_session_alone(self):
+        log, out = self.run_on("twice", self.lines + self.lines)
+        later = [s + "_session_2" for s in self.base]
+        self.assertEqual(self.stems(out), sorted(self.base + later))
+        self.assertEqual(self.stems(out), self.expected(log))
+        for first, second in zip(self.base, later):
+            with open(os.path.join(out, first + ".json")) as f:
+                a = json.load(f)
+            with open(os.path.join(out, second + ".json")) as f:
+                b = json.load(f)
+            for side in ("before", "after"):
+                self.assertEqual(a[side]["session"], 1)
+                self.assertEqual(b[side]["session"], 2)
+                self.assertEqual(b[side]["compile_id"],
+                                 a[side]["compile_id"] + " #2")
+                self.assertEqual(b[side]["folder"], a[side]["folder"])
+            self.assertEqual(a["reasons"], b["reasons"])
+            for g in ("dynamo", "pre_grad", "post_grad"):
+                self.assertEqual(a["graphs"][g].get("summary"),
+                                 b["graphs"][g].get("summary"), (second, g))
+                if a["graphs"][g]["available"]:
+                    # the second session's own files, not the first's
+                    self.assertNotEqual(a["graphs"][g]["after"],
+                                        b["graphs"][g]["after"])
+            self.assertEqual(a["metrics"], b["metrics"])
+        with open(os.path.join(out, "index.html")) as f:
+            index = f.read()
+        self.assertIn("This log holds 2 sessions", index)
+        self.assertIn('<li>Frame 0 #2: <a href="index.html#-_0_0_0">'
+                      '[0/0] #2</a> &rarr; <a href="index.html#-_0_1_0">'
+                      '[0/1] #2</a>', index)
+        with open(os.path.join(out, later[0] + ".html")) as f:
+            page = f.read()
+        self.assertIn("<title>Recompile [0/0] #2 to [0/1] #2</title>", page)
+        self.assertIn("Frame 0 of session 2", page)
+
+    def test_a_reset_in_the_middle_of_a_frame(self):
+        """Session 1 ends after [0/0]: its [0/0] is no earlier compile of
+        the second session's [0/1]."""
+        log, out = self.run_on("mid_frame", self.lines[:self.cut] + self.lines)
+        self.assertEqual(self.stems(out),
+                         [s + "_session_2" for s in self.base])
+        self.assertEqual(self.stems(out), self.expected(log))
+
+    def test_an_empty_session(self):
+        """A session whose only compile logged its dynamo_start and
+        nothing else: three sessions, the second without a recompile."""
+        log, out = self.run_on("empty", self.lines + [self.lines[33]] +
+                               self.lines)
+        self.assertEqual(self.stems(out), sorted(
+            self.base + [s + "_session_3" for s in self.base]))
+        self.assertEqual(self.stems(out), self.expected(log))
+        with open(os.path.join(out, "index.html")) as f:
+            self.assertIn("This log holds 3 sessions", f.read())
+
+    def test_ids_start_again_on_one_rank_only(self):
+        """--all-ranks-html: rank 0's log holds two sessions, rank 1's
+        one; each rank's report splits its own log only."""
+        folder = os.path.join(self.tmp, "ranks")
+        os.makedirs(folder)
+        for rank, lines in ((0, self.lines[:self.cut] + self.lines),
+                            (1, self.lines)):
+            with open(os.path.join(
+                    folder, "dedicated_log_torch_trace_rank_%d.log" % rank),
+                    "w") as f:
+                f.write("\n".join(lines) + "\n")
+        out = os.path.join(self.tmp, "ranks_out")
+        r = subprocess.run([TLPARSE, folder, "--all-ranks-html", "-o", out,
+                            "--no-browser"], capture_output=True, text=True,
+                           env=dict(os.environ, CI="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.stems(os.path.join(out, "rank_0")),
+                         [s + "_session_2" for s in self.base])
+        self.assertEqual(self.stems(os.path.join(out, "rank_1")), self.base)
 
 
 if __name__ == "__main__":

@@ -97,3 +97,31 @@ def artifact_stem(env):
              "compiled_autograd_graph", "dynamo_cpp_guards_str"):
         return k
     return None
+
+
+def sessions(path):
+    """The session (from 1) of each record, in log order, as a list parallel
+    to records(path). torch._dynamo.reset() restarts the frame and compile
+    ids; within a session a (frame id, frame compile id) is started once
+    (one dynamo_start), so a dynamo_start of a pair already started in the
+    current session begins the next one. A record of a compile id belongs
+    to the last session at or before its own that started that id, else to
+    its own (docs/recompile-json.md)."""
+    recs = list(records(path))
+    own, started, current, seen = [], {}, 1, set()
+    for _, env, _ in recs:
+        if "dynamo_start" in env and env.get("frame_id") is not None \
+                and env.get("frame_compile_id") is not None:
+            key = (env["frame_id"], env["frame_compile_id"])
+            if key in seen:
+                current += 1
+                seen = set()
+            seen.add(key)
+            started.setdefault(key, []).append(current)
+        own.append(current)
+    out = []
+    for (_, env, _), s in zip(recs, own):
+        key = (env.get("frame_id"), env.get("frame_compile_id"))
+        earlier = [t for t in started.get(key, []) if t <= s]
+        out.append(max(earlier) if earlier else s)
+    return out
