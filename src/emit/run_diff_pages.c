@@ -303,6 +303,8 @@ static cJSON *run_json(const tl_run *r, const char *input) {
     compiles += r->frames.items[i].count;
   cJSON_AddNumberToObject(o, "compiles", (double)compiles);
   cJSON_AddNumberToObject(o, "graph_breaks", (double)r->breaks.count);
+  cJSON_AddNumberToObject(o, "sessions",
+                          (double)(r->found.sessions ? r->found.sessions : 1));
   return o;
 }
 
@@ -542,6 +544,7 @@ bool tl_run_diff_write(const char *diff_dir, const tl_run *a, const tl_run *b,
     cJSON_AddItemToArray(frames, fj);
     cJSON_AddStringToObject(fj, "function", f->function);
     cJSON_AddStringToObject(fj, "file", f->base);
+    cJSON_AddNumberToObject(fj, "session", (double)f->session);
     cJSON_AddStringToObject(fj, "status",
                             fa && fb ? "matched"
                             : fa     ? "only_a"

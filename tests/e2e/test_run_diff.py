@@ -46,6 +46,11 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 PAIRS = [("rec-change-before", "rec-change-after"),
          ("rec-jit-cpu", "rec-jit-cpu-2.14"),
          ("rec-jit-cpu", "rec-jit-cpu-2.15")]
+# Logs whose ids start again (torch._dynamo.reset()): rec-sessions holds
+# three sessions, frame 0 another function in each of the first two;
+# rec-dynamic two (its second session's compiles FX graph cache hits).
+SESSION_PAIRS = [("rec-sessions", "rec-sessions"),
+                 ("rec-dynamic", "rec-dynamic")]
 
 
 def log(name):
@@ -53,10 +58,12 @@ def log(name):
 
 
 def frames_of(path):
-    """{(autograd, frame): {"file", "function", "line", "compiles": [ids],
-    "breaks": {(reason, where)}}} read from the log."""
+    """{(autograd, frame, session): {"file", "function", "line", "compiles":
+    [ids], "breaks": {(reason, where)}}} read from the log; a session
+    (tracelog.sessions) starts where the ids start again."""
     strings, frames = {}, {}
-    for _, env, payload in tracelog.records(path):
+    for (_, env, payload), session in zip(tracelog.records(path),
+                                          tracelog.sessions(path)):
         k = tracelog.kind(env)
         if k == "str":
             strings[env["str"][1]] = env["str"][0]
@@ -64,7 +71,8 @@ def frames_of(path):
         if env.get("frame_id") is None or env.get("frame_compile_id") is None:
             continue
         key = ("-" if env.get("compiled_autograd_id") is None
-               else str(env["compiled_autograd_id"]), env["frame_id"])
+               else str(env["compiled_autograd_id"]), env["frame_id"],
+               session)
         f = frames.setdefault(key, {"file": "", "function": "", "line": 0,
                                     "compiles": set(), "breaks": set()})
         f["compiles"].add(env["frame_compile_id"])
@@ -129,9 +137,20 @@ def graph_break(text):
     return reason, where
 
 
+def in_order(key):
+    """A frame key in the tool's frame order: session, autograd, frame."""
+    return (key[2], key[0], key[1])
+
+
+def ids(key, compile_id):
+    """The compile id as shown: "[0/1]", a later session's "[0/1] #2"."""
+    return "[%d/%d]%s" % (key[1], compile_id,
+                          " #%d" % key[2] if key[2] > 1 else "")
+
+
 def match_frames(fa, fb):
     """[(key a or None, key b or None)]: matched in A's order, then A's
-    alone, then B's alone."""
+    alone, then B's alone. Session k of A is matched with session k of B."""
     def group(f):
         return (os.path.basename(f["file"]), f["function"])
 
@@ -139,9 +158,9 @@ def match_frames(fa, fb):
         return (f["file"], f["line"], key[1])
     ga, gb = {}, {}
     for k, f in fa.items():
-        ga.setdefault((k[0],) + group(f), []).append(k)
+        ga.setdefault((k[2], k[0]) + group(f), []).append(k)
     for k, f in fb.items():
-        gb.setdefault((k[0],) + group(f), []).append(k)
+        gb.setdefault((k[2], k[0]) + group(f), []).append(k)
     matched, used_a, used_b = [], set(), set()
     for g, keys in ga.items():
         ka = sorted(keys, key=lambda k: place(k, fa[k]))
@@ -150,9 +169,10 @@ def match_frames(fa, fb):
             matched.append((x, y))
             used_a.add(x)
             used_b.add(y)
-    matched.sort()
-    return (matched + [(k, None) for k in sorted(fa) if k not in used_a] +
-            [(None, k) for k in sorted(fb) if k not in used_b])
+    matched.sort(key=lambda p: in_order(p[0]))
+    return (matched +
+            [(k, None) for k in sorted(fa, key=in_order) if k not in used_a] +
+            [(None, k) for k in sorted(fb, key=in_order) if k not in used_b])
 
 
 def expected_breaks(a, b):
@@ -255,57 +275,113 @@ class RunDiff(unittest.TestCase):
                  for f in fb.values()])
 
     def test_frames_and_compiles_match_an_independent_reading(self):
-        for a, b in PAIRS:
+        for a, b in PAIRS + SESSION_PAIRS:
             out = self.diff(a, b)
+            self.check_frames(self.load(out, "diff.json"), log(a), log(b),
+                              (a, b))
+
+    def check_frames(self, got, la, lb, where_):
+        """diff.json's frames, pairs and counts as read here from the logs
+        `la` and `lb`."""
+        fa, fb = frames_of(la), frames_of(lb)
+        want = match_frames(fa, fb)
+        self.assertEqual(len(got["frames"]), len(want), where_)
+        summary = dict.fromkeys(
+            ("frames_matched", "frames_only_a", "frames_only_b",
+             "compiles_matched", "compiles_only_a", "compiles_only_b"), 0)
+        for f, (ka, kb) in zip(got["frames"], want):
+            where = where_ + (ka, kb)
+            self.assertEqual(f["status"], "matched" if ka and kb else
+                             "only_a" if ka else "only_b", where)
+            one = fa[ka] if ka else fb[kb]
+            self.assertEqual(f["function"], one["function"], where)
+            self.assertEqual(f["session"], (ka or kb)[2], where)
+            for side, key, frames in (("a", ka, fa), ("b", kb, fb)):
+                if key is None:
+                    self.assertIsNone(f[side], where)
+                    continue
+                self.assertEqual(f[side]["frame"], key[1], where)
+                self.assertEqual(f[side]["line"], frames[key]["line"])
+                self.assertEqual(
+                    f[side]["compiles"],
+                    [ids(key, c) for c in frames[key]["compiles"]], where)
+            ca = fa[ka]["compiles"] if ka else []
+            cb = fb[kb]["compiles"] if kb else []
+            n = min(len(ca), len(cb))
+            self.assertEqual(
+                [(p["a"], p["b"]) for p in f["pairs"]],
+                [(ids(ka, x), ids(kb, y)) for x, y in zip(ca, cb)], where)
+            self.assertEqual(f["only_a"], [ids(ka, x) for x in ca[n:]],
+                             where)
+            self.assertEqual(f["only_b"], [ids(kb, y) for y in cb[n:]],
+                             where)
+            self.assertEqual(
+                {(c["change"], c["reason"],
+                  c["before"] and c["before"]["where"],
+                  c["after"] and c["after"]["where"])
+                 for c in f["graph_breaks"]},
+                expected_breaks(fa[ka]["breaks"] if ka else set(),
+                                fb[kb]["breaks"] if kb else set()),
+                where)
+            key = "matched" if ka and kb else "only_a" if ka else "only_b"
+            summary["frames_" + key] += 1
+            summary["compiles_matched"] += n
+            summary["compiles_only_a"] += len(ca) - n
+            summary["compiles_only_b"] += len(cb) - n
+        for k, v in summary.items():
+            self.assertEqual(got["summary"][k], v, where_ + (k,))
+        return fa, fb, want
+
+    def test_sessions_are_paired_in_order(self):
+        """Session k of A with session k of B: B made here from
+        rec-sessions without its third session (its frames only in A),
+        and without its first (B's first is A's second: frame 0 is `shift`
+        in B's, `scale` in A's, paired by function within the session;
+        A's third session is A's alone)."""
+        with open(log("rec-sessions")) as f:
+            lines = f.read().split("\n")[:-1]
+        recs = list(tracelog.records(log("rec-sessions")))
+        sessions = tracelog.sessions(log("rec-sessions"))
+        self.assertEqual(max(sessions), 3)
+        first = {}
+        for (n, _, _), s in zip(recs, sessions):
+            first.setdefault(s, n)
+        # each session from its first entry (entries before its first
+        # dynamo_start that belong to the one before are chromium events,
+        # which no compile reads)
+        # (the file names interned before the second session kept)
+        strings = [lines[n - 1] for n, env, _ in recs
+                   if n < first[2] and tracelog.kind(env) == "str"]
+        cases = {"two_sessions": lines[:first[3] - 1],
+                 "later_sessions": strings + lines[first[2] - 1:]}
+        for name, kept in cases.items():
+            b = os.path.join(self.tmp, name + ".log")
+            with open(b, "w") as f:
+                f.write("\n".join(kept) + "\n")
+            out = os.path.join(self.tmp, "sessions_vs_" + name)
+            r = run(log("rec-sessions"), b, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
             got = self.load(out, "diff.json")
-            fa, fb = frames_of(log(a)), frames_of(log(b))
-            want = match_frames(fa, fb)
-            self.assertEqual(len(got["frames"]), len(want), (a, b))
-            summary = dict.fromkeys(
-                ("frames_matched", "frames_only_a", "frames_only_b",
-                 "compiles_matched", "compiles_only_a", "compiles_only_b"), 0)
-            for f, (ka, kb) in zip(got["frames"], want):
-                where = (a, b, ka, kb)
-                self.assertEqual(f["status"], "matched" if ka and kb else
-                                 "only_a" if ka else "only_b", where)
-                one = fa[ka] if ka else fb[kb]
-                self.assertEqual(f["function"], one["function"], where)
-                for side, key, frames in (("a", ka, fa), ("b", kb, fb)):
-                    if key is None:
-                        self.assertIsNone(f[side], where)
-                        continue
-                    self.assertEqual(f[side]["frame"], key[1], where)
-                    self.assertEqual(f[side]["line"], frames[key]["line"])
-                    self.assertEqual(
-                        f[side]["compiles"],
-                        ["[%d/%d]" % (key[1], c)
-                         for c in frames[key]["compiles"]], where)
-                ca = fa[ka]["compiles"] if ka else []
-                cb = fb[kb]["compiles"] if kb else []
-                n = min(len(ca), len(cb))
+            self.assertEqual((got["a"]["sessions"], got["b"]["sessions"]),
+                             (3, 2), name)
+            self.check_frames(got, log("rec-sessions"), b, (name,))
+            self.assertEqual(links.broken_links(out), [])
+            with open(os.path.join(out, "index.html")) as f:
+                index = f.read()
+            if name == "two_sessions":
+                self.assertEqual(got["summary"]["compiles_matched"], 6)
+                self.assertEqual(got["summary"]["compiles_only_a"], 1)
                 self.assertEqual(
-                    [(p["a"], p["b"]) for p in f["pairs"]],
-                    [("[%d/%d]" % (ka[1], x), "[%d/%d]" % (kb[1], y))
-                     for x, y in zip(ca, cb)], where)
-                self.assertEqual(f["only_a"], ["[%d/%d]" % (ka[1], x)
-                                               for x in ca[n:]], where)
-                self.assertEqual(f["only_b"], ["[%d/%d]" % (kb[1], y)
-                                               for y in cb[n:]], where)
+                    [(f["function"], f["session"], f["status"])
+                     for f in got["frames"]][-1], ("scale", 3, "only_a"))
+                self.assertIn("scale (record_sessions.py:20) #2", index)
+            else:
                 self.assertEqual(
-                    {(c["change"], c["reason"],
-                      c["before"] and c["before"]["where"],
-                      c["after"] and c["after"]["where"])
-                     for c in f["graph_breaks"]},
-                    expected_breaks(fa[ka]["breaks"] if ka else set(),
-                                    fb[kb]["breaks"] if kb else set()),
-                    where)
-                key = "matched" if ka and kb else "only_a" if ka else "only_b"
-                summary["frames_" + key] += 1
-                summary["compiles_matched"] += n
-                summary["compiles_only_a"] += len(ca) - n
-                summary["compiles_only_b"] += len(cb) - n
-            for k, v in summary.items():
-                self.assertEqual(got["summary"][k], v, (a, b, k))
+                    [(f["function"], f["session"], f["a"] and f["a"]["frame"],
+                      f["b"] and f["b"]["frame"]) for f in got["frames"]],
+                    [("scale", 1, 0, 1), ("shift", 1, 1, 0),
+                     ("scale", 2, 1, 0), ("shift", 2, 0, None),
+                     ("scale", 3, 0, None)])
 
     def test_the_change_is_what_was_changed(self):
         # What the recording changed, as the user would read it.
@@ -338,15 +414,27 @@ class RunDiff(unittest.TestCase):
 
     def test_each_pair_matches_an_independent_reading(self):
         checked = 0
-        for a, b in PAIRS:
+
+        def key(frame, shown):
+            """rc.compiles' key of a compile shown as "[1/0] #2"."""
+            ids, _, session = shown.partition(" #")
+            return ("-", frame, int(ids[1:-1].split("/")[1])) + (
+                (int(session),) if session else ())
+        for a, b in PAIRS + SESSION_PAIRS:
             out = self.diff(a, b)
             got = self.load(out, "diff.json")
             ca, cb = rc.compiles(log(a)), rc.compiles(log(b))
             for f in got["frames"]:
                 for p in f["pairs"]:
                     d = self.load(out, p["diff"])
-                    ka = ("-", f["a"]["frame"], int(p["a"][1:-1].split("/")[1]))
-                    kb = ("-", f["b"]["frame"], int(p["b"][1:-1].split("/")[1]))
+                    ka, kb = key(f["a"]["frame"], p["a"]), key(f["b"]["frame"],
+                                                               p["b"])
+                    self.assertEqual(p["diff"], "compile_-_%d_%d_vs_-_%d_%d%s"
+                                     ".json" % (ka[1], ka[2], kb[1], kb[2],
+                                                "_session_%d" % f["session"]
+                                                if f["session"] > 1 else ""))
+                    self.assertEqual(d["before"]["session"], f["session"])
+                    self.assertEqual(d["after"]["session"], f["session"])
                     xa, xb = ca[ka], cb[kb]
                     where = (a, b, p["a"], p["b"])
                     self.assertTrue(d["before"]["folder"].startswith("a/"))
@@ -361,13 +449,18 @@ class RunDiff(unittest.TestCase):
                             xa["dynamo_cpp_guards_str"],
                             xb["dynamo_cpp_guards_str"]), where)
                     self.assertEqual(p["guards_differ"], len(g["changes"]))
-                    for key, kind in (("dynamo", "dynamo_output_graph"),
-                                      ("pre_grad", "pre"),
-                                      ("post_grad", "post")):
-                        self.check_graph(d["graphs"][key], xa[kind],
-                                         xb[kind], where + (key,))
-                        self.assertEqual(p["graphs"][key],
-                                         d["graphs"][key]["summary"])
+                    for graph, kind in (("dynamo", "dynamo_output_graph"),
+                                        ("pre_grad", "pre"),
+                                        ("post_grad", "post")):
+                        if xa.get(kind) is None or xb.get(kind) is None:
+                            # a cache hit logs no pre-grad graph
+                            self.assertFalse(
+                                d["graphs"][graph]["available"], where)
+                            continue
+                        self.check_graph(d["graphs"][graph], xa[kind],
+                                         xb[kind], where + (graph,))
+                        self.assertEqual(p["graphs"][graph],
+                                         d["graphs"][graph]["summary"])
                         checked += 1
                     self.check_kernels(d, xa, xb, where)
         self.assertGreaterEqual(checked, 12)
