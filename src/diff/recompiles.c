@@ -46,13 +46,16 @@ static bool name_starts(const tl_artifact *a, const char *prefix) {
          a->name[n + 1] >= '0' && a->name[n + 1] <= '9';
 }
 
-/* One session's part of a folder: artifacts[lo, hi) of `dir`. */
+/* One session's part of a folder: artifacts[lo, hi) of `dir`, and the
+ * session's compilation metrics and dynamo_start stack there (or NULL). */
 typedef struct folder {
   const tl_compile_dir *dir;
   char autograd[24];
   long long frame, compile, attempt;
   size_t session, lo, hi;
   size_t order;
+  const cJSON *metrics;
+  const tl_stack *stack;
 } folder;
 
 static int by_compile(const void *a, const void *b) {
@@ -245,7 +248,9 @@ size_t tl_recompiles_session(const tl_recompiles *r, long long frame,
       hi = mid;
   }
   size_t session = lo + 1;
-  /* The id's starts: the last of them in that session or before. */
+  /* The id's starts (sessions grow with their lines): the last of them in
+   * that session or before, by binary search (an id may be started in
+   * every one of thousands of sessions). */
   const tl_session_start *s = r->starts.items;
   tl_session_start probe = {frame, compile, 0, 0};
   lo = 0;
@@ -257,11 +262,27 @@ size_t tl_recompiles_session(const tl_recompiles *r, long long frame,
     else
       hi = mid;
   }
+  size_t end = lo;
+  hi = r->starts.count;
+  while (end < hi) { /* past the id's last start */
+    size_t mid = end + (hi - end) / 2;
+    if (s[mid].frame == frame && s[mid].compile == compile)
+      end = mid + 1;
+    else
+      hi = mid;
+  }
+  hi = end;
+  while (lo < hi) { /* the first of the id's starts after `session` */
+    size_t mid = lo + (hi - lo) / 2;
+    if (s[mid].session <= session)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
   size_t found = 0;
-  for (; lo < r->starts.count && s[lo].frame == frame &&
-         s[lo].compile == compile && s[lo].session <= session;
-       lo++)
-    found = s[lo].session;
+  if (lo > 0 && s[lo - 1].frame == frame && s[lo - 1].compile == compile &&
+      s[lo - 1].session <= session)
+    found = s[lo - 1].session;
   return found ? found : session;
 }
 
@@ -298,7 +319,7 @@ static void split_folder(const tl_recompiles *r, folder x, folder **f,
   if (!sessions.count) /* nothing with a line: the first session */
     TL_VEC_PUSH(sessions, (size_t)1);
   tl_sort(sessions.items, sessions.count, sizeof *sessions.items, by_size);
-  size_t at = 0;
+  size_t at = 0, metrics = 0, start = 0;
   for (size_t i = 0; i < sessions.count; i++) {
     if (i && sessions.items[i] == sessions.items[i - 1])
       continue;
@@ -315,6 +336,23 @@ static void split_folder(const tl_recompiles *r, folder x, folder **f,
                part.session)
       part.hi++;
     at = part.hi;
+    /* the first metrics and stack of the session (both in line order) */
+    for (; metrics < d->metrics_by_line.count; metrics++) {
+      size_t s = tl_recompiles_session(r, x.frame, x.compile,
+                                       d->metrics_by_line.items[metrics].line);
+      if (s > part.session)
+        break;
+      if (s == part.session && !part.metrics)
+        part.metrics = d->metrics_by_line.items[metrics].numbers;
+    }
+    for (; start < d->starts.count; start++) {
+      const tl_dir_start *st = &d->starts.items[start];
+      size_t s = tl_recompiles_session(r, x.frame, x.compile, st->line);
+      if (s > part.session)
+        break;
+      if (s == part.session && !part.stack && st->stack != SIZE_MAX)
+        part.stack = &d->stacks.items[st->stack];
+    }
     if (*k == *cap) {
       *cap = *cap ? 2 * *cap : 16;
       *f = tl_xrealloc(*f, *cap * sizeof **f);
@@ -324,35 +362,13 @@ static void split_folder(const tl_recompiles *r, folder x, folder **f,
   TL_VEC_FREE(sessions);
 }
 
-/* The numbers of the folder's compilation_metrics of the part's session,
- * or NULL. */
-static const cJSON *metrics_of(const tl_recompiles *r, const folder *f) {
-  const tl_compile_dir *d = f->dir;
-  for (size_t i = 0; i < d->metrics_by_line.count; i++)
-    if (tl_recompiles_session(r, f->frame, f->compile,
-                              d->metrics_by_line.items[i].line) == f->session)
-      return d->metrics_by_line.items[i].numbers;
-  return NULL;
-}
-
-/* The stack of the folder's dynamo_start of the part's session, or NULL. */
-static const tl_stack *stack_of(const tl_recompiles *r, const folder *f) {
-  const tl_compile_dir *d = f->dir;
-  for (size_t i = 0; i < d->starts.count; i++)
-    if (d->starts.items[i].stack != SIZE_MAX &&
-        tl_recompiles_session(r, f->frame, f->compile,
-                              d->starts.items[i].line) == f->session)
-      return &d->stacks.items[d->starts.items[i].stack];
-  return NULL;
-}
-
 void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
   memset(out, 0, sizeof *out);
   find_sessions(store, out);
   size_t n = store->dirs.count, k = 0, cap = 0;
   folder *f = NULL;
   for (size_t i = 0; i < n; i++) {
-    folder x = {store->dirs.items[i], "", 0, 0, 0, 1, 0, 0, i};
+    folder x = {store->dirs.items[i], "", 0, 0, 0, 1, 0, 0, i, NULL, NULL};
     if (!store->dirs.items[i]->unknown_id &&
         read_dir_name(store->dirs.items[i]->dir_name, x.autograd,
                       sizeof x.autograd, &x.frame, &x.compile, &x.attempt))
@@ -390,7 +406,7 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
                       first(d, is_post_fallback)))
         c.home = d->dir;
       if (!c.stack)
-        c.stack = stack_of(out, d);
+        c.stack = d->stack;
     }
     for (size_t x = i; x < j; x++) { /* cache hits: the fallbacks */
       take(&c.pre_grad, &f[x], is_pre_fallback);
@@ -400,7 +416,7 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
       c.home = f[j - 1].dir; /* attempt 0 comes last in this order */
     take_compilation(&c, f + i, j - i);
     for (size_t x = j; x > i && !c.metrics; x--)
-      c.metrics = metrics_of(out, &f[x - 1]); /* attempt 0 first */
+      c.metrics = f[x - 1].metrics; /* attempt 0 first */
     TL_VEC_PUSH(out->compiles, c);
     i = j;
   }
