@@ -12,7 +12,8 @@ link, a folder; 64 ranks; a rank log cut mid-payload; a rank log named
 with markup, a newline and
 invalid UTF-8; rank_N/ folders of an old report in the input folder; a
 folder created at -o during the run; SIGINT to the process group and to the
-parent alone; malformed runtime and schedule artifacts.
+parent alone; malformed runtime and schedule artifacts; a rank's summary
+cut short or running on in the pipe to the parent (pipe_damage.c).
 
 Environment: TLPARSE (the binary); TLPARSE_SANITIZED=1 or TLPARSE_TSAN=1
 skip the memory bounds (the sanitizers' shadow memory).
@@ -652,6 +653,107 @@ class Profile(Temp):
             page = f.read()
         self.assertIn(json.dumps([shown], ensure_ascii=False), page)
         self.assertNotIn(MARKUP, page)
+
+
+def tree(path):
+    """Every file under `path` by its relative name, with its bytes."""
+    files = {}
+    for d, _, names in os.walk(path):
+        for n in names:
+            with open(os.path.join(d, n), "rb") as f:
+                files[os.path.relpath(os.path.join(d, n), path)] = f.read()
+    return files
+
+
+class DamagedSummary(Temp):
+    """Each rank child sends the parent its diagnostics and the summary of
+    its rank folder through a pipe; a summary cut short or running on is
+    refused and the parent reads that rank's files itself, so the report
+    is the one an undamaged run writes, byte for byte. The damage comes
+    from pipe_damage.c, preloaded: tlparse has no hook for it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.lib_dir = tempfile.mkdtemp(prefix="tl-modes-shim-")
+        cls.shim = os.path.join(cls.lib_dir, "pipe_damage.so")
+        cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+        if not cc:
+            raise unittest.SkipTest("no C compiler for pipe_damage.c")
+        subprocess.run([cc, "-shared", "-fPIC", "-o", cls.shim,
+                        os.path.join(os.path.dirname(
+                            os.path.abspath(__file__)), "pipe_damage.c"),
+                        "-ldl"], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.lib_dir, ignore_errors=True)
+
+    def setUp(self):
+        super().setUp()
+        self.logs = self.path("logs")
+        os.mkdir(self.logs)
+        def art(name, payload):
+            return entry({"artifact": {"name": name, "encoding": "json"}},
+                         payload)
+        for k in range(3):
+            write_rank_log(self.logs, RANK % k, TINY
+                           + art("inductor_runtime_and_tensor_meta",
+                                 json.dumps({"ops": [
+                                     {"name": "all_reduce",
+                                      "estimated_runtime_ns": 100 + k}]}))
+                           + art("inductor_collective_schedule",
+                                 json.dumps(["all_reduce"] * (k % 2 + 1))))
+
+    def multi(self, damage):
+        """The report of a run with `damage` (TL_TEST_PIPE_* settings; the
+        shim preloaded whenever given): exit code, stdout, stderr, files."""
+        out = self.path("out")
+        env = dict(ENV)
+        if damage is not None:
+            env.update(damage, LD_PRELOAD=self.shim)
+        r = subprocess.run([TLPARSE, self.logs, "--all-ranks-html", "-o", out,
+                            "--no-browser", "-j", "2"], env=env,
+                           capture_output=True, timeout=120)
+        files = tree(out) if os.path.isdir(out) else None
+        shutil.rmtree(out, ignore_errors=True)
+        return r.returncode, r.stdout, r.stderr.decode(), files
+
+    def shim_reaches_tlparse(self):
+        """Whether the preloaded write is the one tlparse calls: a
+        sanitizer's runtime, linked into the binary, intercepts write
+        itself."""
+        with open(shutil.which(TLPARSE) or TLPARSE, "rb") as f:
+            binary = f.read()
+        return not any(s in binary for s in (b"__asan_init", b"__tsan_init"))
+
+    def test_a_cut_or_run_on_summary_gives_the_undamaged_report(self):
+        want = self.multi(None)
+        code, _, err, files = want
+        self.assertEqual(code, 0, err)
+        self.assertEqual(err, "")
+        self.assertEqual(json.loads(files["runtime_estimations.json"]), [
+            {"rank": k, "graph": "-_0_0_0",
+             "ops": [{"name": "all_reduce", "estimated_runtime_ns": 100.0 + k}]}
+            for k in range(3)])
+        self.assertEqual(json.loads(files["collective_schedules.json"]), [
+            {"rank": k, "graph": "-_0_0_0", "ops": ["all_reduce"] * (k % 2 + 1)}
+            for k in range(3)])
+        # The control: a message cut into its diagnostics fails every rank,
+        # so the shim does reach the pipe.
+        code, _, err, files = self.multi({"TL_TEST_PIPE_KEEP": "4"})
+        if code == 0 and not self.shim_reaches_tlparse():
+            self.skipTest("a sanitized tlparse: its own write interceptor")
+        self.assertEqual(code, 1, err)
+        self.assertEqual(err.splitlines()[-1], "tlparse: every rank failed "
+                         "(see above): no report written")
+        # The last byte, the last number (8 bytes), and 5 bytes too many.
+        for damage in ({"TL_TEST_PIPE_CUT": "1"}, {"TL_TEST_PIPE_CUT": "8"},
+                       {"TL_TEST_PIPE_EXTRA": "5"}):
+            got = self.multi(damage)
+            self.assertEqual(got[:3], want[:3], damage)
+            self.assertEqual(sorted(got[3]), sorted(want[3]), damage)
+            for name in want[3]:
+                self.assertEqual(got[3][name], want[3][name], (damage, name))
 
 
 class MultiRankProcess(Temp):
