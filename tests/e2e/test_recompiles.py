@@ -25,6 +25,7 @@ Environment: TLPARSE (the binary).
 """
 
 import ast
+import hashlib
 import html
 import io
 import itertools
@@ -1645,6 +1646,57 @@ class Sessions(unittest.TestCase):
         self.assertEqual(self.stems(out), self.expected(log))
         with open(os.path.join(out, "index.html")) as f:
             self.assertIn("This log holds 3 sessions", f.read())
+
+    def test_compiled_autograd_ids_and_entries_without_a_compile_id(self):
+        """A log written here: the frame counter is one for every
+        compiled-autograd id, so [!0/0/0] after [0/0] starts frame 0
+        again, a new session, whatever its autograd id; entries without a
+        compile id ([-/-]) belong to no session."""
+        lines = []
+
+        def entry(env, payload=None):
+            if payload is not None:
+                env = dict(env, has_payload=hashlib.md5(
+                    payload.encode()).hexdigest())
+            lines.append("V1128 00:00:00.000000 1 x.py:1] " +
+                         json.dumps(env))
+            if payload is not None:
+                lines.extend("\t" + p for p in payload.split("\n"))
+
+        def compile_(autograd, frame, compile_id, size):
+            ids = {"frame_id": frame, "frame_compile_id": compile_id,
+                   "attempt": 0}
+            if autograd is not None:
+                ids["compiled_autograd_id"] = autograd
+            entry(dict(ids, dynamo_start={"stack": [
+                {"line": 1, "name": "f%d" % frame, "filename": 0}]}))
+            entry(dict(ids, artifact={"name": "dynamo_cpp_guards_str",
+                                      "encoding": "string"}),
+                  "TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- "
+                  "TENSOR_MATCH: check_tensor(L['x'], size=[%d])" % size)
+
+        entry({"str": ["/m.py", 0]})
+        compile_(None, 0, 0, 4)   # session 1
+        compile_(0, 1, 0, 4)
+        compile_(0, 1, 1, 6)
+        entry({"artifact": {"name": "after_post_grad_graph",
+                            "encoding": "string"}}, "graph():\n    return ()")
+        compile_(0, 0, 0, 4)      # session 2: frame 0 again, autograd 0
+        compile_(0, 0, 1, 6)
+        compile_(None, 1, 0, 4)
+        log, out = self.run_on("autograd", lines)
+        self.assertEqual(self.stems(out), ["recompile_0_0_0_to_1_session_2",
+                                           "recompile_0_1_0_to_1"])
+        self.assertEqual(self.stems(out), self.expected(log))
+        with open(os.path.join(out, "recompile_0_0_0_to_1_session_2.json")) \
+                as f:
+            d = json.load(f)
+        self.assertEqual((d["before"]["compile_id"], d["after"]["compile_id"]),
+                         ("[!0/0/0] #2", "[!0/0/1] #2"))
+        self.assertEqual((d["guards"]["before_count"],
+                          d["guards"]["after_count"]), (1, 1))
+        self.assertEqual([c["change"] for c in d["guards"]["changes"]],
+                         ["changed"])
 
     def test_ids_start_again_on_one_rank_only(self):
         """--all-ranks-html: rank 0's log holds two sessions, rank 1's
