@@ -372,8 +372,8 @@ static void drop_rank_folder(const tl_multi_rank_options *o, tl_mr_rank *r,
  * the report's top (`rank_1/-_0_0_0/x.txt`), as the landing page and the
  * user know it: the staging folder's name is gone once the report is
  * published. Not tl_renamed_paths, which names such a path under the
- * output folder (`OUT/rank_1/...`): the landing page, inside OUT, links
- * the same words relative to itself. */
+ * output folder (`OUT/rank_1/...`): the landing page, inside OUT, shows
+ * these words, and the diagnostic line says them the same way. */
 static char *without_staging(const char *why, const char *staging) {
   tl_buf b;
   tl_buf_init(&b);
