@@ -7,6 +7,7 @@
 #ifdef HAVE_tl_engine
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff/recompiles.h"
@@ -37,6 +38,117 @@ static void reasons_list(tl_buf *h, const cJSON *reasons) {
   tl_buf_puts(h, "</ul>\n");
 }
 
+/* Whether a byte belongs to a word of guard code (a name or a number; any
+ * byte of a UTF-8 sequence too, so that a mark never splits a character). */
+static bool word_byte(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+/* A guard code cut into tokens (each word whole, any other byte alone),
+ * each with whether it differs from the other side's code. */
+typedef struct code_tokens {
+  tl_str code;
+  size_t count;
+  size_t *start; /* [count + 1]: the last is the code's length */
+  bool *differs;
+} code_tokens;
+
+static void cut_tokens(code_tokens *t, tl_str code) {
+  t->code = code;
+  t->count = 0;
+  t->start = tl_xmalloc((code.len + 1) * sizeof *t->start);
+  t->differs = tl_xcalloc(code.len + 1, sizeof *t->differs);
+  for (size_t i = 0; i < code.len;) {
+    t->start[t->count++] = i;
+    if (!word_byte((unsigned char)code.ptr[i++]))
+      continue;
+    while (i < code.len && word_byte((unsigned char)code.ptr[i]))
+      i++;
+  }
+  t->start[t->count] = code.len;
+}
+
+static bool same_token(const code_tokens *a, size_t i, const code_tokens *b,
+                       size_t j) {
+  size_t la = a->start[i + 1] - a->start[i], lb = b->start[j + 1] - b->start[j];
+  return la == lb &&
+         memcmp(a->code.ptr + a->start[i], b->code.ptr + b->start[j], la) == 0;
+}
+
+/* Beyond this many token pairs between the codes' common first and last
+ * tokens, the whole stretch between them is marked (a longest common
+ * subsequence of the tokens would take that many cells). */
+enum { MARK_CELLS = 1 << 16 };
+
+/* Marks the tokens of `a` and `b` that are not in one longest common
+ * subsequence of their tokens: what a changed guard changed
+ * (`size=[2, 4], stride=[4, 1]` and `size=[3, 4], stride=[8, 1]` differ in
+ * `2`/`3` and `4`/`8`). */
+static void mark_differences(code_tokens *a, code_tokens *b) {
+  size_t p = 0, na = a->count, nb = b->count;
+  while (p < na && p < nb && same_token(a, p, b, p))
+    p++;
+  while (na > p && nb > p && same_token(a, na - 1, b, nb - 1))
+    na--, nb--;
+  size_t n = na - p, m = nb - p;
+  if (n == 0 || m == 0 || (n + 1) * (m + 1) > MARK_CELLS) {
+    for (size_t i = p; i < na; i++)
+      a->differs[i] = true;
+    for (size_t j = p; j < nb; j++)
+      b->differs[j] = true;
+    return;
+  }
+  /* lcs[i][j]: the longest common subsequence of a's tokens from p + i and
+   * b's from p + j (to na, nb). */
+  unsigned short *lcs = tl_xcalloc((n + 1) * (m + 1), sizeof *lcs);
+#define LCS(i, j) lcs[(i) * (m + 1) + (j)]
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      LCS(i, j) = same_token(a, p + i, b, p + j)
+                      ? (unsigned short)(LCS(i + 1, j + 1) + 1)
+                  : LCS(i + 1, j) >= LCS(i, j + 1) ? LCS(i + 1, j)
+                                                   : LCS(i, j + 1);
+  size_t i = 0, j = 0;
+  while (i < n && j < m) {
+    if (same_token(a, p + i, b, p + j) && LCS(i, j) == LCS(i + 1, j + 1) + 1)
+      i++, j++;
+    else if (LCS(i + 1, j) >= LCS(i, j + 1))
+      a->differs[p + i++] = true;
+    else
+      b->differs[p + j++] = true;
+  }
+  for (; i < n; i++)
+    a->differs[p + i] = true;
+  for (; j < m; j++)
+    b->differs[p + j] = true;
+#undef LCS
+  free(lcs);
+}
+
+/* A guard's code, each run of differing tokens in a <mark>. */
+static void marked_code(tl_buf *h, const code_tokens *t) {
+  tl_buf_puts(h, "<code>");
+  for (size_t i = 0; i < t->count;) {
+    size_t j = i;
+    while (j < t->count && t->differs[j] == t->differs[i])
+      j++;
+    tl_str run = {t->code.ptr + t->start[i], t->start[j] - t->start[i]};
+    if (t->differs[i])
+      tl_buf_puts(h, "<mark>");
+    tl_html_escape(h, run);
+    if (t->differs[i])
+      tl_buf_puts(h, "</mark>");
+    i = j;
+  }
+  tl_buf_puts(h, "</code>");
+}
+
+static void free_tokens(code_tokens *t) {
+  free(t->start);
+  free(t->differs);
+}
+
 static void guards_table(tl_buf *h, const cJSON *guards) {
   tl_buf_puts(h, "<h2>Guards that differ</h2>\n");
   if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(guards, "available"))) {
@@ -53,7 +165,7 @@ static void guards_table(tl_buf *h, const cJSON *guards) {
                 cJSON_GetArraySize(changes));
   if (!cJSON_GetArraySize(changes))
     return;
-  tl_buf_puts(h, "<table class=\"diff\">\n<tr><th></th><th>kind</th>"
+  tl_buf_puts(h, "<table class=\"diff guards\">\n<tr><th></th><th>kind</th>"
                  "<th>source</th><th>before</th><th>after</th>"
                  "<th>user line</th></tr>\n");
   const cJSON *c;
@@ -71,11 +183,20 @@ static void guards_table(tl_buf *h, const cJSON *guards) {
     }
     tl_buf_puts(h, "</td><td><code>");
     esc(h, tl_json_get_str(c, "source"));
-    tl_buf_puts(h, "</code></td><td><code>");
-    esc(h, tl_json_get_str(c, "before"));
-    tl_buf_puts(h, "</code></td><td><code>");
-    esc(h, tl_json_get_str(c, "after"));
-    tl_buf_puts(h, "</code></td><td class=\"note\">");
+    /* A changed guard's two codes with what differs marked; an added or
+     * removed guard's code as it is. */
+    code_tokens before, after;
+    cut_tokens(&before, tl_str_from(tl_json_get_str(c, "before")));
+    cut_tokens(&after, tl_str_from(tl_json_get_str(c, "after")));
+    if (before.count && after.count)
+      mark_differences(&before, &after);
+    tl_buf_puts(h, "</code></td><td>");
+    marked_code(h, &before);
+    tl_buf_puts(h, "</td><td>");
+    marked_code(h, &after);
+    free_tokens(&before);
+    free_tokens(&after);
+    tl_buf_puts(h, "</td><td class=\"note\">");
     esc(h, tl_json_get_str(c, "where"));
     tl_buf_puts(h, "</td></tr>\n");
   }

@@ -789,6 +789,78 @@ class Recompiles(unittest.TestCase):
                         shapes += 1
         self.assertGreaterEqual(shapes, 8)
 
+    def test_a_changed_guards_difference_is_marked_word_by_word(self):
+        """On the page, each changed guard's before and after show what
+        differs in <mark>s: cut into tokens (names and numbers whole, any
+        other character alone), the tokens left unmarked on the two sides
+        are the same sequence, as long as the longest common subsequence of
+        the two codes' tokens, and a mark never splits a token."""
+        def tokens(text):
+            return re.findall(r"[0-9A-Za-z_\x80-\U0010ffff]+|.", text,
+                              re.S)
+
+        def lcs_length(x, y):
+            row = [0] * (len(y) + 1)
+            for tx in x:
+                prev, row = row, [0]
+                for j, ty in enumerate(y):
+                    row.append(prev[j] + 1 if tx == ty
+                               else max(prev[j + 1], row[j]))
+            return row[-1]
+
+        def cells(row_html):
+            """The before and after cells' parts: [(text, marked)] (the
+            code cells after the source's)."""
+            got = re.findall(r"<td>(<code>.*?</code>)</td>", row_html)
+            self.assertEqual(len(got), 3, row_html)
+            parts = []
+            for cell in got[1:]:
+                inner = cell[len("<code>"):-len("</code>")]
+                pieces = re.split(r"(<mark>.*?</mark>)", inner)
+                parts.append([(html.unescape(re.sub(r"</?mark>", "", x)),
+                               x.startswith("<mark>")) for x in pieces if x])
+            return parts
+
+        marks = 0
+        for name in RECORDINGS:
+            out = self.report(name)
+            for a, b, fa, fb in self.pairs(name):
+                with open(os.path.join(out, recompile_stem(a, b) +
+                                       ".html")) as f:
+                    page = f.read()
+                table = page[page.index('<table class="diff guards">'):]
+                rows = table[:table.index("</table>")].split("</tr>")
+                changes = self.diff(out, a, b)["guards"]["changes"]
+                for c in changes:
+                    row = next(r for r in rows
+                               if '<tr class="%s">' % c["change"] in r and
+                               html.escape(c.get("before") or c["after"])
+                               .replace("&#x27;", "&#39;") in
+                               re.sub(r"</?mark>", "", r))
+                    before, after = cells(row)
+                    where = (name, b, c["source"])
+                    if c["change"] != "changed":
+                        self.assertNotIn("<mark>", row, where)
+                        continue
+                    self.assertEqual("".join(t for t, _ in before),
+                                     c["before"], where)
+                    self.assertEqual("".join(t for t, _ in after),
+                                     c["after"], where)
+                    for side, code in ((before, c["before"]),
+                                       (after, c["after"])):
+                        self.assertEqual(
+                            [t for x, _ in side for t in tokens(x)],
+                            tokens(code), where)  # no token split
+                    kept_b = [t for x, m in before if not m
+                              for t in tokens(x)]
+                    kept_a = [t for x, m in after if not m
+                              for t in tokens(x)]
+                    self.assertEqual(kept_b, kept_a, where)
+                    self.assertEqual(len(kept_b), lcs_length(
+                        tokens(c["before"]), tokens(c["after"])), where)
+                    marks += 1
+        self.assertGreaterEqual(marks, 8)
+
     def check_graph(self, got, ta, tb, where):
         na, nb = graph_nodes(ta), graph_nodes(tb)
         ia = {n[0]: i for i, n in reversed(list(enumerate(na)))}

@@ -704,5 +704,53 @@ class Mappings(Case):
                 json.loads(data)
 
 
+class GuardMarks(Case):
+    """A changed guard's before and after are shown with what differs in
+    <mark>s: the guard's text stays escaped inside and around the marks, a
+    mark never splits a character, and a guard too long to compare token by
+    token is marked from its first difference to its last."""
+
+    @staticmethod
+    def guards(note, size, ys):
+        return ("TREE_GUARD_MANAGER:\n+- RootGuardManager\n"
+                "| +- GuardManager: source=L['x'], accessed_by=FrameLocals\n"
+                "| | +- TENSOR_MATCH: check_tensor(L['x'], size=[%d], "
+                "note=\"<script>%s</script>\")\n"
+                "| +- GuardManager: source=L['y'], accessed_by=FrameLocals\n"
+                "| | +- TENSOR_MATCH: check_tensor(L['y'], size=[%s])"
+                % (size, note, ", ".join(map(str, ys)))).encode()
+
+    def test_marks_stay_inside_the_escaped_text(self):
+        ys = list(range(3000))
+        later = list(ys)
+        later[10], later[2990] = 10000, 29900
+        ids = b'"frame_id": 0, "frame_compile_id": %d, "attempt": 0'
+        log = self.write("t.log", b"".join(
+            entry(b'"dynamo_cpp_guards_str": {}', self.guards(note, size, y),
+                  ids=ids % fc)
+            for fc, note, size, y in ((0, "\u00e91", 4, ys),
+                                       (1, "\u00e92", 5, later))))
+        r, out = self.parse(log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = self.read(out, "recompile_-_0_0_to_1.html").decode()
+        for marker in XSS_MARKERS:
+            self.assertNotIn(marker.decode(), page)
+        self.assertIn(
+            "<td><code>check_tensor(L[&#39;x&#39;], size=[<mark>4</mark>], "
+            "note=&quot;&lt;script&gt;<mark>\u00e91</mark>&lt;/script&gt;"
+            "&quot;)</code></td><td><code>check_tensor(L[&#39;x&#39;], "
+            "size=[<mark>5</mark>], note=&quot;&lt;script&gt;<mark>\u00e92"
+            "</mark>&lt;/script&gt;&quot;)</code></td>", page)
+        head = "check_tensor(L[&#39;y&#39;], size=[%s, " % ", ".join(
+            map(str, range(10)))
+        tail = ", %s])" % ", ".join(map(str, range(2991, 3000)))
+        self.assertIn(
+            "<td><code>%s<mark>%s</mark>%s</code></td><td><code>%s<mark>%s"
+            "</mark>%s</code></td>" % (
+                head, ", ".join(map(str, ys[10:2991])), tail,
+                head, ", ".join(map(str, later[10:2991])), tail), page)
+        self.assertEqual(page.count("<mark>"), 6)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
