@@ -1,10 +1,13 @@
 """Runs tlparse -i on every example trace in examples/ and checks that the
 report links up: index.html links each provenance page, every relative link
 of every page resolves, and each view's JSON names artifact files that exist
-and holds kernels with call lines."""
+and holds kernels with call lines. And that no recorded log names the
+machine it was recorded on (examples/record/scrub_paths.py)."""
 
+import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,6 +23,33 @@ SHAPES = ["jit-cuda", "jit-cpu", "aot-cuda", "aot-cpu", "combo"]
 
 
 class Examples(unittest.TestCase):
+    def test_recordings_name_no_path_of_the_recording_machine(self):
+        # Every Python package path is the neutral /opt/venv one that
+        # scrub_paths.py writes, and no log names this checkout.
+        checkout = os.path.dirname(EXAMPLES)
+        logs = 0
+        for root, _, names in os.walk(EXAMPLES):
+            for name in names:
+                path = os.path.join(root, name)
+                if name.endswith(".log"):
+                    with open(path, "rb") as f:
+                        text = f.read().decode("utf-8", "replace")
+                elif name.endswith(".json.gz"):
+                    with gzip.open(path, "rb") as f:
+                        text = f.read().decode("utf-8", "replace")
+                else:
+                    continue
+                logs += 1
+                where = os.path.relpath(path, EXAMPLES)
+                self.assertEqual(
+                    sorted(p for p in set(re.findall(
+                        r"[^\s\"'\\]*site-packages", text))
+                        if not re.fullmatch(
+                            r"/opt/venv/lib/python3\.\d+/site-packages", p)),
+                    [], where)
+                self.assertNotIn(checkout, text, where)
+        self.assertGreater(logs, 30)
+
     def test_each_example_report_links_up(self):
         for shape in SHAPES:
             with self.subTest(shape=shape), \
