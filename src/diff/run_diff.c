@@ -25,7 +25,6 @@ static tl_compile_dir *copy_dir(tl_arena *arena, const char *folder,
     c->metrics_by_line.items[i].numbers =
         cJSON_Duplicate(d->metrics_by_line.items[i].numbers, true);
   }
-  c->metric_numbers = m ? c->metrics_by_line.items[0].numbers : NULL;
   size_t ns = d->starts.count;
   c->starts.items = tl_arena_alloc(arena, (ns ? ns : 1) * sizeof(tl_dir_start));
   c->starts.count = c->starts.cap = ns;

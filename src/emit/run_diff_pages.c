@@ -78,7 +78,9 @@ static void take_unnamed(tl_run *run, const tl_store *store) {
         c.code = copied(dir, copy, v->code);
         c.kernel_code = copied(dir, copy, v->kernel_code);
         c.mappings = copied(dir, copy, v->mappings);
-        c.metrics = copy->metric_numbers;
+        c.metrics = copy->metrics_by_line.count
+                        ? copy->metrics_by_line.items[0].numbers
+                        : NULL;
         TL_VEC_PUSH(run->found.compiles, c);
       }
       free(views[k].name);

@@ -520,7 +520,6 @@ static void store_metrics(tl_store *store, tl_compile_dir *dir,
     home->any_restart |= cJSON_IsArray(restarts) && restarts->child;
     tl_metric_numbers numbers = {rec->line, metric_numbers(m)};
     TL_VEC_PUSH(home->metrics_by_line, numbers);
-    home->metric_numbers = home->metrics_by_line.items[0].numbers;
   }
   if (store->options.pages)
     store->options.pages->metrics(store, dir, home, known_id, rec);

@@ -82,12 +82,10 @@ typedef struct tl_compile_dir {
    * index's status colour (parity spec 5). */
   size_t metrics_count;
   bool any_fail, any_empty, any_restart;
-  /* The numeric members of the first compilation_metrics filed under this
-   * id with attempt 0 (compile times, guard and node counts), for the
-   * recompile diffs; NULL when none was. It is metrics_by_line's first. */
-  cJSON *metric_numbers;
-  /* Those of every compilation_metrics filed under this id with attempt 0,
-   * in log order (an id compiled again after a reset has several). */
+  /* The numeric members (compile times, guard and node counts) of every
+   * compilation_metrics filed under this id with attempt 0, in log order,
+   * for the recompile diffs (an id compiled again after a reset has
+   * several). */
   TL_VEC(tl_metric_numbers) metrics_by_line;
   /* symbolic_shape_specialization and guard_added_fast values filed under
    * this id (copies), until a metrics page of the id takes them. */
