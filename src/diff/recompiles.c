@@ -297,62 +297,52 @@ static int by_size(const void *x, const void *y) {
 static void split_folder(const tl_recompiles *r, folder x, folder **f,
                          size_t *k, size_t *cap) {
   const tl_compile_dir *d = x.dir;
-  TL_VEC(size_t) sessions = {0};
-  size_t prev = 0;
-  for (size_t i = 0; i < d->artifacts.count; i++) {
-    size_t s = tl_recompiles_session(r, x.frame, x.compile,
-                                     d->artifacts.items[i].line);
-    if (s != prev)
-      TL_VEC_PUSH(sessions, s);
-    prev = s;
-  }
-  for (size_t i = 0; i < d->starts.count; i++) {
-    size_t s =
+  size_t na = d->artifacts.count, ns = d->starts.count,
+         nm = d->metrics_by_line.count;
+  /* Each entry's session, found once. */
+  size_t *art = tl_xmalloc((na + 1) * sizeof *art);
+  size_t *start = tl_xmalloc((ns + 1) * sizeof *start);
+  size_t *met = tl_xmalloc((nm + 1) * sizeof *met);
+  for (size_t i = 0; i < na; i++)
+    art[i] = tl_recompiles_session(r, x.frame, x.compile,
+                                   d->artifacts.items[i].line);
+  for (size_t i = 0; i < ns; i++)
+    start[i] =
         tl_recompiles_session(r, x.frame, x.compile, d->starts.items[i].line);
-    TL_VEC_PUSH(sessions, s);
-  }
-  for (size_t i = 0; i < d->metrics_by_line.count; i++) {
-    size_t s = tl_recompiles_session(r, x.frame, x.compile,
-                                     d->metrics_by_line.items[i].line);
-    TL_VEC_PUSH(sessions, s);
-  }
+  for (size_t i = 0; i < nm; i++)
+    met[i] = tl_recompiles_session(r, x.frame, x.compile,
+                                   d->metrics_by_line.items[i].line);
+  TL_VEC(size_t) sessions = {0};
+  for (size_t i = 0; i < na; i++)
+    if (!i || art[i] != art[i - 1])
+      TL_VEC_PUSH(sessions, art[i]);
+  for (size_t i = 0; i < ns; i++)
+    TL_VEC_PUSH(sessions, start[i]);
+  for (size_t i = 0; i < nm; i++)
+    TL_VEC_PUSH(sessions, met[i]);
   if (!sessions.count) /* nothing with a line: the first session */
     TL_VEC_PUSH(sessions, (size_t)1);
   tl_sort(sessions.items, sessions.count, sizeof *sessions.items, by_size);
-  size_t at = 0, metrics = 0, start = 0;
+  size_t at = 0, m = 0, st = 0;
   for (size_t i = 0; i < sessions.count; i++) {
     if (i && sessions.items[i] == sessions.items[i - 1])
       continue;
     folder part = x;
     part.session = sessions.items[i];
-    while (at < d->artifacts.count &&
-           tl_recompiles_session(r, x.frame, x.compile,
-                                 d->artifacts.items[at].line) < part.session)
+    while (at < na && art[at] < part.session)
       at++;
     part.lo = part.hi = at;
-    while (part.hi < d->artifacts.count &&
-           tl_recompiles_session(r, x.frame, x.compile,
-                                 d->artifacts.items[part.hi].line) ==
-               part.session)
+    while (part.hi < na && art[part.hi] == part.session)
       part.hi++;
     at = part.hi;
     /* the first metrics and stack of the session (both in line order) */
-    for (; metrics < d->metrics_by_line.count; metrics++) {
-      size_t s = tl_recompiles_session(r, x.frame, x.compile,
-                                       d->metrics_by_line.items[metrics].line);
-      if (s > part.session)
-        break;
-      if (s == part.session && !part.metrics)
-        part.metrics = d->metrics_by_line.items[metrics].numbers;
-    }
-    for (; start < d->starts.count; start++) {
-      const tl_dir_start *st = &d->starts.items[start];
-      size_t s = tl_recompiles_session(r, x.frame, x.compile, st->line);
-      if (s > part.session)
-        break;
-      if (s == part.session && !part.stack && st->stack != SIZE_MAX)
-        part.stack = &d->stacks.items[st->stack];
-    }
+    for (; m < nm && met[m] <= part.session; m++)
+      if (met[m] == part.session && !part.metrics)
+        part.metrics = d->metrics_by_line.items[m].numbers;
+    for (; st < ns && start[st] <= part.session; st++)
+      if (start[st] == part.session && !part.stack &&
+          d->starts.items[st].stack != SIZE_MAX)
+        part.stack = &d->stacks.items[d->starts.items[st].stack];
     if (*k == *cap) {
       *cap = *cap ? 2 * *cap : 16;
       *f = tl_xrealloc(*f, *cap * sizeof **f);
@@ -360,6 +350,9 @@ static void split_folder(const tl_recompiles *r, folder x, folder **f,
     (*f)[(*k)++] = part;
   }
   TL_VEC_FREE(sessions);
+  free(art);
+  free(start);
+  free(met);
 }
 
 void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
