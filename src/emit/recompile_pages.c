@@ -111,7 +111,7 @@ static void mark_differences(code_tokens *a, code_tokens *b) {
                                                    : LCS(i, j + 1);
   size_t i = 0, j = 0;
   while (i < n && j < m) {
-    if (same_token(a, p + i, b, p + j) && LCS(i, j) == LCS(i + 1, j + 1) + 1)
+    if (same_token(a, p + i, b, p + j)) /* in the LCS: LCS(i + 1, j + 1) + 1 */
       i++, j++;
     else if (LCS(i + 1, j) >= LCS(i, j + 1))
       a->differs[p + i++] = true;
