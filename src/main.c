@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/ts_alloc.h"
 #include "command/diff_command.h"
 #include "command/report_command.h"
 #include "command/run_command.h"
@@ -348,6 +349,7 @@ int main(int argc, char **argv) {
    * and stayed resident, fragmented, after they were freed. */
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+  tl_ts_library_allocator_install(); /* before any thread parses */
   tl_outdir_ignore_file_size_limit_signal();
   /* The subcommands: a first word that names one (a log of that name is
    * read as ./NAME). */

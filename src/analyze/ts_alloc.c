@@ -1,18 +1,40 @@
-/* ts_alloc.c: the grammars' scanners' allocation functions (ts_alloc.h). */
+/* ts_alloc.c: the allocation functions of tree-sitter and of the grammars'
+ * scanners (ts_alloc.h). */
 #define _GNU_SOURCE /* malloc_usable_size */
 #include "analyze/ts_alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <tree_sitter/api.h>
 
 #ifdef __GLIBC__
 #include <malloc.h>
 
-/* The blocks a thread freed last, at most KEPT; freed when it ends. */
-enum { KEPT = 4 };
+/* Per thread: the blocks the scanners freed last, at most KEPT, and the
+ * small blocks tree-sitter freed, in lists by usable size (list k holds
+ * blocks of KEPT_GRAIN * k to KEPT_GRAIN * k + KEPT_GRAIN - 1 usable
+ * bytes), at most KEPT_BYTES of them. All are freed when the thread ends.
+ *
+ * Why tree-sitter's blocks are kept: a parse allocates a node of its tree
+ * per token and per rule, and the tree is freed whole when the analysis
+ * has walked it. glibc's per-thread cache takes only 7 blocks of a size,
+ * so freeing a tree sent nearly every node through the arena's bins (and
+ * malloc_consolidate), and the next parse took them out again. */
+enum {
+  KEPT = 4,
+  KEPT_GRAIN = 8,
+  KEPT_LISTS = 64,       /* usable sizes below 512 bytes */
+  KEPT_BYTES = 8u << 20, /* per thread */
+};
+typedef struct kept_node {
+  struct kept_node *next;
+} kept_node;
+_Static_assert(KEPT_GRAIN >= sizeof(kept_node), "a kept block holds a link");
 typedef struct kept_blocks {
   void *block[KEPT];
   size_t count;
+  kept_node *list[KEPT_LISTS];
+  size_t list_bytes;
 } kept_blocks;
 
 static _Thread_local kept_blocks *this_thread;
@@ -24,6 +46,13 @@ static void free_kept(void *arg) {
   kept_blocks *k = arg;
   for (size_t i = 0; i < k->count; i++)
     free(k->block[i]);
+  for (size_t i = 0; i < KEPT_LISTS; i++) {
+    while (k->list[i]) {
+      kept_node *next = k->list[i]->next;
+      free(k->list[i]);
+      k->list[i] = next;
+    }
+  }
   free(k);
   this_thread = NULL;
 }
@@ -73,7 +102,70 @@ void *tl_ts_scanner_realloc(void *block, size_t size) {
     return tl_ts_scanner_malloc(size);
   return realloc(block, size);
 }
+
+/* tree-sitter's allocation functions: a block of a size with a list comes
+ * from this thread's list of that size or the next (a block of the next
+ * list is as large or larger), else from malloc; a freed block small
+ * enough goes to this thread's list while the lists hold less than
+ * KEPT_BYTES. Blocks move between threads with the trees that hold them;
+ * any thread may keep or free any block, all come from malloc. */
+static void *library_malloc(size_t size) {
+  size_t want = (size + KEPT_GRAIN - 1) / KEPT_GRAIN;
+  kept_blocks *k = want + 1 < KEPT_LISTS ? kept() : NULL;
+  if (k) {
+    for (size_t list = want ? want : 1; list <= want + 1; list++) {
+      kept_node *block = k->list[list];
+      if (block) {
+        k->list[list] = block->next;
+        k->list_bytes -= list * KEPT_GRAIN;
+        return block;
+      }
+    }
+  }
+  void *block = malloc(size);
+  if (!block)
+    abort(); /* as tree-sitter's own allocator does */
+  return block;
+}
+
+static void *library_calloc(size_t count, size_t size) {
+  void *block = calloc(count, size);
+  if (!block)
+    abort();
+  return block;
+}
+
+static void *library_realloc(void *block, size_t size) {
+  void *moved = realloc(block, size);
+  if (!moved && size)
+    abort();
+  return moved;
+}
+
+static void library_free(void *block) {
+  if (!block)
+    return;
+  /* List 0's blocks (below KEPT_GRAIN usable bytes, which glibc never
+   * gives but valgrind's malloc does) cannot hold the list's link. */
+  size_t list = malloc_usable_size(block) / KEPT_GRAIN;
+  kept_blocks *k = list > 0 && list < KEPT_LISTS ? kept() : NULL;
+  if (k && k->list_bytes + list * KEPT_GRAIN <= KEPT_BYTES) {
+    kept_node *node = block;
+    node->next = k->list[list];
+    k->list[list] = node;
+    k->list_bytes += list * KEPT_GRAIN;
+  } else {
+    free(block);
+  }
+}
+
+void tl_ts_library_allocator_install(void) {
+  ts_set_allocator(library_malloc, library_calloc, library_realloc,
+                   library_free);
+}
 #else
+void tl_ts_library_allocator_install(void) {}
+
 void *tl_ts_scanner_malloc(size_t size) { return malloc(size); }
 void tl_ts_scanner_free(void *block) { free(block); }
 void *tl_ts_scanner_realloc(void *block, size_t size) {

@@ -1,5 +1,14 @@
-/* ts_alloc.h: the allocation functions of the grammars' external scanners
- * (analyze stage, beneath tree-sitter). The Python scanner gives back its
+/* ts_alloc.h: the allocation functions of tree-sitter and of the grammars'
+ * external scanners (analyze stage, beneath tree-sitter).
+ *
+ * tl_ts_library_allocator_install gives tree-sitter functions that keep
+ * the small blocks a thread freed (its trees' nodes, when a tree is freed)
+ * in lists by size, up to 8 MiB a thread, and hand them out to its next
+ * parse; call it before any other thread uses tree-sitter (it sets
+ * tree-sitter's global allocator). Without it tree-sitter allocates with
+ * malloc; either frees the other's blocks.
+ *
+ * The Python scanner gives back its
  * indent stack and takes a new one each time tree-sitter restores its
  * state, before nearly every token; these keep the last few blocks a
  * thread freed and hand them out again, so that restoring costs no call
@@ -13,6 +22,8 @@
 #define TL_TS_ALLOC_H
 
 #include <stddef.h>
+
+void tl_ts_library_allocator_install(void);
 
 void *tl_ts_scanner_malloc(size_t size);
 void *tl_ts_scanner_calloc(size_t count, size_t size);
