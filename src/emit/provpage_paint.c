@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,22 +44,43 @@ typedef struct panel {
   unsigned char *mapped; /* [1..rows]: the line is linked (bold) */
 } panel;
 
+/* UTF-16 code units of bytes of UTF-8: one per byte that is not a
+ * continuation byte, and a second for a lead of four bytes (outside the
+ * BMP: a surrogate pair). A run of ASCII counts its bytes. */
+static size_t utf16_units(const unsigned char *at, size_t len) {
+  size_t units = 0, i = 0;
+  while (i < len) {
+    uint64_t word;
+    while (i + 8 <= len &&
+           (memcpy(&word, at + i, 8), !(word & UINT64_C(0x8080808080808080)))) {
+      units += 8;
+      i += 8;
+    }
+    if (i < len) {
+      unsigned char c = at[i++];
+      units += (c & 0xC0) != 0x80;
+      units += c >= 0xF0;
+    }
+  }
+  return units;
+}
+
 /* Scans a piece of the text: counts lines and their lengths, keeps the
  * first TL_PAINT_ROWS lines (up to TL_PAINT_BYTES). */
 static void scan(panel *p, const char *data, size_t len) {
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)data[i];
-    if (c == '\n') {
-      if (p->cur > p->max_len)
-        p->max_len = p->cur;
-      p->cur = 0;
-      p->n++;
-      continue;
-    }
-    if ((c & 0xC0) != 0x80)
-      p->cur++;
-    if (c >= 0xF0) /* outside the BMP: a surrogate pair */
-      p->cur++;
+  const unsigned char *at = (const unsigned char *)data;
+  const unsigned char *end = at + len;
+  while (at < end) {
+    const unsigned char *nl = memchr(at, '\n', (size_t)(end - at));
+    const unsigned char *stop = nl ? nl : end;
+    p->cur += utf16_units(at, (size_t)(stop - at));
+    if (!nl)
+      break;
+    if (p->cur > p->max_len)
+      p->max_len = p->cur;
+    p->cur = 0;
+    p->n++;
+    at = nl + 1;
   }
   if (len)
     p->ends_nl = data[len - 1] == '\n';

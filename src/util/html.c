@@ -2,6 +2,7 @@
 #include "util/html.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,9 +26,18 @@ void tl_html_escape(tl_buf *out, tl_str text) {
   tl_buf_free(&fixed);
 }
 
+/* The bytes escape_valid replaces. */
+static const bool html_special[256] = {
+    [0] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1, ['\''] = 1,
+};
+
 static void escape_valid(tl_buf *out, tl_str text) {
   size_t start = 0;
   for (size_t i = 0; i < text.len; i++) {
+    while (i < text.len && !html_special[(unsigned char)text.ptr[i]])
+      i++;
+    if (i == text.len)
+      break;
     const char *rep = NULL;
     switch (text.ptr[i]) {
     case '&':
@@ -167,6 +177,18 @@ void tl_html_page_begin(tl_buf *out, const char *title,
 
 void tl_html_page_end(tl_buf *out) { tl_buf_puts(out, "</body>\n</html>\n"); }
 
+/* The bytes tl_html_script_json_string looks at: controls, '"', '\\',
+ * '<', '>', '&', and 0xE2, which starts U+2028 and U+2029. */
+static const bool json_special[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1,
+    [0x06] = 1, [0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0A] = 1, [0x0B] = 1,
+    [0x0C] = 1, [0x0D] = 1, [0x0E] = 1, [0x0F] = 1, [0x10] = 1, [0x11] = 1,
+    [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+    [0x18] = 1, [0x19] = 1, [0x1A] = 1, [0x1B] = 1, [0x1C] = 1, [0x1D] = 1,
+    [0x1E] = 1, [0x1F] = 1, ['"'] = 1,  ['\\'] = 1, ['<'] = 1,  ['>'] = 1,
+    ['&'] = 1,  [0xE2] = 1,
+};
+
 void tl_html_script_json_string(tl_buf *out, tl_str text) {
   tl_buf_putc(out, '"');
   if (text.len == 0) { /* ptr may be NULL: no arithmetic on it */
@@ -175,6 +197,10 @@ void tl_html_script_json_string(tl_buf *out, tl_str text) {
   }
   size_t start = 0;
   for (size_t i = 0; i < text.len; i++) {
+    while (i < text.len && !json_special[(unsigned char)text.ptr[i]])
+      i++;
+    if (i == text.len)
+      break;
     unsigned char c = (unsigned char)text.ptr[i];
     const char *rep;
     size_t skip = 1;
