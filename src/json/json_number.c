@@ -270,12 +270,56 @@ static bool serde_double(tl_str text, double *out) {
   return double_from_parts(positive, significand, exponent, out);
 }
 
+/* Whether a JSON number's text is already what tl_json_double writes for
+ * it: a plain decimal "I.F" (a sign allowed, no exponent) of at most 15
+ * digits, whose fraction is "0" or ends in a nonzero digit, and which, when
+ * I is 0, has at most 4 zeros after the point before its first other
+ * digit. Such a decimal reads back from the double nearest it (any decimal
+ * of at most DBL_DIG = 15 digits does), so those digits without trailing
+ * zeros are the shortest that do, and they lie where ryu's layout writes
+ * them in full: the point after at most 15 digits, or at most 4 zeros
+ * after "0.". serde_json reads it exactly too (its digits fit in a u64
+ * below 2^53, divided by a power of ten of at most 10^15). The timestamps
+ * and durations of chromium events are of this kind; copying them saves
+ * tl_json_double's snprintf and strtod. */
+static bool written_as_read(tl_str text) {
+  const char *s = text.ptr, *end = text.ptr + text.len;
+  if (s < end && *s == '-')
+    s++;
+  const char *whole = s;
+  while (s < end && is_digit(*s))
+    s++;
+  size_t whole_len = (size_t)(s - whole);
+  if (whole_len == 0 || s == end || *s != '.')
+    return false;
+  const char *fraction = ++s;
+  while (s < end && is_digit(*s))
+    s++;
+  size_t fraction_len = (size_t)(s - fraction);
+  if (s != end || fraction_len == 0)
+    return false;
+  bool zero_whole = whole_len == 1 && whole[0] == '0';
+  if (zero_whole) {
+    size_t zeros = 0;
+    while (zeros < fraction_len && fraction[zeros] == '0')
+      zeros++;
+    if (zeros == fraction_len)
+      return fraction_len == 1; /* "0.0" */
+    if (zeros > 4 || fraction_len - zeros > 15)
+      return false;
+  } else if (whole[0] == '0' || whole_len + fraction_len > 15) {
+    return false;
+  }
+  return (fraction_len == 1 && fraction[0] == '0') ||
+         fraction[fraction_len - 1] != '0';
+}
+
 void tl_json_number(tl_buf *out, tl_str text) {
   if (!tl_json_is_number(text)) {
     tl_buf_append_str(out, text);
     return;
   }
-  if (integer_fits(text)) {
+  if (integer_fits(text) || written_as_read(text)) {
     tl_buf_append_str(out, text);
     return;
   }

@@ -6,6 +6,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static char text_buf[128];
 
@@ -92,6 +95,78 @@ TEST(doubles_are_always_floats) {
   CHECK_STR_EQ(dbl(0.0 / 0.0), "null");
 }
 
+/* Plain decimals of up to 15 digits are copied as they are read when that
+ * is what the double nearest them is written as; whichever way each goes,
+ * its text equals tl_json_double's for that double (strtod reads these
+ * exactly as serde_json does: the digits fit in a u64 below 2^53). The
+ * texts: random digits, 1 to 17 of them, the point anywhere among them or
+ * after up to 7 zeros behind "0.", trailing zeros or not, either sign. */
+TEST(plain_decimals_are_written_as_their_double_is) {
+  uint64_t state = 0x2545F4914F6CDD1DULL;
+  char text[64];
+  int copied = 0;
+  for (int i = 0; i < 300000; i++) {
+    uint64_t r = check_random(&state);
+    int digits = 1 + (int)(r % 17), n = 0;
+    r /= 17;
+    bool negative = r % 2;
+    r /= 2;
+    if (negative)
+      text[n++] = '-';
+    if (r % 3 == 0) { /* "0.000ddd" */
+      r /= 3;
+      text[n++] = '0';
+      text[n++] = '.';
+      for (int z = (int)(r % 8); z > 0; z--)
+        text[n++] = '0';
+      r /= 8;
+      for (int d = 0; d < digits; d++)
+        text[n++] = (char)('0' + (d == 0 ? 1 + check_random(&state) % 9
+                                         : check_random(&state) % 10));
+    } else { /* "ddd.ddd" with at least one digit either side */
+      r /= 3;
+      if (digits < 2)
+        digits = 2;
+      int point = 1 + (int)(r % (uint64_t)(digits - 1));
+      for (int d = 0; d < digits; d++) {
+        if (d == point)
+          text[n++] = '.';
+        text[n++] = (char)('0' + (d == 0 ? 1 + check_random(&state) % 9
+                                         : check_random(&state) % 10));
+      }
+    }
+    if (check_random(&state) % 4 == 0) /* trailing zeros */
+      for (int z = 1 + (int)(check_random(&state) % 3); z > 0; z--)
+        text[n++] = '0';
+    if (check_random(&state) % 16 == 0) { /* "d.0", "0.0" */
+      n = negative;
+      text[n++] = (char)('0' + check_random(&state) % 10);
+      text[n++] = '.';
+      text[n++] = '0';
+    }
+    text[n] = '\0';
+    int significant = 0;
+    for (const char *p = text, *first = NULL; *p; p++) {
+      if (*p >= '1' && *p <= '9' && !first)
+        first = p;
+      if (first && *p >= '0' && *p <= '9')
+        significant++;
+    }
+    if (significant > 15)
+      continue; /* past 2^53 serde_json's reading differs from strtod's */
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s", dbl(strtod(text, NULL)));
+    const char *got = number(text);
+    if (strcmp(got, expected) != 0) {
+      CHECK_STR_EQ(got, expected);
+      printf("  for %s\n", text);
+      return;
+    }
+    copied += strcmp(got, text) == 0;
+  }
+  CHECK(copied > 50000); /* the generator reaches the copy often */
+}
+
 /* The significant digits of a written number ("1.25e-7" -> "125"). */
 static int significant_digits(const char *text, char *digits) {
   int n = 0;
@@ -158,5 +233,6 @@ int main(void) {
   RUN(what_is_not_a_json_number_is_copied);
   RUN(doubles_are_always_floats);
   RUN(doubles_are_written_in_their_shortest_nearest_digits);
+  RUN(plain_decimals_are_written_as_their_double_is);
   return check_summary();
 }
