@@ -132,37 +132,32 @@ static bool is_mappings(const tl_artifact *a) {
 }
 
 /* The code, kernel code and mappings of the compilation that logged the
- * post-grad graph (in one of `dirs`); in a training compile, the
- * backward's compilation after it. */
-static void take_compilation(tl_compile_files *c, const folder *dirs,
-                             size_t count) {
-  for (size_t k = 0; k < count && c->post_grad; k++) {
-    const folder *f = &dirs[k];
-    const tl_artifact *items = f->dir->artifacts.items;
-    if (f->lo == f->hi || c->post_grad < items + f->lo ||
-        c->post_grad >= items + f->hi)
-      continue; /* no artifacts: no array to point into */
-    size_t at = (size_t)(c->post_grad - items);
-    c->code = after(f, at, is_code);
-    c->kernel_code = after(f, at, is_kernel_code);
-    c->mappings = after(f, at, is_mappings);
-    for (size_t i = at + 1; c->aot_backward && i < f->hi; i++)
-      if (items[i].role == c->post_grad->role && items[i].text_path) {
-        c->bw_post_grad = &items[i];
-        c->bw_code = after(f, i, is_code);
-        c->bw_kernel_code = after(f, i, is_kernel_code);
-        c->bw_mappings = after(f, i, is_mappings);
-        break;
-      }
-    return;
-  }
+ * post-grad graph (found in the folder part `f`); in a training compile,
+ * the backward's compilation after it. */
+static void take_compilation(tl_compile_files *c, const folder *f) {
+  const tl_artifact *items = f->dir->artifacts.items;
+  size_t at = (size_t)(c->post_grad - items);
+  c->code = after(f, at, is_code);
+  c->kernel_code = after(f, at, is_kernel_code);
+  c->mappings = after(f, at, is_mappings);
+  for (size_t i = at + 1; c->aot_backward && i < f->hi; i++)
+    if (items[i].role == c->post_grad->role && items[i].text_path) {
+      c->bw_post_grad = &items[i];
+      c->bw_code = after(f, i, is_code);
+      c->bw_kernel_code = after(f, i, is_kernel_code);
+      c->bw_mappings = after(f, i, is_mappings);
+      break;
+    }
 }
 
-/* Fills the slot from the folder's part when still empty. */
-static void take(const tl_artifact **slot, const folder *f,
+/* Fills the slot from the folder's part when still empty; true when it
+ * did (the slot then points into that part's artifacts). */
+static bool take(const tl_artifact **slot, const folder *f,
                  bool (*is)(const tl_artifact *)) {
-  if (!*slot)
-    *slot = first(f, is);
+  if (*slot)
+    return false;
+  *slot = first(f, is);
+  return *slot != NULL;
 }
 
 /* ---- sessions ---------------------------------------------------------- */
@@ -375,6 +370,7 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
     c.frame = f[i].frame;
     c.compile = f[i].compile;
     c.session = f[i].session;
+    const folder *post_from = NULL; /* the part the post-grad graph is in */
     char number[32] = "";
     if (c.session > 1)
       snprintf(number, sizeof number, " #%zu", c.session);
@@ -394,7 +390,8 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
       take(&c.dynamo_graph, d, is_dynamo);
       take(&c.aot_backward, d, is_aot_backward);
       take(&c.pre_grad, d, is_pre);
-      take(&c.post_grad, d, is_post);
+      if (take(&c.post_grad, d, is_post))
+        post_from = d;
       if (!c.home && (first(d, is_dynamo) || first(d, is_post) ||
                       first(d, is_post_fallback)))
         c.home = d->dir;
@@ -403,11 +400,13 @@ void tl_recompiles_find(const tl_store *store, tl_recompiles *out) {
     }
     for (size_t x = i; x < j; x++) { /* cache hits: the fallbacks */
       take(&c.pre_grad, &f[x], is_pre_fallback);
-      take(&c.post_grad, &f[x], is_post_fallback);
+      if (take(&c.post_grad, &f[x], is_post_fallback))
+        post_from = &f[x];
     }
     if (!c.home)
       c.home = f[j - 1].dir; /* attempt 0 comes last in this order */
-    take_compilation(&c, f + i, j - i);
+    if (post_from)
+      take_compilation(&c, post_from);
     for (size_t x = j; x > i && !c.metrics; x--)
       c.metrics = f[x - 1].metrics; /* attempt 0 first */
     TL_VEC_PUSH(out->compiles, c);

@@ -440,14 +440,11 @@ void tl_run_pair_stem(const tl_compile_files *a, const tl_compile_files *b,
     snprintf(fa, sizeof fa, "%lld", a->frame);
   if (b->frame >= 0)
     snprintf(fb, sizeof fb, "%lld", b->frame);
-  char session[64] = ""; /* later sessions: "_session_2" */
-  if (a->session > 1 || b->session > 1) {
-    if (a->session == b->session)
-      snprintf(session, sizeof session, "_session_%zu", a->session);
-    else
-      snprintf(session, sizeof session, "_session_%zu_vs_%zu",
-               a->session ? a->session : 1, b->session ? b->session : 1);
-  }
+  /* A later session: "_session_2" (frames pair only within one session,
+   * so `a`'s is `b`'s). */
+  char session[32] = "";
+  if (b->session > 1)
+    snprintf(session, sizeof session, "_session_%zu", b->session);
   snprintf(out, size, "compile_%s_%s_%lld_vs_%s_%s_%lld%s", a->autograd, fa,
            a->compile, b->autograd, fb, b->compile, session);
 }
