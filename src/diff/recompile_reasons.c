@@ -187,9 +187,18 @@ const char *tl_reason_kind_name(tl_reason_kind kind) {
 static void put(tl_buf *out, tl_str s) { tl_buf_append_str(out, s); }
 
 void tl_recompile_reason_words(tl_buf *out, const tl_recompile_reason *r) {
+  tl_recompile_reason_words_in(out, r, 1);
+}
+
+void tl_recompile_reason_words_in(tl_buf *out, const tl_recompile_reason *r,
+                                  size_t session) {
+  /* The id as logged: "0/0", or compiled autograd's "!0/0/0", as the
+   * labels write it inside the brackets. */
   tl_buf_puts(out, "[");
   put(out, r->earlier);
   tl_buf_puts(out, "] ");
+  if (session > 1)
+    tl_buf_printf(out, "#%zu ", session);
   switch (r->kind) {
   case TL_REASON_TENSOR:
     tl_buf_puts(out, "was compiled for tensor ");

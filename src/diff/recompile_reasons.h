@@ -52,6 +52,12 @@ void tl_recompile_reasons_read(tl_str text, tl_recompile_reasons *out);
  * compile as `[0/0]`. */
 void tl_recompile_reason_words(tl_buf *out, const tl_recompile_reason *r);
 
+/* The same for a reason logged in session `session` (from 1; see
+ * recompiles.h), whose earlier compile is of that session too: named as
+ * the pages label it, `[0/0] #2` in a later session. */
+void tl_recompile_reason_words_in(tl_buf *out, const tl_recompile_reason *r,
+                                  size_t session);
+
 /* The JSON name of a kind: "tensor", "object_id", ... */
 const char *tl_reason_kind_name(tl_reason_kind kind);
 

@@ -482,7 +482,7 @@ cJSON *tl_recompile_reasons_json(tl_compile_reader *files,
     cJSON_AddStringToObject(o, "kind", tl_reason_kind_name(r->kind));
     tl_json_add_str(o, "text", r->text);
     tl_buf_clear(&words);
-    tl_recompile_reason_words(&words, r);
+    tl_recompile_reason_words_in(&words, r, b->session);
     cJSON_AddStringToObject(o, "words", words.data);
     add_opt_str(o, "subject", r->subject);
     add_opt_str(o, "what", r->what);

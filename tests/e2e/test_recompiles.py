@@ -154,12 +154,17 @@ def top_level_split(text):
     return out + [text[start:]]
 
 
-def expected_reasons(payload):
+def expected_reasons(payload, session=1):
+    """The reasons of a compile of session `session`: its words name the
+    earlier compile (of that session too) as the pages label it, "[0/0]",
+    "[!0/0/0]", in a later session "[0/0] #2"."""
     out = []
     for line in reason_lines(payload or ""):
         m = re.match(r"([0-9_!/]+): (.*)$", line.strip())
         if not m or "/" not in m.group(1):
             continue
+        label = "[%s]%s" % (m.group(1),
+                            " #%d" % session if session > 1 else "")
         for text in top_level_split(m.group(2)):
             where = ""
             if "  #" in text:
@@ -170,8 +175,8 @@ def expected_reasons(payload):
             if t:
                 name, what, index, expected, actual = t.groups()
                 r["kind"] = "tensor"
-                words = "[%s] was compiled for tensor %s with %s %s" % (
-                    m.group(1), name, what, expected)
+                words = "%s was compiled for tensor %s with %s %s" % (
+                    label, name, what, expected)
                 if index:
                     words += " at dimension " + index
                 words += "; it is now " + actual if actual else \
@@ -179,13 +184,13 @@ def expected_reasons(payload):
                 r["words"] = words
             elif ("<" in text or ">" in text) and "size()" in text:
                 r["kind"] = "size_range"
-                r["words"] = ("[%s] was compiled for sizes in a range that "
-                              "no longer holds: %s" % (m.group(1), text))
+                r["words"] = ("%s was compiled for sizes in a range that "
+                              "no longer holds: %s" % (label, text))
             elif " == " in text and "<" not in text and ">" not in text:
                 subject, value = text.split(" == ", 1)
                 r["kind"] = "equals"
-                r["words"] = ("[%s] was compiled for %s == %s; that no longer "
-                              "holds" % (m.group(1), subject, value))
+                r["words"] = ("%s was compiled for %s == %s; that no longer "
+                              "holds" % (label, subject, value))
             if where:
                 r["where"] = where
             out.append(r)
@@ -747,7 +752,8 @@ class Recompiles(unittest.TestCase):
             section = section[:section.index("</section>")]
             for a, b, fa, fb in pairs:
                 words = [r["words"] for r in expected_reasons(
-                    fb.get("recompile_reasons")) if "words" in r]
+                    fb.get("recompile_reasons"), session_of(b))
+                    if "words" in r]
                 self.assertGreater(len(words), 0, (name, b))
                 line = "<li>%s: %s. <a href=\"%s.html\">What changed</a>" % (
                     display(b), html.escape("; ".join(words)),
@@ -759,7 +765,8 @@ class Recompiles(unittest.TestCase):
             out = self.report(name)
             for a, b, fa, fb in self.pairs(name):
                 got = self.diff(out, a, b)["reasons"]
-                want = expected_reasons(fb.get("recompile_reasons"))
+                want = expected_reasons(fb.get("recompile_reasons"),
+                                        session_of(b))
                 self.assertEqual(len(got), len(want), (name, b))
                 for g, w in zip(got, want):
                     for k, v in w.items():
@@ -1680,7 +1687,13 @@ class Sessions(unittest.TestCase):
                 self.assertEqual(b[side]["compile_id"],
                                  a[side]["compile_id"] + " #2")
                 self.assertEqual(b[side]["folder"], a[side]["folder"])
-            self.assertEqual(a["reasons"], b["reasons"])
+            # the same reasons, whose words name the earlier compile as
+            # session 2 labels it
+            self.assertEqual(
+                [dict(r, words=r["words"].replace(
+                    "[%s] " % r["earlier"], "[%s] #2 " % r["earlier"], 1))
+                 for r in a["reasons"]], b["reasons"])
+            self.assertGreater(len(b["reasons"]), 0)
             for g in ("dynamo", "pre_grad", "post_grad"):
                 self.assertEqual(a["graphs"][g].get("summary"),
                                  b["graphs"][g].get("summary"), (second, g))
@@ -1769,6 +1782,47 @@ class Sessions(unittest.TestCase):
                           d["guards"]["after_count"]), (1, 1))
         self.assertEqual([c["change"] for c in d["guards"]["changes"]],
                          ["changed"])
+
+    def test_a_later_sessions_reasons_name_the_earlier_compile_with_its_number(
+            self):
+        """examples/rec-sessions: session 2's [1/1] logged the reason
+        "1/0: tensor 'x' size mismatch ..."; its [1/0] is labelled
+        "[1/0] #2" everywhere, so the reason's words name it so too (the
+        JSON's "earlier" stays the id as logged)."""
+        path = os.path.join(EXAMPLES, "rec-sessions", "trace.log")
+        logged = [(env, payload) for (_, env, payload), session in zip(
+            tracelog.records(path), tracelog.sessions(path))
+            if session == 2 and env.get("artifact", {}).get("name") ==
+            "recompile_reasons"]
+        self.assertEqual([(e["frame_id"], e["frame_compile_id"])
+                          for e, _ in logged], [(1, 1)])
+        m = re.match(r"(1/0): tensor 'x' size mismatch at index (\d+)\. "
+                     r"expected (\d+), actual (\d+)$", logged[0][1])
+        self.assertIsNotNone(m, logged[0][1])
+        earlier, index, expected, actual = m.groups()
+        words = ("[1/0] #2 was compiled for tensor x with size %s at "
+                 "dimension %s; it is now %s" % (expected, index, actual))
+        out = os.path.join(self.tmp, "rec_sessions")
+        r = subprocess.run([TLPARSE, path, "-o", out, "--no-browser"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, CI="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "recompile_-_1_0_to_1_session_2.json")) \
+                as f:
+            d = json.load(f)
+        self.assertEqual([(r["earlier"], r["words"]) for r in d["reasons"]],
+                         [(earlier, words)])
+        with open(os.path.join(out, "index.html")) as f:
+            index = f.read()
+        self.assertIn("<li>[1/1] #2: %s. <a href=\"recompile_-_1_0_to_1_"
+                      "session_2.html\">" % words, index)
+        with open(os.path.join(out, "recompile_-_1_0_to_1_session_2.html")) \
+                as f:
+            self.assertIn(words, f.read())
+        # Session 1's reason keeps its plain label.
+        with open(os.path.join(out, "recompile_-_0_0_to_1.json")) as f:
+            self.assertTrue(json.load(f)["reasons"][0]["words"].startswith(
+                "[0/0] was compiled for tensor x with size "))
 
     def test_ids_start_again_on_one_rank_only(self):
         """--all-ranks-html: rank 0's log holds two sessions, rank 1's
