@@ -201,7 +201,8 @@ static void find_sessions(const tl_store *store, tl_recompiles *out) {
   tl_session_start *starts = out->starts.items;
   tl_sort(starts, n, sizeof *starts, by_id_then_line);
   /* In log order: a compile id started again in the current session
-   * begins the next one. last[k]: the last session that started the id of
+   * begins the next one, and so does [0/0] after any other id (see
+   * tl_session_start). last[k]: the last session that started the id of
    * starts[k]'s run (kept at the run's first index). */
   start_ref *refs = tl_xcalloc(n + 1, sizeof *refs);
   size_t *run_first = tl_xcalloc(n + 1, sizeof *run_first);
@@ -215,14 +216,17 @@ static void find_sessions(const tl_store *store, tl_recompiles *out) {
   }
   tl_sort(refs, n, sizeof *refs, by_line);
   size_t session = 1;
+  bool begun = false; /* the current session started some id */
   for (size_t k = 0; k < n; k++) {
+    tl_session_start *s = &starts[refs[k].start];
     size_t *seen = &last[run_first[refs[k].start]];
-    if (*seen == session) {
+    if (*seen == session || (begun && s->frame == 0 && s->compile == 0)) {
       session++;
       TL_VEC_PUSH(out->session_lines, refs[k].line);
     }
     *seen = session;
-    starts[refs[k].start].session = session;
+    begun = true;
+    s->session = session;
   }
   out->sessions = session;
   free(refs);

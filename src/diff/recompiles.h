@@ -24,13 +24,17 @@
  * start of a second log concatenated to the first. Within a session each
  * (frame id, frame compile id) is started once (one dynamo_start: the frame
  * counter is global, the compile counter per frame), so a dynamo_start of
- * a pair already started begins the next session. An entry (recompile
- * reasons, an artifact, metrics) belongs to the session of its line when
- * that session starts its compile id anywhere, before or after the entry
- * (Dynamo logs recompile_reasons just before the dynamo_start); else to
- * the last earlier session that started the id; else (no session up to
- * its own started it) to its own. A folder holds each session's
- * compilation of its id, split in log order. */
+ * a pair already started begins the next session. So does a dynamo_start
+ * of frame 0's compile 0 (with or without a compiled-autograd id) after
+ * any other: Dynamo gives that id only to the first compile after the
+ * process starts or a reset, so a session still begins there when the log
+ * lost the line of an id that would have repeated (a torn dynamo_start).
+ * An entry (recompile reasons, an artifact, metrics) belongs to the
+ * session of its line when that session starts its compile id anywhere,
+ * before or after the entry (Dynamo logs recompile_reasons just before the
+ * dynamo_start); else to the last earlier session that started the id;
+ * else (no session up to its own started it) to its own. A folder holds
+ * each session's compilation of its id, split in log order. */
 typedef struct tl_session_start {
   long long frame, compile; /* the compile id started */
   size_t session;           /* from 1 */

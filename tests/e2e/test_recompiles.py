@@ -1721,6 +1721,24 @@ class Sessions(unittest.TestCase):
                          [s + "_session_2" for s in self.base])
         self.assertEqual(self.stems(out), self.expected(log))
 
+    def test_a_torn_first_start_still_splits_at_0_0(self):
+        """Two logs appended, the first one's [0/0] dynamo_start torn:
+        without it session 2's [0/0] repeats no id, but [0/0] comes only
+        first after a start or a reset, so session 2 begins there all the
+        same (tracelog.sessions reads it so too)."""
+        first = next(i for i, line in enumerate(self.lines)
+                     if '"dynamo_start"' in line and '"frame_id": 0,' in line
+                     and '"frame_compile_id": 0,' in line)
+        torn = list(self.lines)
+        torn[first] = torn[first].replace('{"dynamo_start"',
+                                          '{"dynamo_start"]', 1)
+        log, out = self.run_on("torn", torn + self.lines)
+        self.assertEqual(self.stems(out), sorted(
+            self.base + [s + "_session_2" for s in self.base]))
+        self.assertEqual(self.stems(out), self.expected(log))
+        with open(os.path.join(out, "index.html")) as f:
+            self.assertIn("This log holds 2 sessions", f.read())
+
     def test_an_empty_session(self):
         """A session whose only compile logged its dynamo_start and
         nothing else: three sessions, the second without a recompile."""

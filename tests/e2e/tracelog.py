@@ -104,16 +104,19 @@ def sessions(path):
     to records(path). torch._dynamo.reset() restarts the frame and compile
     ids; within a session a (frame id, frame compile id) is started once
     (one dynamo_start), so a dynamo_start of a pair already started in the
-    current session begins the next one. A record of a compile id belongs
-    to the last session at or before its own that started that id, else to
-    its own (docs/recompile-json.md)."""
+    current session begins the next one; so does one of (0, 0) after any
+    other (torch/_dynamo/convert_frame.py get_compile_id: frame 0's compile
+    0 is the first compile after the process starts or a reset, whatever
+    its compiled-autograd id). A record of a compile id belongs to the last
+    session at or before its own that started that id, else to its own
+    (docs/recompile-json.md)."""
     recs = list(records(path))
     own, started, current, seen = [], {}, 1, set()
     for _, env, _ in recs:
         if "dynamo_start" in env and env.get("frame_id") is not None \
                 and env.get("frame_compile_id") is not None:
             key = (env["frame_id"], env["frame_compile_id"])
-            if key in seen:
+            if key in seen or (key == (0, 0) and seen):
                 current += 1
                 seen = set()
             seen.add(key)

@@ -752,5 +752,71 @@ class GuardMarks(Case):
         self.assertEqual(page.count("<mark>"), 6)
 
 
+class TornSessionStart(Case):
+    """A log of two sessions (torch._dynamo.reset() between them), each
+    compiling frame 0 twice, whose first dynamo_start, session 1's [0/0],
+    is torn: [0/1]'s start is then the first, and without it no id is
+    started twice before session 2's [0/1]. Dynamo gives [0/0] only to the
+    first compile after a start or a reset, so session 2 still begins at
+    its [0/0], and each session's [0/0] is compared with its own [0/1]."""
+
+    @staticmethod
+    def compile_(fc, size, before=None, torn=False):
+        """Frame 0's compile `fc` for x of `size` (after one for `before`:
+        its recompile reason first, as Dynamo logs it)."""
+        ids = b'"frame_id": 0, "frame_compile_id": %d, "attempt": 0' % fc
+        out = b""
+        if before is not None:
+            out += entry(b'"artifact": {"name": "recompile_reasons", '
+                         b'"encoding": "json"}',
+                         b"0/0: tensor 'x' size mismatch at index 0. "
+                         b"expected %d, actual %d" % (before, size), ids=ids)
+        start = entry(b'"dynamo_start": {"stack": [{"line": 1, "name": "f", '
+                      b'"filename": 0}]}', ids=ids)
+        if torn:
+            start = start.replace(b'{"dynamo_start"', b'{"dynamo_start"]', 1)
+        return out + start + entry(
+            b'"dynamo_cpp_guards_str": {}',
+            b"TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- TENSOR_MATCH: "
+            b"check_tensor(L['x'], size=[%d])" % size, ids=ids)
+
+    def test_session_2_begins_at_its_0_0(self):
+        log = self.write("t.log", PREFIX + b'{"str": ["/m.py", 0]}\n'
+                         + self.compile_(0, 2, torn=True)
+                         + self.compile_(1, 3, before=2) + self.compile_(0, 5)
+                         + self.compile_(1, 7, before=5))
+        r, out = self.parse(log)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(self.stderr_lines(r), [
+            "tlparse: %s:2: bad JSON envelope at column %d (1 broken JSON "
+            "envelope)" % (log, len(PREFIX) + len(b'{"dynamo_start"') + 1)])
+        self.assertEqual(sorted(f for f in os.listdir(out)
+                                if f.startswith("recompile_")),
+                         ["recompile_-_0_0_to_1.html",
+                          "recompile_-_0_0_to_1.json",
+                          "recompile_-_0_0_to_1_session_2.html",
+                          "recompile_-_0_0_to_1_session_2.json"])
+        for stem, session, a, b in (("recompile_-_0_0_to_1", 1, 2, 3),
+                                    ("recompile_-_0_0_to_1_session_2", 2, 5,
+                                     7)):
+            d = json.loads(self.read(out, stem + ".json"))
+            number = " #2" if session == 2 else ""
+            self.assertEqual(
+                [(d[side]["compile_id"], d[side]["session"])
+                 for side in ("before", "after")],
+                [("[0/0]" + number, session), ("[0/1]" + number, session)])
+            self.assertEqual(
+                [(c["change"], c["before"], c["after"])
+                 for c in d["guards"]["changes"]],
+                [("changed", "check_tensor(L['x'], size=[%d])" % a,
+                  "check_tensor(L['x'], size=[%d])" % b)])
+            self.assertEqual(
+                [r["words"] for r in d["reasons"]],
+                ["[0/0]%s was compiled for tensor x with size %d at "
+                 "dimension 0; it is now %d" % (number, a, b)])
+        self.assertIn(b"<p>This log holds 2 sessions:",
+                      self.read(out, "index.html"))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
