@@ -115,21 +115,30 @@ void tl_mr_events_init(tl_mr_events *e) {
   e->error[0] = '\0';
 }
 
-/* Appends the part file a rank's child wrote to the open combined file (the
- * first part without its leading comma, after the array's "["). */
-static void append_part(tl_mr_events *e, const char *part, bool first,
-                        const char *out_dir) {
+/* Appends the part file rank `rank`'s child wrote to the open combined
+ * file (the first part without its leading comma, after the array's "["). */
+static void append_part(tl_mr_events *e, const char *part, unsigned rank,
+                        bool first, const char *out_dir) {
   if (first && fputs("[", e->f) == EOF) {
     write_failed(e, out_dir, errno);
     e->ok = false;
     return;
   }
+  errno = 0;
   int appended = tl_fs_append_file(e->f, part, first ? 1 : 0);
+  int err = errno; /* the failing call's (open's when it could not open) */
   if (appended == -2) {
-    write_failed(e, out_dir, errno); /* the failing write's, kept for us */
+    write_failed(e, out_dir, err); /* the failing write's, kept for us */
     e->ok = false;
   } else if (appended == -1) {
-    snprintf(e->error, sizeof e->error, "cannot read %s", part);
+    /* The part lives only in the staging folder, gone when the job ends
+     * (and named after the output folder in messages): say what it held,
+     * and its name alone. */
+    const char *slash = strrchr(part, '/');
+    snprintf(e->error, sizeof e->error,
+             "cannot read rank %u's chromium events, staged in %s: %s", rank,
+             slash ? slash + 1 : part,
+             err ? strerror(err) : "not a regular file");
     e->ok = false;
   }
 }
@@ -150,7 +159,7 @@ void tl_mr_events_join(tl_mr_events *e, tl_mr_rank *r, const char *out_dir) {
     if (part.st_size > 0 && first && !open_combined(e, out_dir))
       e->ok = false;
     else if (part.st_size > 0)
-      append_part(e, path.data, first, out_dir);
+      append_part(e, path.data, r->rank, first, out_dir);
   } else {
     tl_buf_clear(&path);
     tl_buf_printf(&path, "%s/%s/chromium_events.json", out_dir, r->dir_name);

@@ -509,6 +509,38 @@ class MultiRank(Temp):
         self.assertFalse(os.path.exists(self.out))
         self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
 
+    def test_a_rank_whose_events_part_cannot_be_read(self):
+        """The parent joins the ranks' part files into the combined
+        chromium_events.json; one it cannot read (refused by read_damage.c,
+        preloaded) fails the run with the reason, naming the rank and the
+        part file, which lived only in the staging folder."""
+        event = '{"name": "e%d", "ts": %d, "ph": "X", "dur": 1, "tid": 0}'
+        for k in range(2):
+            write_rank_log(self.logs, RANK % k, "".join(
+                entry({"chromium_event": {}, "rank": k}, event % (n, n))
+                for n in range(3)))
+        cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+        if not cc:
+            self.skipTest("no C compiler for read_damage.c")
+        with open(shutil.which(TLPARSE) or TLPARSE, "rb") as f:
+            if any(s in f.read() for s in (b"__asan_init", b"__tsan_init")):
+                self.skipTest("a sanitizer's runtime intercepts open")
+        shim = self.path("read_damage.so")
+        subprocess.run([cc, "-shared", "-fPIC", "-o", shim, os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "read_damage.c"),
+            "-ldl"], check=True)
+        r = subprocess.run(
+            [TLPARSE, self.logs, "--all-ranks-html", "-o", self.out,
+             "--no-browser"], capture_output=True, text=True, timeout=120,
+            env=dict(ENV, LD_PRELOAD=shim,
+                     TL_TEST_DENY_READ=".chromium_events.part"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr, "tlparse: cannot read rank 0's chromium "
+                         "events, staged in .rank_0.chromium_events.part: "
+                         "Permission denied\n")
+        self.assertFalse(os.path.exists(self.out))
+        self.assertEqual(glob.glob(self.out + ".tlparse-*"), [])
+
     def test_the_combined_events_file_names_the_output_folder(self):
         """Four ranks of 4,000 chromium events each write their own files
         under a 1 MB limit (the largest, each rank's raw.log, is 921,780
