@@ -713,17 +713,28 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
                               struct tl_analysis_cache *cache) {
   tl_recompiles r;
   tl_recompiles_find(store, &r);
-  if (!r.frames.count) {
+  /* The section when a frame recompiled, or when the log holds several
+   * sessions (to say so, as the help promises). */
+  if (!r.frames.count && r.sessions < 2) {
     tl_recompiles_free(&r);
     return;
   }
-  tl_compile_reader files;
-  tl_compile_reader_init(&files, store->out_dir);
+  tl_buf_puts(section, "<section id=\"recompiles\">\n<h2>Recompiles</h2>\n");
+  if (!r.frames.count) {
+    tl_buf_printf(section,
+                  "<p>This log holds %zu sessions (the frame and compile ids "
+                  "started again: <code>torch._dynamo.reset()</code>, or "
+                  "logs appended), and no frame compiled more than once "
+                  "within its session (<a href=\"help.html#recompiles\">how "
+                  "sessions are read</a>).</p>\n</section>\n",
+                  r.sessions);
+    tl_recompiles_free(&r);
+    return;
+  }
   tl_buf_puts(section,
-              "<section id=\"recompiles\">\n<h2>Recompiles</h2>\n<p>Frames "
-              "compiled more than once: each later compile, why Dynamo "
-              "compiled it again (the guards of the earlier compiles that "
-              "failed, in words) and what changed (<a href=\"help.html#"
+              "<p>Frames compiled more than once: each later compile, why "
+              "Dynamo compiled it again (the guards of the earlier compiles "
+              "that failed, in words) and what changed (<a href=\"help.html#"
               "recompiles\">how to read it</a>).</p>\n");
   if (r.sessions > 1)
     tl_buf_printf(section,
@@ -733,6 +744,8 @@ void tl_recompile_pages_write(tl_store *store, tl_buf *section,
                   "compared among themselves; a later session's are marked "
                   "with its number (<code>[0/0] #2</code>).</p>\n",
                   r.sessions);
+  tl_compile_reader files;
+  tl_compile_reader_init(&files, store->out_dir);
   tl_buf_puts(section, "<ul>\n");
   for (size_t f = 0; f < r.frames.count; f++) {
     const tl_recompiled_frame *fr = &r.frames.items[f];

@@ -1739,6 +1739,29 @@ class Sessions(unittest.TestCase):
         with open(os.path.join(out, "index.html")) as f:
             self.assertIn("This log holds 2 sessions", f.read())
 
+    def test_sessions_without_a_recompile_are_still_counted(self):
+        """A log cut before [0/1] (frame 0's [0/0] alone) appended to
+        itself: two sessions, no frame compiled twice in one, no recompile
+        page; the index's Recompiles section says how many sessions."""
+        log, out = self.run_on("no_recompile",
+                               self.lines[:self.cut] + self.lines[:self.cut])
+        self.assertEqual(self.stems(out), [])
+        self.assertEqual(self.expected(log), [])
+        self.assertEqual(max(tracelog.sessions(log)), 2)
+        with open(os.path.join(out, "index.html")) as f:
+            index = f.read()
+        self.assertIn(
+            '<section id="recompiles">\n<h2>Recompiles</h2>\n<p>This log '
+            'holds 2 sessions (the frame and compile ids started again: '
+            '<code>torch._dynamo.reset()</code>, or logs appended), and no '
+            'frame compiled more than once within its session (<a href="'
+            'help.html#recompiles">how sessions are read</a>).</p>\n'
+            '</section>\n', index)
+        # One session and no recompile: no section.
+        _, out = self.run_on("one_session", self.lines[:self.cut])
+        with open(os.path.join(out, "index.html")) as f:
+            self.assertNotIn('<section id="recompiles">', f.read())
+
     def test_an_empty_session(self):
         """A session whose only compile logged its dynamo_start and
         nothing else: three sessions, the second without a recompile."""
