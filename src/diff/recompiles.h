@@ -34,7 +34,16 @@
  * before or after the entry (Dynamo logs recompile_reasons just before the
  * dynamo_start); else to the last earlier session that started the id;
  * else (no session up to its own started it) to its own. A folder holds
- * each session's compilation of its id, split in log order. */
+ * each session's compilation of its id, split in log order.
+ *
+ * One case is read wrongly, on purpose: a frame that hits the recompile
+ * limit logs the recompile_reasons and metrics of a new compile id and no
+ * dynamo_start (convert_frame.py gives up before it); when an earlier
+ * session started that id, those entries go to the earlier session. Its
+ * pages do not change: a compile's files are the first of each kind (and
+ * its metrics the first), and the earlier session's own, logged before,
+ * come first; the later session only shows no compile for the attempt,
+ * as none was made. */
 typedef struct tl_session_start {
   long long frame, compile; /* the compile id started */
   size_t session;           /* from 1 */
