@@ -81,10 +81,53 @@ static bool same_token(const code_tokens *a, size_t i, const code_tokens *b,
  * subsequence of the tokens would take that many cells). */
 enum { MARK_CELLS = 1 << 16 };
 
+/* Whether a token is punctuation or space (no word byte). */
+static bool punctuation(const code_tokens *t, size_t i) {
+  return !word_byte((unsigned char)t->code.ptr[t->start[i]]);
+}
+
+/* Marks, on both sides, each run of common tokens that is all punctuation
+ * and space and lies between two differences: `size=[6, 16]` against
+ * `size=[2, 4, 16]` reads `[6, ` / `[2, 4, ` marked, where the common
+ * subsequence alone marked `6` against `2` and `4, ` apart. The tokens left
+ * unmarked stay the same on the two sides. */
+static void join_differences(code_tokens *a, code_tokens *b) {
+  /* The alignment in turn: differences (of a, of b), then a run of common
+   * tokens (as many on each side: the unmarked tokens pair up in order). */
+  size_t i = 0, j = 0;
+  bool after_difference = false;
+  while (i < a->count || j < b->count) {
+    if ((i < a->count && a->differs[i]) || (j < b->count && b->differs[j])) {
+      while (i < a->count && a->differs[i])
+        i++;
+      while (j < b->count && b->differs[j])
+        j++;
+      after_difference = true;
+      continue;
+    }
+    size_t ri = i, rj = j;
+    bool all_punctuation = true;
+    while (i < a->count && j < b->count && !a->differs[i] && !b->differs[j]) {
+      all_punctuation = all_punctuation && punctuation(a, i);
+      i++, j++;
+    }
+    bool before_difference =
+        (i < a->count && a->differs[i]) || (j < b->count && b->differs[j]);
+    if (after_difference && before_difference && all_punctuation) {
+      for (size_t k = ri; k < i; k++)
+        a->differs[k] = true;
+      for (size_t k = rj; k < j; k++)
+        b->differs[k] = true;
+    }
+    after_difference = false;
+  }
+}
+
 /* Marks the tokens of `a` and `b` that are not in one longest common
  * subsequence of their tokens: what a changed guard changed
  * (`size=[2, 4], stride=[4, 1]` and `size=[3, 4], stride=[8, 1]` differ in
- * `2`/`3` and `4`/`8`). */
+ * `2`/`3` and `4`/`8`), then joins differences that only punctuation
+ * parts (join_differences). */
 static void mark_differences(code_tokens *a, code_tokens *b) {
   size_t p = 0, na = a->count, nb = b->count;
   while (p < na && p < nb && same_token(a, p, b, p))
@@ -124,6 +167,7 @@ static void mark_differences(code_tokens *a, code_tokens *b) {
     b->differs[p + j] = true;
 #undef LCS
   free(lcs);
+  join_differences(a, b);
 }
 
 /* A guard's code, each run of differing tokens in a <mark>. */
