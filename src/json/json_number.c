@@ -44,29 +44,69 @@ bool tl_json_is_number(tl_str text) {
   return s == end;
 }
 
+/* `value` (normal, > 0) rounded to `length` significant digits, as
+ * "d.ddde±x" in `text`, from its 17 digits `d17` (its nearest, exponent
+ * `exponent10`): the 17 digits rounded again give the same digits as
+ * rounding the value itself unless the digits dropped are exactly half a
+ * unit of the last digit kept ("5", "50"), where the value may lie on
+ * either side of that half; only then is it printed again. */
+static void rounded_text(double value, const char d17[17], int exponent10,
+                         int length, char *text, size_t size) {
+  bool half = d17[length] == '5';
+  for (int i = length + 1; i < 17 && half; i++)
+    half = d17[i] == '0';
+  if (half) {
+    snprintf(text, size, "%.*e", length - 1, value);
+    return;
+  }
+  char kept[17];
+  memcpy(kept, d17, (size_t)length);
+  if (d17[length] >= '5') { /* more than half: carry */
+    int i = length - 1;
+    while (i >= 0 && kept[i] == '9')
+      kept[i--] = '0';
+    if (i >= 0) {
+      kept[i]++;
+    } else { /* 99..9 became 100..0 */
+      kept[0] = '1';
+      exponent10++;
+    }
+  }
+  snprintf(text, size, "%c.%.*se%d", kept[0], length - 1, kept + 1, exponent10);
+}
+
 /* The shortest decimal digits that read back as `value` (> 0, finite), and
  * the exponent p with value = 0.DIGITS x 10^p. */
 static void shortest_digits(double value, char digits[20], int *point) {
   char text[40];
-  /* The shortest round-tripping digits of a normal double have at most 15
-   * digits exactly when its 15-digit rounding round-trips, and then they are
-   * that rounding without its trailing zeros (a double is within 1.2e-16 of
-   * a decimal of at most 15 digits that reads back as it, so the nearest
-   * 15-digit decimal is that one); else 16 or 17 digits. Subnormals have
-   * fewer significant bits: every precision from 1 is tried for them. Three
-   * snprintf/strtod pairs at most instead of up to seventeen. */
-  static const int tries[] = {15, 16, 17};
   if (value < DBL_MIN) {
+    /* Subnormals have fewer significant bits: every precision from 1 is
+     * tried for them. */
     for (int precision = 1; precision <= 17; precision++) {
       snprintf(text, sizeof text, "%.*e", precision - 1, value);
       if (strtod(text, NULL) == value)
         break;
     }
   } else {
-    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
-      snprintf(text, sizeof text, "%.*e", tries[i] - 1, value);
-      if (strtod(text, NULL) == value)
+    /* The shortest round-tripping digits of a normal double have at most
+     * 15 digits exactly when its 15-digit rounding round-trips, and then
+     * they are that rounding without its trailing zeros (a double is within
+     * 1.2e-16 of a decimal of at most 15 digits that reads back as it, so
+     * the nearest 15-digit decimal is that one); else 16 or 17 digits, and
+     * 17 always read back. The 17 digits are printed once and the 15 and
+     * 16 taken from them (rounded_text). */
+    char d17[17];
+    snprintf(text, sizeof text, "%.16e", value); /* "d.dddddddddddddddde±x" */
+    d17[0] = text[0];
+    memcpy(d17 + 1, text + 2, 16);
+    int exponent10 = atoi(text + 19);
+    char shorter[40];
+    for (int length = 15; length <= 16; length++) {
+      rounded_text(value, d17, exponent10, length, shorter, sizeof shorter);
+      if (strtod(shorter, NULL) == value) {
+        memcpy(text, shorter, sizeof text);
         break;
+      }
     }
   }
   /* text is "d.ddde±xx" or "de±xx" */

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "json/json_number.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,18 +182,27 @@ static int significant_digits(const char *text, char *digits) {
 }
 
 /* For random doubles of every kind (any bits, subnormals, timestamps with
- * a fraction, short decimals): the text reads back as the same double, no
- * decimal with one digit fewer does, and its digits are the nearest decimal
- * of that length, as ryu picks them. */
+ * a fraction, short decimals, and the doubles nearest 17-digit decimals
+ * ending in 5 or 50, where rounding the 17 digits again is a tie): the text
+ * reads back as the same double, no decimal with one digit fewer does, and its
+ * digits are the nearest decimal of that length, as ryu picks them. */
 TEST(doubles_are_written_in_their_shortest_nearest_digits) {
   uint64_t state = 0x9E3779B97F4A7C15ULL;
   int checked = 0;
-  for (int i = 0; i < 200000; i++) {
+  for (int i = 0; i < 300000; i++) {
     double v;
     uint64_t bits = check_random(&state);
-    switch (i % 4) {
+    char near_half[48];
+    switch (i % 6) {
     case 0:
       memcpy(&v, &bits, sizeof v);
+      break;
+    case 4: /* a 17-digit decimal ending in 5: its 16-digit rounding a tie */
+    case 5: /* ending in 50: its 15-digit rounding a tie */
+      snprintf(near_half, sizeof near_half, "%" PRIu64 "%se%d",
+               (uint64_t)(bits % 100000000000000ULL + 100000000000000ULL),
+               i % 6 == 4 ? "15" : "50", (int)(bits >> 50) % 40 - 20);
+      v = strtod(near_half, NULL);
       break;
     case 1:
       bits &= (1ULL << 52) - 1; /* a subnormal */
@@ -221,7 +231,7 @@ TEST(doubles_are_written_in_their_shortest_nearest_digits) {
     }
     checked++;
   }
-  CHECK(checked > 150000);
+  CHECK(checked > 190000);
 }
 
 int main(void) {
