@@ -9,7 +9,7 @@ to tests/browser/bench_load.mjs, which loads the two pages of a pair in turn
 and prints the medians and the machine's load average.
 
   python3 tests/bench/load_pages.py --rust RUST_TLPARSE [--tlparse build/tlparse]
-      [--work build/load-pages] [--runs 11] [NAME ...]
+      [--work build/load-pages] [--runs 11] [--confirm 41] [NAME ...]
 """
 
 import argparse
@@ -68,6 +68,9 @@ def main():
     ap.add_argument("--tlparse", default=os.path.join(ROOT, "build", "tlparse"))
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "load-pages"))
     ap.add_argument("--runs", default="11")
+    ap.add_argument("--confirm", default="0",
+                    help="load each page later at 95%% again with this "
+                         "many fresh pairs (bench_load.mjs)")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     triples = []
@@ -87,7 +90,8 @@ def main():
         triples += [name, os.path.join(ours, page), os.path.join(rust, page)]
     r = subprocess.run(["node", os.path.join(ROOT, "tests", "browser",
                                              "bench_load.mjs"),
-                        "--runs", args.runs] + triples)
+                        "--runs", args.runs, "--confirm", args.confirm] +
+                       triples)
     return r.returncode
 
 
