@@ -3,10 +3,11 @@
  *
  * tl_ts_library_allocator_install gives tree-sitter functions that keep
  * the small blocks a thread freed (its trees' nodes, when a tree is freed)
- * in lists by size, up to 8 MiB a thread, and hand them out to its next
- * parse; call it before any other thread uses tree-sitter (it sets
- * tree-sitter's global allocator). Without it tree-sitter allocates with
- * malloc; either frees the other's blocks.
+ * in lists by size, up to 8 MiB a thread and 32 MiB for all threads
+ * together, and hand them out to its next parse; call it before any
+ * other thread uses tree-sitter (it sets tree-sitter's global allocator).
+ * Without it tree-sitter allocates with malloc; either frees the other's
+ * blocks.
  *
  * The Python scanner gives back its
  * indent stack and takes a new one each time tree-sitter restores its
@@ -24,6 +25,11 @@
 #include <stddef.h>
 
 void tl_ts_library_allocator_install(void);
+
+/* The room all threads' lists have taken from the process's 32 MiB now
+ * (each thread takes 1 MiB at a time as its lists grow, up to 8 MiB); 0
+ * without glibc, where nothing is kept. For tests. */
+size_t tl_ts_kept_room_taken(void);
 
 void *tl_ts_scanner_malloc(size_t size);
 void *tl_ts_scanner_calloc(size_t count, size_t size);
