@@ -299,6 +299,31 @@ TEST(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere) {
   CHECK_INT_EQ(wrong, 0);
 }
 
+/* A thread's next tree reuses the buffers of its last (json_serde.c's
+ * spare): nothing of an earlier text, a larger one or one that failed
+ * reaches the next output. */
+TEST(each_text_is_written_alone_whatever_came_before_it) {
+  const char *escaped = "{\"\\u00e9\": [\"x\\ty\", 1.50, {\"k\": null}]}";
+  CHECK(serde(escaped, false) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, "{\"\xc3\xa9\":[\"x\\ty\",1.5,{\"k\":null}]}");
+  tl_buf large;
+  tl_buf_init(&large);
+  tl_buf_putc(&large, '[');
+  for (int i = 0; i < 3000; i++)
+    tl_buf_printf(&large, "%s{\"s\\u0041%d\": \"v\\n%d\"}", i ? ", " : "", i,
+                  i);
+  tl_buf_putc(&large, ']');
+  CHECK(serde(large.data, false) == TL_JSON_SERDE_OK);
+  CHECK(strncmp(out.data, "[{\"sA0\":\"v\\n0\"},{\"sA1\":\"v\\n1\"},", 30) ==
+        0);
+  CHECK(serde("[1, {\"a\": \"\\u00e8", true) == TL_JSON_SERDE_NOT_JSON);
+  CHECK(serde("{\"b\": \"\\u00e8\"}", false) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, "{\"b\":\"\xc3\xa8\"}");
+  CHECK(serde(escaped, false) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data, "{\"\xc3\xa9\":[\"x\\ty\",1.5,{\"k\":null}]}");
+  tl_buf_free(&large);
+}
+
 /* Events with keys around "pid" in every combination (before, equal,
  * after, prefixes of it), nested values over several lines, pid values of
  * every kind: written pretty at depth 1 as chromium_events.json holds them,
@@ -371,6 +396,7 @@ int main(void) {
   RUN(every_byte_at_every_position_is_escaped_as_one_at_a_time);
   RUN(utf8_valid_prefix_stops_at_the_first_invalid_byte_anywhere);
   RUN(pid_patch_of_a_pretty_event_equals_its_reserialisation);
+  RUN(each_text_is_written_alone_whatever_came_before_it);
   tl_buf_free(&out);
   return check_summary();
 }
