@@ -419,18 +419,24 @@ static void tree_free(tree *t) {
   tl_buf_free(&t->bytes);
 }
 
-/* Per thread: the buffers of its last tree, when they were at most
- * SPARE_BYTES of text and SPARE_NODES nodes, for its next tree. A run
- * re-writes an envelope, an event or an artifact per record, and each
- * tree's buffers are about the size of its text: allocated and freed every
- * time, they went through the arena's bins, its lock (the sink's thread and
- * the reading thread both write JSON) and its trims, a fifth of the wall
- * time of a log of small records. Freed when the thread ends. */
-enum { SPARE_BYTES = 1 << 20, SPARE_NODES = 1 << 13 };
+/* Per thread: the buffers of its last tree, when they took at most
+ * SPARE_BYTES together, for its next tree. A run re-writes an envelope, an
+ * event or an artifact per record, and each tree's buffers are about the
+ * size of its text: allocated and freed every time, they went through the
+ * arena's bins, its lock (the sink's thread and the reading thread both
+ * write JSON) and its trims, a fifth of the wall time of a log of small
+ * records. The bound keeps a run's spares small on a machine with a
+ * worker per core (32 MiB on 128 cores). Freed when the thread ends. */
+enum { SPARE_BYTES = 256 << 10 };
 static _Thread_local tree *spare;
 static pthread_key_t spare_key; /* only for its destructor, free_spare */
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 static int spare_key_made = -1; /* pthread_key_create's result */
+
+static size_t tree_bytes(const tree *t) {
+  return t->bytes.cap + t->nodes.cap * sizeof *t->nodes.items +
+         t->open.cap * sizeof *t->open.items;
+}
 
 static void free_spare(void *arg) {
   tree_free(arg);
@@ -459,7 +465,8 @@ static void take_spare(tree *t) {
 /* Keeps `t`'s buffers as this thread's spare when they are small enough,
  * else frees them. */
 static void keep_spare(tree *t) {
-  if (!spare && t->bytes.cap <= SPARE_BYTES && t->nodes.cap <= SPARE_NODES) {
+  bool small = tree_bytes(t) <= SPARE_BYTES;
+  if (!spare && small) {
     (void)pthread_once(&spare_once, make_spare_key);
     tree *made = spare_key_made == 0 ? calloc(1, sizeof *made) : NULL;
     if (made && pthread_setspecific(spare_key, made) == 0)
@@ -467,8 +474,7 @@ static void keep_spare(tree *t) {
     else
       free(made);
   }
-  if (spare && !spare->bytes.data && t->bytes.cap <= SPARE_BYTES &&
-      t->nodes.cap <= SPARE_NODES) {
+  if (spare && !spare->bytes.data && small) {
     spare->nodes = t->nodes;
     spare->open = t->open;
     spare->bytes = t->bytes;
