@@ -23,12 +23,12 @@
 //
 // With --confirm N, every page whose verdict is "later" is loaded again,
 // N fresh pairs, and the second verdict is the one that stands. One pass
-// over 32 pages draws 32 intervals: where the two load events are the same
+// over the 33 examples draws 33 intervals: where the two load events are the same
 // in truth, each interval lies above zero by chance 2.5% of the time, so
 // about one page in such a run comes out "later" by chance alone. An
 // independent second pass lies above zero again by chance with the same
 // 2.5%, so a page level in truth is reported later after both with chance
-// 0.025 * 0.025, about 2% over 32 pages; a page later in truth stays later.
+// 0.025 * 0.025, about 2% over 33 pages; a page later in truth stays later.
 //
 // The machine's load average is printed before and after: other work on
 // the machine slows both pages of a pair alike, as their loads alternate.
@@ -113,7 +113,8 @@ async function loadOnce(file) {
 }
 
 const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
-const header = '| trace | page KB ours / Rust | load ours / Rust (ms, median) | load ours − Rust, paired (ms, median [95%]) | first paint ours / Rust | ours ready / coloured (ms) | script ours / Rust (ms) |';
+const header = '| trace | page KB ours / Rust | load ours / Rust (ms, median) | load ours − Rust, paired (ms, median [95%]) | first paint ours / Rust | ours ready / coloured (ms) | script ours / Rust (ms) |\n' +
+  '|---|---|---|---|---|---|---|';
 
 /* Loads the pair `runs` times, interleaved after one warm-up load each,
  * prints its row and returns its verdict. */
@@ -149,7 +150,6 @@ async function measurePair(name, ours, rust, runs) {
 try {
   console.log(`load average at the start: ${load()}`);
   console.log(header);
-  console.log('|---|---|---|---|---|---|---|');
   const verdicts = { sooner: [], level: [], later: [] };
   const later = [];
   for (let t = 0; t < triples.length; t += 3) {
@@ -163,7 +163,6 @@ try {
   if (confirmRuns > 0 && later.length) {
     console.log(`\nthe pages later at 95%, loaded again (${confirmRuns} fresh pairs each; load average ${load()}):\n`);
     console.log(header);
-    console.log('|---|---|---|---|---|---|---|');
     const confirmed = [];
     for (const [name, ours, rust] of later)
       if (await measurePair(name, ours, rust, confirmRuns) === 'later')
