@@ -7,10 +7,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/cppcode_internal.h"
 #include "analyze/queries_cpp.h"
+#include "util/cores.h"
 
 /* True when the range of the text holds a combo kernel's Triton source. */
 static bool triton_is_combo(const tl_ts_query *q, tl_str text, TSRange range) {
@@ -143,6 +143,7 @@ struct tl_cpp_launchers {
   launcher_finds finds;
   size_t next; /* the first comment not yet taken */
   bool closing, started;
+  atomic_bool give_up; /* set with closing: the thread stops waiting */
   pthread_t thread;
 };
 
@@ -177,16 +178,33 @@ static void scan_offered(tl_cpp_launchers *p, bool until_closed) {
   tl_ts_query_free(&q);
 }
 
+/* Waits for an idle core first: while the view's FX graphs are analyzed on
+ * the other core, scanning here would slow the wrapper's own parse, the
+ * view's longest stretch, by a third. Given up (the wrapper read first),
+ * the view's thread scans what is left. */
 static void *launcher_thread(void *arg) {
-  scan_offered(arg, true);
+  tl_cpp_launchers *p = arg;
+  if (!tl_cores_wait_idle(&p->give_up))
+    return NULL;
+  tl_cores_busy_begin();
+  scan_offered(p, true);
+  tl_cores_busy_end();
   return NULL;
 }
 
+/* Sets closing and wakes the thread wherever it waits (p->lock held). */
+static void close_locked(tl_cpp_launchers *p) {
+  p->closing = true;
+  atomic_store(&p->give_up, true);
+  pthread_cond_broadcast(&p->offered);
+}
+
 tl_cpp_launchers *tl_cpp_launchers_new(tl_str text) {
-  if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+  if (tl_cores_usable() < 2)
     return NULL;
   tl_cpp_launchers *p = tl_xcalloc(1, sizeof *p);
   p->text = text;
+  atomic_init(&p->give_up, false);
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->offered, NULL);
   return p;
@@ -218,9 +236,9 @@ void tl_cpp_launchers_finish(tl_cpp_launchers *p) {
   if (!p)
     return;
   pthread_mutex_lock(&p->lock);
-  p->closing = true;
-  pthread_cond_broadcast(&p->offered);
+  close_locked(p);
   pthread_mutex_unlock(&p->lock);
+  tl_cores_wake();
   scan_offered(p, false); /* this thread takes its share of what is left */
   if (p->started)
     pthread_join(p->thread, NULL);
@@ -252,10 +270,10 @@ void tl_cpp_launchers_free(tl_cpp_launchers *p) {
    * not scanned at all. */
   if (p->started) {
     pthread_mutex_lock(&p->lock);
-    p->closing = true;
+    close_locked(p);
     p->next = p->comments.count;
-    pthread_cond_broadcast(&p->offered);
     pthread_mutex_unlock(&p->lock);
+    tl_cores_wake();
     pthread_join(p->thread, NULL);
   }
   pthread_cond_destroy(&p->offered);

@@ -12,10 +12,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/ts_chunk_internal.h"
 #include "analyze/ts_query.h"
+#include "util/cores.h"
 #include "util/mapped_text.h"
 
 size_t tl_ts_chunk_limit = TL_TS_CHUNK_LIMIT_DEFAULT;
@@ -735,6 +735,7 @@ typedef struct tl_ts_ahead {
 
 static void *parse_ahead(void *arg) {
   tl_ts_ahead *a = arg;
+  tl_cores_busy_begin();
   for (bool last = false; !last;) {
     pthread_mutex_lock(&a->lock);
     while (a->count == AHEAD_DEPTH && !a->stop)
@@ -754,6 +755,7 @@ static void *parse_ahead(void *arg) {
     pthread_cond_broadcast(&a->changed);
     pthread_mutex_unlock(&a->lock);
   }
+  tl_cores_busy_end();
   return NULL;
 }
 
@@ -765,9 +767,7 @@ static void *parse_ahead(void *arg) {
  * processes' load says nothing of whether this run's threads fill the
  * cores it gets. */
 enum { VIEW_THREADS = 2 };
-static bool core_left(void) {
-  return sysconf(_SC_NPROCESSORS_ONLN) > VIEW_THREADS;
-}
+static bool core_left(void) { return tl_cores_usable() > VIEW_THREADS; }
 
 /* At the first tree: a chunked region of tl_ts_ahead_from bytes or more is
  * parsed ahead, when a core is left for it (always when tl_ts_ahead_from is

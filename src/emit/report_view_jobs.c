@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emit/report_internal.h"
+#include "util/cores.h"
 #include "util/fsutil.h"
 #include "util/mapped_text.h"
 #include "util/utf8.h"
@@ -408,14 +409,17 @@ typedef struct job_queue {
 
 static void *view_worker(void *arg) {
   job_queue *q = arg;
+  tl_cores_busy_begin();
   for (;;) {
     pthread_mutex_lock(&q->lock);
     size_t i = q->next++;
     pthread_mutex_unlock(&q->lock);
     if (i >= q->count)
-      return NULL;
+      break;
     run_view_job(&q->jobs[q->order[i]], q->jobs);
   }
+  tl_cores_busy_end();
+  return NULL;
 }
 
 static void run_jobs(view_job *jobs, size_t *order, size_t count, int threads) {

@@ -21,6 +21,7 @@
 #include "analyze/analysis.h"
 #include "join/provenance.h"
 #include "join/provenance_internal.h"
+#include "util/cores.h"
 #include "util/mapped_text.h"
 #include "json/json_build.h"
 #include "json/json_members.h"
@@ -413,10 +414,15 @@ static void analyze_graph(graph_job *job, tl_prov_text t, tl_fx_graph *out) {
   trim_after(text.len);
 }
 
-static void *analyze_graphs(void *arg) {
-  graph_job *job = arg;
+static void analyze_graphs(graph_job *job) {
   analyze_graph(job, TL_PROV_PRE, &job->v->pre);
   analyze_graph(job, TL_PROV_POST, &job->v->post);
+}
+
+static void *graphs_thread(void *arg) {
+  tl_cores_busy_begin();
+  analyze_graphs(arg);
+  tl_cores_busy_end();
   return NULL;
 }
 
@@ -437,7 +443,7 @@ static void analyze(view *v, const tl_prov_inputs *in) {
                              : in->pre_graph.ptr || in->post_graph.ptr;
   bool worth_a_thread = code.len >= PARALLEL_GRAPHS_MIN_CODE;
   bool threaded = has_graphs && worth_a_thread &&
-                  pthread_create(&graphs, NULL, analyze_graphs, &job) == 0;
+                  pthread_create(&graphs, NULL, graphs_thread, &job) == 0;
   if (!threaded)
     analyze_graphs(&job);
   /* The wrapper's analysis is kept before the kernel code's is added. */

@@ -1,0 +1,34 @@
+/* cores.h: the run's working threads against the cores it has.
+ *
+ * A thread that analyzes views (a view worker, a view's second thread for
+ * its FX graphs, a parse-ahead helper) counts itself busy while it works.
+ * A helper that gains wall time only on an idle core (the AOT launcher
+ * comments' scanner) waits until fewer threads are busy than there are
+ * cores, instead of taking a share of a core the view's longest thread
+ * needs: on two cores, a third runnable thread slows the wrapper's parse by
+ * a third while it runs (docs/performance.md, "The floors").
+ */
+#ifndef TL_CORES_H
+#define TL_CORES_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* The cores this process may run on (its affinity mask; at least 1). */
+int tl_cores_usable(void);
+
+/* Counts the calling thread busy, then not. */
+void tl_cores_busy_begin(void);
+void tl_cores_busy_end(void);
+
+/* Threads counted busy now. */
+int tl_cores_busy(void);
+
+/* Waits until fewer threads are busy than there are usable cores (true),
+ * or until `*give_up` is set and tl_cores_wake called (false). */
+bool tl_cores_wait_idle(const atomic_bool *give_up);
+
+/* Wakes every tl_cores_wait_idle so that each reads its give_up again. */
+void tl_cores_wake(void);
+
+#endif
