@@ -13,14 +13,22 @@ at run time: the provenance fixture concatenated N times, and traces from
 tests/tracegen/gen_trace.py. Nothing here asserts a time; the checks are
 that every run succeeds and writes the same, non-empty output.
 
-Beside each input's runs it measures two floors (issue 33), each as many
+Beside each input's runs it measures the floors (issue 33), each as many
 times as the tools run, interleaved with them:
 - the file-system floor: fs_floor.c (built here with cc) creates the tree
   our run wrote, the same folders and files with the same sizes, from a
   listing of it, on the same disk (--out-root), and times that;
 - the parse floor: tree-sitter's own parse time of the texts our run
   parses (one more run with TLPARSE_STATS=1, which times every call into
-  tree-sitter's parser on its thread's CPU clock), divided by the cores.
+  tree-sitter's parser on its thread's CPU clock), divided by the cores;
+- the reading floor: read_floor.c (built with cc and libmd) reads the log
+  and computes every payload's MD5, as a tool that checks each payload
+  against its envelope's md5 must;
+- the shared-cores floor: the CPU of the three above (the parse's, and
+  fs_floor's and read_floor's user and system time) over the cores. The
+  two floors the issue names are each timed alone, but a run does all
+  three kinds of work on the same cores: no run can take less wall time
+  than their sum over the cores either.
 
     bench.py --tlparse build-bench/tlparse --work build-bench/bench [--smoke]
              [--rust PATH | --no-rust] [--no-floors]
@@ -241,15 +249,46 @@ def build_fs_floor(work):
 
 
 def fs_floor_once(exe, listing, dest):
-    """Seconds the minimal writer took to create the listed tree in
-    `dest` (sync before, as for the tools' runs)."""
+    """(wall, CPU) seconds the minimal writer took to create the listed
+    tree in `dest` (sync before, as for the tools' runs)."""
     if os.path.exists(dest):
         shutil.rmtree(dest)
     os.sync()
     r = subprocess.run([exe, listing, dest], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("bench: fs_floor: %s" % r.stderr.strip())
-    return float(r.stdout.split()[0])
+    words = r.stdout.split()
+    return float(words[0]), float(words[4])
+
+
+def build_read_floor(work):
+    """read_floor.c built into `work` with the system's cc and libmd; None
+    without them."""
+    exe = os.path.join(work, "read_floor")
+    src = os.path.join(HERE, "read_floor.c")
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        return None
+    r = subprocess.run([cc, "-O2", "-std=c11", "-o", exe, src, "-lmd"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("bench: cannot build read_floor.c: %s" % r.stderr.strip())
+        return None
+    return exe
+
+
+def read_floor_once(exe, logs):
+    """(wall, CPU) seconds the minimal reader took over `logs`."""
+    r = subprocess.run([exe] + list(logs), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("bench: read_floor: %s" % r.stderr.strip())
+    words = r.stdout.split()
+    return float(words[0]), float(words[1])
+
+
+def shared_floor(parse_cpu, fs_cpu, read_cpu):
+    """The shared-cores floor: the three floors' CPU over the cores."""
+    return ((parse_cpu or 0) + (fs_cpu or 0) + (read_cpu or 0)) / CORES
 
 
 def tree_size(top):
@@ -266,13 +305,14 @@ def tree_size(top):
 
 
 def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
-                fs_floor=None):
+                fs_floor=None, read_floor=None):
     """Makes, runs and checks one input with each tool of `tools` (a list
     of (label, binary)), their runs interleaved; returns one row (a dict)
     per tool. Above `rust_max_mb` MB, the Rust tool is not run. With
     `fs_floor` (the built fs_floor.c), each round also times the minimal
-    writer on our first run's tree and our parse (TLPARSE_STATS=1), and
-    our row gets the floors."""
+    writer on our first run's tree, our parse (TLPARSE_STATS=1) and, with
+    `read_floor`, the minimal reader of the input; our row gets the
+    floors."""
     path = os.path.join(work, inp.name + ".log")
     inp.make(path)
     mb = os.path.getsize(path) / 1e6
@@ -282,13 +322,15 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
         lines = sum(chunk.count(b"\n") for chunk in iter(
             lambda: f.read(1 << 20), b""))
     samples = {label: ([], [], [], [], set()) for label, _ in tools}
-    floor_fs, floor_parse, listing = [], [], None
+    floor_fs, floor_parse, floor_read, listing = [], [], [], None
     for i in range(runs):
         if fs_floor and i > 0:  # between rounds, on the same machine
             floor_fs.append(fs_floor_once(fs_floor, listing, os.path.join(
                 out_root, "%s.floor.run%d" % (inp.name, i))))
             floor_parse.append(parsed_stats(tools[0][1], path, os.path.join(
                 out_root, "%s.stats" % inp.name)))
+            if read_floor:
+                floor_read.append(read_floor_once(read_floor, [path]))
         for label, binary in tools:
             walls, cpus, syss, rss, shapes = samples[label]
             out_dir = os.path.join(out_root, "%s.%s.run%d" % (
@@ -319,6 +361,8 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
             out_root, "%s.floor.run%d" % (inp.name, runs))))
         floor_parse.append(parsed_stats(tools[0][1], path, os.path.join(
             out_root, "%s.stats" % inp.name)))
+        if read_floor:
+            floor_read.append(read_floor_once(read_floor, [path]))
     rows = []
     for label, binary in tools:
         walls, cpus, syss, rss, shapes = samples[label]
@@ -335,7 +379,8 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
                "rss": max(abs(k) for k in rss) / 1024.0,
                "rss_exact": min(rss) > 0, "files": files,
                "out_mb": size / 1e6, "pages": pages, "parsed": None,
-               "fs_floor": None, "parse_cpu": None, "parses": None}
+               "fs_floor": None, "fs_cpu": None, "parse_cpu": None,
+               "parses": None, "read_floor": None, "read_cpu": None}
         if label == "ours":
             stats = [x for x in floor_parse if x] or [parsed_stats(
                 binary, path, os.path.join(out_root, "%s.stats" % inp.name))]
@@ -344,16 +389,26 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
                 row["parses"] = stats[0][2]
                 row["parse_cpu"] = statistics.median(x[1] for x in stats)
             if floor_fs:
-                row["fs_floor"] = statistics.median(floor_fs)
+                row["fs_floor"] = statistics.median(x[0] for x in floor_fs)
+                row["fs_cpu"] = statistics.median(x[1] for x in floor_fs)
+            if floor_read:
+                row["read_floor"] = statistics.median(
+                    x[0] for x in floor_read)
+                row["read_cpu"] = statistics.median(x[1] for x in floor_read)
         print("  %-18s %-4s %8.2f MB %3d runs  wall %s  cpu %.3f s (sys "
               "%.3f)  %6.1f MB/s  RSS %6.1f MiB  %d files" % (
                   inp.name, label, mb, runs, fmt_wall(row), row["cpu"],
                   row["sys"], row["mbps"], row["rss"], files), flush=True)
         if row["fs_floor"] is not None:
-            print("  %-18s floors: file system %.3f s, parse %.3f s of CPU "
-                  "/ %d cores = %.3f s" % (
-                      inp.name, row["fs_floor"], row["parse_cpu"] or 0,
-                      CORES, (row["parse_cpu"] or 0) / CORES), flush=True)
+            print("  %-18s floors: file system %.3f s (%.3f s of CPU), "
+                  "parse %.3f s of CPU / %d cores = %.3f s, reading %.3f s "
+                  "(%.3f s of CPU), shared cores %.3f s" % (
+                      inp.name, row["fs_floor"], row["fs_cpu"],
+                      row["parse_cpu"] or 0, CORES,
+                      (row["parse_cpu"] or 0) / CORES,
+                      row["read_floor"] or 0, row["read_cpu"] or 0,
+                      shared_floor(row["parse_cpu"], row["fs_cpu"],
+                                   row["read_cpu"])), flush=True)
         rows.append(row)
     return rows
 
@@ -479,23 +534,35 @@ def report(rows, args, started, load0, load1):
                  "time of the texts our run parses (TLPARSE_STATS=1, every "
                  "parse call on its thread's CPU clock) divided by the %d "
                  "cores; *ours / floor*, our median wall over the larger "
-                 "floor; *parse share*, the parse's CPU over our median "
-                 "CPU:" % CORES)
+                 "of those two; *reading*, read_floor.c reading the log "
+                 "and hashing every payload; *shared cores*, the CPU of "
+                 "the three (the parse's, fs_floor's and read_floor's, "
+                 "user and system) over the cores, since a run does all "
+                 "three on the same cores; *ours / shared*, our median "
+                 "wall over the largest of the four floors; *parse share*, "
+                 "the parse's CPU over our median CPU:" % CORES)
         L.append("")
         L.append("| input | wall ours (s) | wall Rust (s) | file-system "
-                 "floor (s) | parse floor (s) | ours / floor | parse CPU "
-                 "(s) | parse share | parses |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+                 "floor (s) | parse floor (s) | ours / floor | reading "
+                 "floor (s) | shared-cores floor (s) | ours / shared | "
+                 "parse CPU (s) | parse share | parses |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                 "---:|")
         for r in floors:
             parse_floor = (r["parse_cpu"] or 0) / CORES
             top = max(r["fs_floor"], parse_floor)
+            shared = shared_floor(r["parse_cpu"], r["fs_cpu"], r["read_cpu"])
+            all_top = max(top, r["read_floor"] or 0, shared)
             ru = rust.get(r["name"])
-            L.append("| %s | %.3f | %s | %.3f | %.3f | %.2f× | %.3f | "
-                     "%.0f%% | %s |" % (
+            L.append("| %s | %.3f | %s | %.3f | %.3f | %.2f× | %s | %.3f | "
+                     "%.2f× | %.3f | %.0f%% | %s |" % (
                          r["name"], r["median"],
                          "%.3f" % ru["median"] if ru else "–",
                          r["fs_floor"], parse_floor,
                          r["median"] / top if top > 0 else 0,
+                         "%.3f" % r["read_floor"]
+                         if r["read_floor"] is not None else "–",
+                         shared, r["median"] / all_top if all_top else 0,
                          r["parse_cpu"] or 0,
                          100.0 * (r["parse_cpu"] or 0) / max(r["cpu"], 1e-9),
                          r["parses"] if r["parses"] is not None else "–"))
@@ -552,7 +619,7 @@ def main(argv=None):
                    help="run the Rust tool only on inputs up to this size "
                    "(it takes minutes on the largest)")
     p.add_argument("--no-floors", action="store_true",
-                   help="leave out the file-system and parse floors")
+                   help="leave out the floors (file system, parse, reading)")
     p.add_argument("--smoke", action="store_true",
                    help="tiny inputs, one run each (a test, no timing check)")
     args = p.parse_args(argv)
@@ -586,6 +653,7 @@ def main(argv=None):
     rows, skipped = [], []
     args.out_root_shown = out_root
     fs_floor = None if args.no_floors else build_fs_floor(args.work)
+    read_floor = None if args.no_floors else build_read_floor(args.work)
     print("bench: %s -> %s" % (args.tlparse, out_root), flush=True)
     for inp in inputs(fixture, args.smoke):
         if args.only and not any(inp.name.startswith(o) for o in args.only):
@@ -597,7 +665,7 @@ def main(argv=None):
         try:
             rows += bench_input(inp, tools, args.work, out_root,
                                 args.runs or inp.runs, args.rust_max_mb,
-                                fs_floor)
+                                fs_floor, read_floor)
         except BaseException:
             shutil.rmtree(out_root, ignore_errors=True)
             raise

@@ -25,11 +25,13 @@ per run, for the whole process tree (ours forks one child per rank, at most
         --rust build/venv/bin/tlparse --work /dev/shm/mr64 [--ranks 64]
         [--mb 3] [--runs 3] [--flags "" "-i"]
 
-With --floors (issue 33), each round also measures the two floors of our
-run, as bench.py does: the file-system floor (fs_floor.c creating the tree
-of our first run, same folders, files and sizes, under --work) and the
-parse floor (the tree-sitter parse time that every rank child reports with
-TLPARSE_STATS=1, summed, divided by the cores).
+With --floors (issue 33), each round also measures the floors of our run,
+as bench.py does: the file-system floor (fs_floor.c creating the tree of
+our first run, same folders, files and sizes, under --work), the parse
+floor (the tree-sitter parse time that every rank child reports with
+TLPARSE_STATS=1, summed, divided by the cores), the reading floor
+(read_floor.c reading every rank's log and hashing its payloads) and the
+shared-cores floor (the three's CPU over the cores).
 
 Prints a Markdown table. Nothing here asserts a time; each run must exit 0
 and write index.html and one rank_N/index.html per rank.
@@ -153,13 +155,17 @@ def tree_rss_self(pid):
         return 0
 
 
-def measure_floors(fs_floor, listing, job, fl, a, floors, flags):
-    """One round of the two floors of our run with `fl`: fs_floor.c on
-    the listing, and one untimed run with TLPARSE_STATS=1 (each rank child
-    prints its parse, summed)."""
+def measure_floors(fs_floor, read_floor, listing, job, fl, a, floors,
+                   flags):
+    """One round of the floors of our run with `fl`: fs_floor.c on the
+    listing, read_floor.c on the rank logs, and one untimed run with
+    TLPARSE_STATS=1 (each rank child prints its parse, summed)."""
     dest = os.path.join(a.work, "floor")
-    fs, parse = floors.setdefault(flags, ([], []))
+    fs, parse, read = floors.setdefault(flags, ([], [], []))
     fs.append(bench.fs_floor_once(fs_floor, listing, dest))
+    if read_floor:
+        logs = sorted(os.path.join(job, n) for n in os.listdir(job))
+        read.append(bench.read_floor_once(read_floor, logs))
     shutil.rmtree(dest, ignore_errors=True)
     out = os.path.join(a.work, "out-stats")
     shutil.rmtree(out, ignore_errors=True)
@@ -171,8 +177,11 @@ def measure_floors(fs_floor, listing, job, fl, a, floors, flags):
     shutil.rmtree(out, ignore_errors=True)
     stats = bench.parse_stats(r.stderr)
     parse.append(stats[1] if stats else 0.0)
-    print("floors %-3s: file system %.2f s, parse %.2f s of CPU" % (
-        flags or "-", fs[-1], parse[-1]), flush=True)
+    print("floors %-3s: file system %.2f s (%.2f s of CPU), parse %.2f s of "
+          "CPU, reading %s" % (
+              flags or "-", fs[-1][0], fs[-1][1], parse[-1],
+              "%.2f s (%.2f s of CPU)" % read[-1] if read else "-"),
+          flush=True)
 
 
 def check(out, ranks):
@@ -206,14 +215,17 @@ def main(argv=None):
           flush=True)
     tools = [("ours", a.tlparse)] + ([("rust", a.rust)] if a.rust else [])
     results = {}
-    floors = {}  # flags -> ([file-system s], [parse CPU s])
+    floors = {}  # flags -> ([file system (wall, CPU)], [parse CPU],
+    #                       [reading (wall, CPU)])
     fs_floor = bench.build_fs_floor(a.work) if a.floors else None
+    read_floor = bench.build_read_floor(a.work) if a.floors else None
     for flags in a.flags:
         fl = flags.split()
         listing = None
         for run in range(a.runs):
             if fs_floor and listing:  # between rounds
-                measure_floors(fs_floor, listing, job, fl, a, floors, flags)
+                measure_floors(fs_floor, read_floor, listing, job, fl, a,
+                               floors, flags)
             for name, binary in tools:
                 out = os.path.join(a.work, "out-" + name)
                 shutil.rmtree(out, ignore_errors=True)
@@ -233,7 +245,8 @@ def main(argv=None):
                           r[2] / 2**20, r[3] / 2**20), flush=True)
                 shutil.rmtree(out, ignore_errors=True)
         if fs_floor and listing:
-            measure_floors(fs_floor, listing, job, fl, a, floors, flags)
+            measure_floors(fs_floor, read_floor, listing, job, fl, a,
+                               floors, flags)
     print()
     print("%s, %s, %d cores, load %s; %d ranks, %.1f MB; %d runs each, "
           "interleaved" % (datetime.date.today(), platform.machine(),
@@ -257,22 +270,33 @@ def main(argv=None):
         print()
         print("Floors (medians): file system = fs_floor.c creating our "
               "run's tree; parse = the rank children's tree-sitter parse "
-              "CPU (TLPARSE_STATS=1) / %d cores" % bench.CORES)
+              "CPU (TLPARSE_STATS=1) / %d cores; ours / floor = our wall "
+              "over the larger of those two; reading = read_floor.c "
+              "reading every rank's log and hashing its payloads; shared "
+              "cores = the three's CPU over the cores; ours / shared = our "
+              "wall over the largest of the four" % bench.CORES)
         print()
         print("| flags | wall ours | wall Rust | file-system floor | parse "
-              "floor | ours / floor | parse CPU | parse share |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+              "floor | ours / floor | reading floor | shared-cores floor | "
+              "ours / shared | parse CPU | parse share |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for flags in a.flags:
-            fs, parse = floors[flags]
-            f, p = statistics.median(fs), statistics.median(parse)
+            fs, parse, read = floors[flags]
+            f = statistics.median(x[0] for x in fs)
+            f_cpu = statistics.median(x[1] for x in fs)
+            p = statistics.median(parse)
+            rd = statistics.median(x[0] for x in read) if read else 0.0
+            rd_cpu = statistics.median(x[1] for x in read) if read else 0.0
+            shared = bench.shared_floor(p, f_cpu, rd_cpu)
+            top = max(f, p / bench.CORES, 1e-9)
             o = med[(flags, "ours")]
             r = med.get((flags, "rust"))
             print("| %s | %.2f s | %s | %.2f s | %.2f s | %.2f× | %.2f s | "
-                  "%.0f%% |" % (flags or "-", o[0],
-                                "%.2f s" % r[0] if r else "–", f,
-                                p / bench.CORES,
-                                o[0] / max(f, p / bench.CORES, 1e-9), p,
-                                100.0 * p / max(o[1], 1e-9)))
+                  "%.2f s | %.2f× | %.2f s | %.0f%% |" % (
+                      flags or "-", o[0], "%.2f s" % r[0] if r else "–", f,
+                      p / bench.CORES, o[0] / top, rd, shared,
+                      o[0] / max(top, rd, shared), p,
+                      100.0 * p / max(o[1], 1e-9)))
     if a.rust:
         print()
         for flags in a.flags:
