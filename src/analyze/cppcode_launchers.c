@@ -184,9 +184,8 @@ static void scan_offered(tl_cpp_launchers *p, bool until_closed) {
  * the view's thread scans what is left. */
 static void *launcher_thread(void *arg) {
   tl_cpp_launchers *p = arg;
-  if (!tl_cores_wait_idle(&p->give_up))
+  if (!tl_cores_claim_idle(&p->give_up))
     return NULL;
-  tl_cores_busy_begin();
   scan_offered(p, true);
   tl_cores_busy_end();
   return NULL;

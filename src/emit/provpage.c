@@ -137,8 +137,10 @@ typedef struct text_in {
 } text_in;
 
 /* The text deflated and base64-encoded into `out`, read a piece at a time
- * when it is not in memory. */
-static void put_deflated(tl_buf *out, const text_in *in) {
+ * when it is not in memory. False when the reader could not read it whole
+ * (what was read stays in `out`). */
+static bool put_deflated(tl_buf *out, const text_in *in) {
+  bool whole = true;
   deflated *d = tl_xcalloc(1, sizeof *d);
   if (deflateInit2(&d->z, Z_BEST_SPEED, Z_DEFLATED, -15, 8,
                    Z_DEFAULT_STRATEGY) != Z_OK)
@@ -152,12 +154,23 @@ static void put_deflated(tl_buf *out, const text_in *in) {
       deflate_text(d, piece, n, out);
     free(piece);
     if (in->reader->failed) /* what was read stays: the caller reports it */
-      in->reader->failed(in->reader->ctx);
+      whole = !in->reader->failed(in->reader->ctx);
   }
   d->z.avail_in = 0;
   deflate_into(d, Z_FINISH, out);
   deflateEnd(&d->z);
   free(d);
+  return whole;
+}
+
+bool tl_provpage_deflate_read(tl_buf *out,
+                              const tl_provpage_text_reader *reader,
+                              const char *which) {
+  text_in in = {reader, {NULL, 0}, 0, false};
+  in.present = reader->open(reader->ctx, which, &in.size);
+  if (!in.present || in.size < tl_provpage_deflate_at)
+    return false;
+  return put_deflated(out, &in);
 }
 
 /* One artifact text as a JSON string (or null) inside a data <script>,
@@ -168,6 +181,17 @@ static void put_deflated(tl_buf *out, const text_in *in) {
  * unchanged. */
 static void put_text(tl_buf *out, const char *panel,
                      const tl_provpage_text_reader *reader, tl_str text) {
+  tl_str made; /* deflated ahead (tl_provpage_deflate_read) */
+  if (reader && reader->deflated &&
+      reader->deflated(reader->ctx, panel, &made)) {
+    tl_buf_printf(out,
+                  "<script type=\"application/octet-stream\" "
+                  "id=\"tlprov-text-%s\" data-deflate=\"raw\">",
+                  panel);
+    tl_buf_append_str(out, made);
+    tl_buf_puts(out, "</script>\n");
+    return;
+  }
   text_in in = {reader, text, text.len, text.ptr != NULL};
   if (reader)
     in.present = reader->open(reader->ctx, panel, &in.size);

@@ -31,12 +31,16 @@ typedef struct tl_provpage_texts {
  * to `cap`, and 0 at its end or on an error; `failed` tells, once `read`
  * gave 0, whether the text could not be read whole (the caller reports
  * it): a text the page holds whole (below tl_provpage_deflate_at) is then
- * embedded as absent, a deflated one as far as it was read. */
+ * embedded as absent, a deflated one as far as it was read. `deflated`,
+ * when not NULL, may give panel `which` already deflated by
+ * tl_provpage_deflate_read (another thread's work while the view was
+ * analyzed): the page embeds those bytes instead of reading the text. */
 typedef struct tl_provpage_text_reader {
   bool (*open)(void *ctx, const char *which, size_t *size);
   size_t (*read)(void *ctx, char *buf, size_t cap);
   bool (*failed)(void *ctx);
   void *ctx;
+  bool (*deflated)(void *ctx, const char *which, tl_str *made);
 } tl_provpage_text_reader;
 
 /* Artifact texts of this many bytes or more are embedded deflated (raw
@@ -50,6 +54,14 @@ typedef struct tl_provpage_text_reader {
  * deflate every text. */
 extern size_t tl_provpage_deflate_at;
 #define TL_PROVPAGE_DEFLATE_AT_DEFAULT ((size_t)1 << 20)
+
+/* Appends panel `which`, read by `reader`, deflated and base64-encoded
+ * exactly as a page embeds it (between the element's tags), and returns
+ * true; false (`out` then holds nothing the page can use) when the panel is
+ * absent, below tl_provpage_deflate_at, or could not be read whole. */
+bool tl_provpage_deflate_read(tl_buf *out,
+                              const tl_provpage_text_reader *reader,
+                              const char *which);
 
 /* The folder, relative to a page, that holds the files of
  * tl_provpage_static and static/highlight.min.js (the bundled highlight.js

@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "emit/report_internal.h"
 #include "util/cores.h"
@@ -228,20 +230,23 @@ static void free_texts(view_texts *vt) {
 #ifdef HAVE_tl_page
 /* The page's reader of a view's texts (tl_provpage_text_reader): each
  * artifact's file, a piece at a time. */
+typedef struct deflate_ahead deflate_ahead;
 typedef struct text_files {
   view_job *job;
-  const view_texts *kept; /* the texts the analysis read, or NULL */
-  tl_str text;            /* the open text, when kept */
-  size_t at;              /* how far it has been read */
-  tl_fs_reader file;      /* else the open file */
-  char path[4096];        /* of the open file */
+  const view_texts *kept;     /* the texts the analysis read, or NULL */
+  tl_str text;                /* the open text, when kept */
+  size_t at;                  /* how far it has been read */
+  tl_fs_reader file;          /* else the open file */
+  char path[4096];            /* of the open file */
+  bool quiet;                 /* another thread's reader: notes no error */
+  const deflate_ahead *ahead; /* panels deflated ahead, or NULL */
 } text_files;
 
 /* Notes a problem with a text at page time, unless one is noted already. */
 static void note_text_error(text_files *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void note_text_error(text_files *t, const char *fmt, ...) {
-  if (t->job->error[0])
+  if (t->quiet || t->job->error[0])
     return;
   va_list ap;
   va_start(ap, fmt);
@@ -297,6 +302,95 @@ static bool text_file_failed(void *ctx) {
                     t->path);
   return !t->text.ptr && t->file.failed;
 }
+
+/* A large view's panels deflated ahead (tl_provpage_deflate_read), as its
+ * page embeds them, by a thread that waits for an idle core while the view
+ * is analyzed: on two cores, once the view's FX graphs are done while its
+ * code is still parsed, or once both are done while the view's thread
+ * joins them and writes the view's JSON. The page, written on the view's
+ * thread after that, then copies the bytes instead of deflating them there
+ * (docs/performance.md, "The floors"). The view's thread gives the helper
+ * up when the page is due; a panel it has not made is deflated then, as
+ * before. Only for a view whose code is this large: a smaller one's page
+ * deflates little, and a thread for it costs more than it saves. */
+enum { DEFLATE_AHEAD_FROM = 1 << 20, AHEAD_PANELS = 4 };
+static const char *const ahead_panel[AHEAD_PANELS] = {"code", "post", "pre",
+                                                      "kernel"};
+
+struct deflate_ahead {
+  view_job *job;
+  pthread_t thread;
+  bool started;
+  atomic_bool give_up;
+  tl_buf made[AHEAD_PANELS];
+  bool whole[AHEAD_PANELS]; /* made[i] is the panel's, read whole */
+};
+
+static void *deflate_ahead_thread(void *arg) {
+  deflate_ahead *a = arg;
+  if (!tl_cores_claim_idle(&a->give_up))
+    return NULL;
+  text_files files = {.job = a->job, .quiet = true};
+  tl_provpage_text_reader reader = {open_text_file, read_text_file,
+                                    text_file_failed, &files, NULL};
+  for (int i = 0; i < AHEAD_PANELS && !atomic_load(&a->give_up); i++) {
+    a->whole[i] =
+        tl_provpage_deflate_read(&a->made[i], &reader, ahead_panel[i]);
+    if (!a->whole[i])
+      tl_buf_free(&a->made[i]);
+  }
+  tl_fs_reader_close(&files.file);
+  tl_cores_busy_end();
+  return NULL;
+}
+
+/* Starts the helper for a view analyzed here (`analyzed`; a copy's page
+ * deflates what it reads) whose code text is DEFLATE_AHEAD_FROM bytes or
+ * more, when the process may run on more than one core. */
+static void deflate_ahead_start(deflate_ahead *a, view_job *job,
+                                bool analyzed) {
+  memset(a, 0, sizeof *a);
+  a->job = job;
+  atomic_init(&a->give_up, false);
+  for (int i = 0; i < AHEAD_PANELS; i++)
+    tl_buf_init(&a->made[i]);
+  const tl_artifact *code = job->view->code;
+  struct stat st;
+  char path[4096];
+  if (!analyzed || !code || !code->text_path || tl_cores_usable() < 2)
+    return;
+  snprintf(path, sizeof path, "%s/%s", job->out_dir, code->text_path);
+  if (stat(path, &st) != 0 || st.st_size < DEFLATE_AHEAD_FROM)
+    return;
+  a->started = pthread_create(&a->thread, NULL, deflate_ahead_thread, a) == 0;
+}
+
+/* Gives the helper up and joins it: what it made is the page's to take. */
+static void deflate_ahead_stop(deflate_ahead *a) {
+  if (!a->started)
+    return;
+  atomic_store(&a->give_up, true);
+  tl_cores_wake();
+  pthread_join(a->thread, NULL);
+  a->started = false;
+}
+
+static void deflate_ahead_free(deflate_ahead *a) {
+  deflate_ahead_stop(a);
+  for (int i = 0; i < AHEAD_PANELS; i++)
+    tl_buf_free(&a->made[i]);
+}
+
+/* tl_provpage_text_reader.deflated: a panel the helper made. */
+static bool deflated_ahead(void *ctx, const char *which, tl_str *made) {
+  const deflate_ahead *a = ((text_files *)ctx)->ahead;
+  for (int i = 0; a && i < AHEAD_PANELS; i++)
+    if (a->whole[i] && strcmp(which, ahead_panel[i]) == 0) {
+      *made = tl_buf_str(&a->made[i]);
+      return true;
+    }
+  return false;
+}
 #endif
 
 /* Writes the view's JSON file from its text (cJSON_Print's layout), the
@@ -326,6 +420,10 @@ static void run_view_job(view_job *job, view_job *jobs) {
   view_texts texts = {.job = job,
                       .artifacts = {v->pre, v->post, v->code, v->kernel_code,
                                     v->mappings, v->stack_traces}};
+#ifdef HAVE_tl_page
+  deflate_ahead ahead;
+  deflate_ahead_start(&ahead, job, !copy);
+#endif
   if (copy) {
     json = copy_view_json(&jobs[job->original].json, v);
   } else {
@@ -371,14 +469,16 @@ static void run_view_job(view_job *job, view_job *jobs) {
   /* The page embeds the JSON without its layout: made in place. */
   tl_json_compact(&text, tl_buf_str(&text));
 #ifdef HAVE_tl_page
-  text_files files = {job, copy ? NULL : &texts, {NULL, 0},
-                      0,   {NULL, 0, 0, false},  ""};
+  deflate_ahead_stop(&ahead);
+  text_files files = {
+      .job = job, .kept = copy ? NULL : &texts, .ahead = &ahead};
   tl_provpage_text_reader reader = {open_text_file, read_text_file,
-                                    text_file_failed, &files};
+                                    text_file_failed, &files, deflated_ahead};
   tl_provpage_view page_view = {v->dir->display, v->dir->dir_name,
                                 tl_buf_str(&text)};
   write_page(job, &page_view, &reader);
   tl_fs_reader_close(&files.file);
+  deflate_ahead_free(&ahead);
 #endif
   free_texts(&texts);
 #ifdef HAVE_tl_profile

@@ -39,12 +39,13 @@ int tl_cores_busy(void) {
   return n;
 }
 
-bool tl_cores_wait_idle(const atomic_bool *give_up) {
+bool tl_cores_claim_idle(const atomic_bool *give_up) {
   int cores = tl_cores_usable();
   pthread_mutex_lock(&lock);
   while (busy >= cores && !atomic_load(give_up))
     pthread_cond_wait(&changed, &lock);
-  bool idle = busy < cores;
+  bool idle = busy < cores && !atomic_load(give_up);
+  busy += idle;
   pthread_mutex_unlock(&lock);
   return idle;
 }

@@ -172,5 +172,73 @@ class IndexDescribesEachView(unittest.TestCase):
                                  sorted(expected))
 
 
+GEN_TRACE = os.path.join(ROOT, "tests", "tracegen", "gen_trace.py")
+
+
+def tree_bytes(top):
+    """Every file under `top` by its relative path, with its bytes."""
+    files = {}
+    for d, _, names in os.walk(top):
+        for n in names:
+            path = os.path.join(d, n)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, top)] = f.read()
+    return files
+
+
+@unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2,
+                     "one core only: no helper thread to compare: skipped")
+class LargeViewsOnOneCoreAndOnAll(unittest.TestCase):
+    """A view whose code is 1 MiB or more is analyzed with helper threads
+    that wait for an idle core (util/cores.h): its FX graphs on a second
+    thread, an AOT wrapper's launcher comments, and its page's panels
+    deflated ahead, which the page copies. Pinned to one core, none of
+    them starts and the view's thread does it all; the report must be the
+    same byte for byte, with the same messages."""
+
+    def run_pinned(self, log, out, cores):
+        return subprocess.run(
+            [TLPARSE, log, "-i", "-o", out, "--no-browser"],
+            capture_output=True, env=dict(os.environ, CI="1"),
+            preexec_fn=lambda: os.sched_setaffinity(0, cores))
+
+    def test_generated_large_views(self):
+        every = os.sched_getaffinity(0)
+        one = {min(every)}
+        # An AOT wrapper of 1.7 MB with Triton launchers; JIT Python code
+        # of about 1.1 MB with C++ kernels.
+        for shape, layers in (("aot-cuda", 300), ("jit-cpu", 420)):
+            with self.subTest(shape=shape), \
+                    tempfile.TemporaryDirectory() as tmp:
+                log = os.path.join(tmp, "trace.log")
+                subprocess.run([sys.executable, GEN_TRACE, "--shape", shape,
+                                "--layers", str(layers), "-o", log],
+                               check=True)
+                outs = {}
+                for name, cores in (("one", one), ("all", every)):
+                    out = os.path.join(tmp, name)
+                    r = self.run_pinned(log, out, cores)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    outs[name] = (tree_bytes(out), r.stderr)
+                # The view's code is large enough for the helpers.
+                view = [p for p in outs["all"][0]
+                        if p.startswith("provenance_tracking_")
+                        and p.endswith(".json")]
+                self.assertEqual(len(view), 1)
+                meta = json.loads(outs["all"][0][view[0]])
+                code = meta["artifacts"]["code"]
+                self.assertGreaterEqual(
+                    len(outs["all"][0][code.lstrip("/")]), 1 << 20)
+                page = outs["all"][0][view[0][:-5] + ".html"]
+                self.assertIn(b'id="tlprov-text-code" data-deflate="raw"',
+                              page)
+                self.assertEqual(sorted(outs["one"][0]),
+                                 sorted(outs["all"][0]))
+                for path in outs["all"][0]:
+                    self.assertEqual(outs["one"][0][path],
+                                     outs["all"][0][path], path)
+                self.assertEqual(outs["one"][1], outs["all"][1])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

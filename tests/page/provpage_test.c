@@ -271,7 +271,7 @@ TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
       char *want = render(view, &texts, "index.html", NULL);
       piece_reader r = {&texts, {NULL, 0}, pieces[j], 0, 0, 0};
       tl_provpage_text_reader reader = {open_piece, read_piece, piece_failed,
-                                        &r};
+                                        &r, NULL};
       tl_buf got;
       tl_buf_init(&got);
       tl_provpage_render_read(&got, view, &reader, "index.html", NULL);
@@ -287,6 +287,105 @@ TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
   tl_buf_free(&big);
 }
 
+/* Panels deflated ahead: each kept as tl_provpage_deflate_read made it. */
+typedef struct ahead_reader {
+  piece_reader pieces;
+  tl_buf made[4];
+  bool whole[4];
+  int given;
+} ahead_reader;
+
+static const char *const panel_names[4] = {"pre", "post", "code", "kernel"};
+
+static bool open_ahead(void *ctx, const char *which, size_t *size) {
+  return open_piece(&((ahead_reader *)ctx)->pieces, which, size);
+}
+static size_t read_ahead(void *ctx, char *buf, size_t cap) {
+  return read_piece(&((ahead_reader *)ctx)->pieces, buf, cap);
+}
+static bool ahead_failed(void *ctx) {
+  return piece_failed(&((ahead_reader *)ctx)->pieces);
+}
+static bool given_ahead(void *ctx, const char *which, tl_str *made) {
+  ahead_reader *r = ctx;
+  for (int i = 0; i < 4; i++)
+    if (strcmp(which, panel_names[i]) == 0 && r->whole[i]) {
+      *made = tl_buf_str(&r->made[i]);
+      r->given++;
+      return true;
+    }
+  return false;
+}
+
+TEST(panels_deflated_ahead_make_the_same_page) {
+  /* Each panel deflated by tl_provpage_deflate_read beforehand (as a
+   * helper thread does while the view is analyzed), some or all of them:
+   * the page embeds those bytes and is the page it writes itself, byte for
+   * byte. An absent panel, one below the threshold and one that cannot be
+   * read whole are not made ahead. */
+  tl_buf big;
+  tl_buf_init(&big);
+  static const char line[] = "y = g(\0z) # \xE2\x80\xA8 </script>\n";
+  while (big.len < 9000)
+    tl_buf_append(&big, line, sizeof line - 1);
+  tl_provpage_texts texts = {TL_STR_LIT("pre \xF0\x9F\x98\x80\n"),
+                             {NULL, 0},
+                             tl_buf_str(&big),
+                             TL_STR_LIT("k\0\n")};
+  static const size_t thresholds[] = {0, 100};
+  static const int expect_made[] = {3, 1}; /* pre, code, kernel; code */
+  for (size_t i = 0; i < 2; i++)
+    for (int leave_out = -1; leave_out < 4; leave_out++) {
+      tl_provpage_deflate_at = thresholds[i];
+      cJSON *view = hostile_view();
+      char *want = render(view, &texts, "index.html", NULL);
+      ahead_reader r = {{&texts, {NULL, 0}, 4096, 0, 0, 0}, {{0}}, {0}, 0};
+      tl_provpage_text_reader reader = {open_ahead, read_ahead, ahead_failed,
+                                        &r, given_ahead};
+      int made = 0;
+      for (int k = 0; k < 4; k++) {
+        tl_buf_init(&r.made[k]);
+        if (k == leave_out)
+          continue; /* given up before this panel */
+        r.whole[k] =
+            tl_provpage_deflate_read(&r.made[k], &reader, panel_names[k]);
+        made += r.whole[k];
+      }
+      /* pre, code and kernel at 0; code alone at 100 (post is absent);
+       * less the one left out */
+      int want_made = 0;
+      const tl_str all[4] = {texts.pre, texts.post, texts.code,
+                             texts.kernel_code};
+      for (int k = 0; k < 4; k++)
+        want_made +=
+            k != leave_out && all[k].ptr && all[k].len >= thresholds[i];
+      CHECK_INT_EQ(made, want_made);
+      if (leave_out < 0)
+        CHECK_INT_EQ(made, expect_made[i]);
+      tl_buf got;
+      tl_buf_init(&got);
+      tl_provpage_render_read(&got, view, &reader, "index.html", NULL);
+      cJSON_Delete(view);
+      CHECK_INT_EQ(r.given, made);
+      CHECK(strcmp(got.data, want) == 0);
+      for (int k = 0; k < 4; k++)
+        tl_buf_free(&r.made[k]);
+      tl_buf_free(&got);
+      free(want);
+    }
+  /* A panel that cannot be read whole: not made ahead. */
+  tl_provpage_deflate_at = 0;
+  ahead_reader r = {{&texts, {NULL, 0}, 4, 0, 10, 0}, {{0}}, {0}, 0};
+  tl_provpage_text_reader reader = {open_ahead, read_ahead, ahead_failed, &r,
+                                    given_ahead};
+  tl_buf_init(&r.made[2]);
+  CHECK(!tl_provpage_deflate_read(&r.made[2], &reader, "code"));
+  CHECK_INT_EQ(r.pieces.failures, 1);
+  tl_buf_free(&r.made[2]);
+  tl_provpage_deflate_at = TL_PROVPAGE_DEFLATE_AT_DEFAULT;
+  tl_buf_free(&big);
+}
+
 TEST(page_reading_a_text_that_fails_embeds_it_absent_or_as_read) {
   /* The code text fails with 10 bytes left: held whole (below the
    * threshold) it is embedded as absent, as a text that could not be read;
@@ -297,7 +396,8 @@ TEST(page_reading_a_text_that_fails_embeds_it_absent_or_as_read) {
   for (int deflated = 0; deflated < 2; deflated++) {
     tl_provpage_deflate_at = deflated ? 0 : TL_PROVPAGE_DEFLATE_AT_DEFAULT;
     piece_reader r = {&texts, {NULL, 0}, 4, 0, 10, 0};
-    tl_provpage_text_reader reader = {open_piece, read_piece, piece_failed, &r};
+    tl_provpage_text_reader reader = {open_piece, read_piece, piece_failed, &r,
+                                      NULL};
     tl_buf got;
     tl_buf_init(&got);
     tl_provpage_render_read(&got, NULL, &reader, NULL, NULL);
@@ -448,6 +548,7 @@ int main(void) {
   RUN(page_costs_its_data_plus_a_small_shell);
   RUN(large_texts_are_embedded_deflated_and_inflate_to_the_text);
   RUN(page_reading_its_texts_in_pieces_is_the_same_page);
+  RUN(panels_deflated_ahead_make_the_same_page);
   RUN(page_reading_a_text_that_fails_embeds_it_absent_or_as_read);
   return check_summary();
 }

@@ -1,6 +1,7 @@
 /* cores_test.c: a helper that waits for an idle core (util/cores.h) goes on
  * only when fewer threads are counted busy than the cores the process may
- * run on, and stops waiting when told to give up. */
+ * run on, claims that core so that no other waiter takes it too, and stops
+ * waiting when told to give up. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <pthread.h>
 #include <sched.h>
@@ -19,7 +20,7 @@ typedef struct waiter {
 
 static void *wait_for_idle(void *arg) {
   waiter *w = arg;
-  w->idle = tl_cores_wait_idle(&w->give_up);
+  w->idle = tl_cores_claim_idle(&w->give_up);
   atomic_store(&w->returned, true);
   return NULL;
 }
@@ -45,7 +46,7 @@ static void idle_times(int n) {
     tl_cores_busy_end();
 }
 
-TEST(a_waiter_goes_on_when_a_busy_thread_ends) {
+TEST(a_waiter_claims_the_core_a_busy_thread_leaves) {
   int cores = tl_cores_usable();
   busy_times(cores);
   waiter w;
@@ -55,9 +56,28 @@ TEST(a_waiter_goes_on_when_a_busy_thread_ends) {
   tl_cores_busy_end();
   pthread_join(w.thread, NULL);
   CHECK(w.idle);
-  CHECK_INT_EQ(tl_cores_busy(), cores - 1);
-  idle_times(cores - 1);
+  CHECK_INT_EQ(tl_cores_busy(), cores); /* the waiter counts itself busy */
+  idle_times(cores);
   CHECK_INT_EQ(tl_cores_busy(), 0);
+}
+
+TEST(two_waiters_never_take_one_idle_core) {
+  int cores = tl_cores_usable();
+  busy_times(cores);
+  waiter a, b;
+  start(&a);
+  start(&b);
+  sleep_ms(100);
+  tl_cores_busy_end(); /* one core idle: one waiter takes it */
+  sleep_ms(200);
+  CHECK_INT_EQ(atomic_load(&a.returned) + atomic_load(&b.returned), 1);
+  CHECK_INT_EQ(tl_cores_busy(), cores);
+  tl_cores_busy_end(); /* another: the other waiter */
+  pthread_join(a.thread, NULL);
+  pthread_join(b.thread, NULL);
+  CHECK(a.idle && b.idle);
+  CHECK_INT_EQ(tl_cores_busy(), cores);
+  idle_times(cores);
 }
 
 TEST(a_waiter_told_to_give_up_returns_with_no_core) {
@@ -71,17 +91,18 @@ TEST(a_waiter_told_to_give_up_returns_with_no_core) {
   tl_cores_wake();
   pthread_join(w.thread, NULL);
   CHECK(!w.idle);
-  CHECK_INT_EQ(tl_cores_busy(), cores);
+  CHECK_INT_EQ(tl_cores_busy(), cores); /* nothing claimed */
   idle_times(cores);
 }
 
-TEST(with_a_core_idle_the_wait_returns_at_once) {
+TEST(with_a_core_idle_the_claim_returns_at_once) {
   int cores = tl_cores_usable();
   busy_times(cores - 1);
   atomic_bool never;
   atomic_init(&never, false);
-  CHECK(tl_cores_wait_idle(&never));
-  idle_times(cores - 1);
+  CHECK(tl_cores_claim_idle(&never));
+  CHECK_INT_EQ(tl_cores_busy(), cores);
+  idle_times(cores);
 }
 
 /* The cores counted are the ones the affinity mask allows, not the
@@ -105,13 +126,16 @@ TEST(the_cores_are_the_affinity_masks) {
   tl_cores_busy_end();
   pthread_join(w.thread, NULL);
   CHECK(w.idle);
+  CHECK_INT_EQ(tl_cores_busy(), 1);
+  tl_cores_busy_end();
   CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
 }
 
 int main(void) {
-  RUN(a_waiter_goes_on_when_a_busy_thread_ends);
+  RUN(a_waiter_claims_the_core_a_busy_thread_leaves);
+  RUN(two_waiters_never_take_one_idle_core);
   RUN(a_waiter_told_to_give_up_returns_with_no_core);
-  RUN(with_a_core_idle_the_wait_returns_at_once);
+  RUN(with_a_core_idle_the_claim_returns_at_once);
   RUN(the_cores_are_the_affinity_masks);
   return check_summary();
 }
