@@ -199,14 +199,17 @@ def parse_stats(stderr):
 
 
 def parsed_stats(tlparse, path, out_dir):
-    """parse_stats of one untimed run with TLPARSE_STATS=1."""
+    """parse_stats of one untimed run with TLPARSE_STATS=1. Its output is
+    left for the end of the benchmark, as the timed runs' are: deleting
+    thousands of files just before a timed run makes ext4 spend up to a
+    second more creating the next run's (docs/performance.md, "ext4 right
+    after a mass deletion")."""
     if os.path.exists(out_dir):
         shutil.rmtree(out_dir)
     r = subprocess.run([tlparse, path, "-i", "-o", out_dir, "--overwrite",
                         "--no-browser"], stdin=subprocess.DEVNULL,
                        capture_output=True,
                        env=dict(os.environ, TLPARSE_STATS="1"))
-    shutil.rmtree(out_dir, ignore_errors=True)
     return parse_stats(r.stderr)
 
 
@@ -328,7 +331,7 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
             floor_fs.append(fs_floor_once(fs_floor, listing, os.path.join(
                 out_root, "%s.floor.run%d" % (inp.name, i))))
             floor_parse.append(parsed_stats(tools[0][1], path, os.path.join(
-                out_root, "%s.stats" % inp.name)))
+                out_root, "%s.stats.run%d" % (inp.name, i))))
             if read_floor:
                 floor_read.append(read_floor_once(read_floor, [path]))
         for label, binary in tools:
@@ -360,7 +363,7 @@ def bench_input(inp, tools, work, out_root, runs, rust_max_mb=None,
         floor_fs.append(fs_floor_once(fs_floor, listing, os.path.join(
             out_root, "%s.floor.run%d" % (inp.name, runs))))
         floor_parse.append(parsed_stats(tools[0][1], path, os.path.join(
-            out_root, "%s.stats" % inp.name)))
+            out_root, "%s.stats.run%d" % (inp.name, runs))))
         if read_floor:
             floor_read.append(read_floor_once(read_floor, [path]))
     rows = []
