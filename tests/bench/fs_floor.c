@@ -25,25 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "floor_clock.h"
+
 enum { CHUNK = 1 << 20 };
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-  struct rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec / 1e6 +
-         (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec / 1e6;
-}
 
 static char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");

@@ -21,24 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "floor_clock.h"
+
 enum { PIECE = 1 << 20 };
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-  struct rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec / 1e6 +
-         (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec / 1e6;
-}
 
 /* One log's reading state: the line being assembled across pieces, and the
  * payload being hashed. */
