@@ -181,26 +181,21 @@ bool tl_provpage_deflate_read(tl_buf *out,
  * unchanged. */
 static void put_text(tl_buf *out, const char *panel,
                      const tl_provpage_text_reader *reader, tl_str text) {
-  tl_str made; /* deflated ahead (tl_provpage_deflate_read) */
-  if (reader && reader->deflated &&
-      reader->deflated(reader->ctx, panel, &made)) {
-    tl_buf_printf(out,
-                  "<script type=\"application/octet-stream\" "
-                  "id=\"tlprov-text-%s\" data-deflate=\"raw\">",
-                  panel);
-    tl_buf_append_str(out, made);
-    tl_buf_puts(out, "</script>\n");
-    return;
-  }
+  tl_str made = {NULL, 0}; /* deflated ahead (tl_provpage_deflate_read) */
+  bool ahead =
+      reader && reader->deflated && reader->deflated(reader->ctx, panel, &made);
   text_in in = {reader, text, text.len, text.ptr != NULL};
-  if (reader)
+  if (reader && !ahead)
     in.present = reader->open(reader->ctx, panel, &in.size);
-  if (in.present && in.size >= tl_provpage_deflate_at) {
+  if (ahead || (in.present && in.size >= tl_provpage_deflate_at)) {
     tl_buf_printf(out,
                   "<script type=\"application/octet-stream\" "
                   "id=\"tlprov-text-%s\" data-deflate=\"raw\">",
                   panel);
-    put_deflated(out, &in);
+    if (ahead)
+      tl_buf_append_str(out, made);
+    else
+      put_deflated(out, &in);
     tl_buf_puts(out, "</script>\n");
     return;
   }
