@@ -235,20 +235,25 @@ def write_listing(top, listing):
     return files, size
 
 
-def build_fs_floor(work):
-    """fs_floor.c built into `work` with the system's cc; None without
-    one."""
-    exe = os.path.join(work, "fs_floor")
-    src = os.path.join(HERE, "fs_floor.c")
+def build_floor_program(work, name, libs=()):
+    """tests/bench/NAME.c built into `work` with the system's cc (and
+    `libs`); None without a compiler or when it does not build."""
+    exe = os.path.join(work, name)
+    src = os.path.join(HERE, name + ".c")
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not cc:
         return None
-    r = subprocess.run([cc, "-O2", "-std=c11", "-o", exe, src],
+    r = subprocess.run([cc, "-O2", "-std=c11", "-o", exe, src] + list(libs),
                        capture_output=True, text=True)
     if r.returncode != 0:
-        print("bench: cannot build fs_floor.c: %s" % r.stderr.strip())
+        print("bench: cannot build %s.c: %s" % (name, r.stderr.strip()))
         return None
     return exe
+
+
+def build_fs_floor(work):
+    """fs_floor.c built into `work`; None without a compiler."""
+    return build_floor_program(work, "fs_floor")
 
 
 def fs_floor_once(exe, listing, dest):
@@ -265,19 +270,8 @@ def fs_floor_once(exe, listing, dest):
 
 
 def build_read_floor(work):
-    """read_floor.c built into `work` with the system's cc and libmd; None
-    without them."""
-    exe = os.path.join(work, "read_floor")
-    src = os.path.join(HERE, "read_floor.c")
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if not cc:
-        return None
-    r = subprocess.run([cc, "-O2", "-std=c11", "-o", exe, src, "-lmd"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        print("bench: cannot build read_floor.c: %s" % r.stderr.strip())
-        return None
-    return exe
+    """read_floor.c built into `work` with libmd; None without them."""
+    return build_floor_program(work, "read_floor", ["-lmd"])
 
 
 def read_floor_once(exe, logs):

@@ -246,7 +246,7 @@ def main(argv=None):
                 shutil.rmtree(out, ignore_errors=True)
         if fs_floor and listing:
             measure_floors(fs_floor, read_floor, listing, job, fl, a,
-                               floors, flags)
+                           floors, flags)
     print()
     print("%s, %s, %d cores, load %s; %d ranks, %.1f MB; %d runs each, "
           "interleaved" % (datetime.date.today(), platform.machine(),
