@@ -335,6 +335,21 @@ typedef struct frame {
   size_t small[SMALL_CONTAINER];
 } frame;
 
+/* A string or key of the tree, quoted: one the parser handed over from
+ * within the text needs no escaping (it held no escape, and yajl refuses a
+ * raw control character inside a string), so it is copied as it is. */
+static void put_text_string(tl_buf *out, const tree *t, size_t offset,
+                            size_t len) {
+  if (!(offset & FROM_INPUT)) {
+    tl_json_serde_string(out, (tl_str){text_at(t, offset), len});
+    return;
+  }
+  tl_buf_reserve(out, len + 2);
+  tl_buf_putc(out, '"');
+  tl_buf_append(out, text_at(t, offset), len);
+  tl_buf_putc(out, '"');
+}
+
 static void newline_indent(tl_buf *out, int level) {
   static const char spaces[] = "                                ";
   tl_buf_putc(out, '\n');
@@ -367,7 +382,7 @@ static void write_tree(tl_buf *out, const tree *t,
         tl_json_number(out, text);
         break;
       case NODE_STRING:
-        tl_json_serde_string(out, text);
+        put_text_string(out, t, n->text, n->text_len);
         break;
       case NODE_RAW:
         tl_buf_append_str(out, text);
@@ -397,7 +412,8 @@ static void write_tree(tl_buf *out, const tree *t,
       if (o->pretty)
         newline_indent(out, level);
       if (container->type == NODE_OBJECT) {
-        tl_json_serde_string(out, node_key(t, &t->nodes.items[child]));
+        const node *member = &t->nodes.items[child];
+        put_text_string(out, t, member->key, member->key_len);
         tl_buf_puts(out, o->pretty ? ": " : ":");
       }
       f->pos++;

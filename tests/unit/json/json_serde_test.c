@@ -40,6 +40,18 @@ TEST(strings_escape_only_quote_backslash_and_control_characters) {
                "{}\n    ]\n  }\n}");
 }
 
+/* Strings and keys without an escape are written as they were read (DEL,
+ * '/', and UTF-8 of every length stay bytes), beside ones whose escapes are
+ * written again: raw.jsonl of the Rust tool for this envelope. */
+TEST(strings_without_escapes_are_written_as_read) {
+  CHECK(serde("{\"zz/\xc3\xa9\x7f\": \"v~\x7f\xe2\x82\xac/x\", \"a\\\"k\": "
+              "\"c\\\\d\", \"m\": [\"s p\", \"\xf0\x9f\x99\x82\"]}",
+              false) == TL_JSON_SERDE_OK);
+  CHECK_STR_EQ(out.data,
+               "{\"a\\\"k\":\"c\\\\d\",\"m\":[\"s p\",\"\xf0\x9f\x99\x82\"],"
+               "\"zz/\xc3\xa9\x7f\":\"v~\x7f\xe2\x82\xac/x\"}");
+}
+
 TEST(compact_output_with_extra_members_sorted_in) {
   tl_buf_clear(&out);
   tl_json_member extra[] = {{"lineno", tl_str_from("12")},
@@ -384,6 +396,7 @@ int main(void) {
   tl_buf_init(&out);
   RUN(pretty_output_sorts_keys_and_keeps_the_last_of_a_repeated_key);
   RUN(strings_escape_only_quote_backslash_and_control_characters);
+  RUN(strings_without_escapes_are_written_as_read);
   RUN(compact_output_with_extra_members_sorted_in);
   RUN(an_extra_key_already_there_is_a_conflict_and_writes_nothing);
   RUN(not_json_leaves_the_output_alone);
