@@ -121,6 +121,30 @@ static void shortest_digits(double value, char digits[20], int *point) {
   *point = atoi(p + 1) + 1;
 }
 
+/* Doubles below 2^53 are one apart or closer, so every integer below it
+ * is one. */
+static const double TWO_TO_53 = 9007199254740992.0;
+
+/* An integral double below 2^53 (`value`), as ryu writes it: its shortest
+ * round-trip digits are the integer's own without their trailing zeros
+ * (a decimal with fewer digits lies at least 1 away, past the half unit
+ * that reads back as it), and with at most 16 digits before the point
+ * ryu's layout writes them in full, zeros and ".0" after. So the integer
+ * printed and ".0": the chromium events' whole-microsecond timestamps
+ * ("1753139505671293.0") are of this kind, and skip shortest_digits's
+ * snprintf and strtod. */
+static void write_integral(tl_buf *out, uint64_t value) {
+  char text[24];
+  size_t at = sizeof text;
+  text[--at] = '0';
+  text[--at] = '.';
+  do {
+    text[--at] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value);
+  tl_buf_append(out, text + at, sizeof text - at);
+}
+
 void tl_json_double(tl_buf *out, double value) {
   if (isnan(value) || isinf(value)) {
     tl_buf_puts(out, "null");
@@ -133,6 +157,10 @@ void tl_json_double(tl_buf *out, double value) {
   if (value < 0) {
     tl_buf_putc(out, '-');
     value = -value;
+  }
+  if (value < TWO_TO_53 && value == (double)(uint64_t)value) {
+    write_integral(out, (uint64_t)value);
+    return;
   }
   char digits[20];
   int point;

@@ -92,6 +92,12 @@ TEST(doubles_are_always_floats) {
   CHECK_STR_EQ(dbl(0), "0.0");
   CHECK_STR_EQ(dbl(6885841.870239033), "6885841.870239033");
   CHECK_STR_EQ(dbl(2), "2.0");
+  CHECK_STR_EQ(dbl(-2), "-2.0");
+  CHECK_STR_EQ(dbl(1753139505671293.0), "1753139505671293.0");
+  CHECK_STR_EQ(dbl(1e15), "1000000000000000.0");
+  CHECK_STR_EQ(dbl(9007199254740991.0), "9007199254740991.0"); /* 2^53-1 */
+  CHECK_STR_EQ(dbl(9007199254740992.0), "9007199254740992.0"); /* 2^53 */
+  CHECK_STR_EQ(dbl(1e16), "1e16");
   CHECK_STR_EQ(dbl(1e-7), "1e-7");
   CHECK_STR_EQ(dbl(0.0 / 0.0), "null");
 }
@@ -193,7 +199,12 @@ TEST(doubles_are_written_in_their_shortest_nearest_digits) {
     double v;
     uint64_t bits = check_random(&state);
     char near_half[48];
-    switch (i % 6) {
+    switch (i % 7) {
+    case 6: /* integral, below 2^53 or just past it, with zeros or not */
+      v = (double)(bits >> (bits % 4 == 0 ? 10 : 11 + bits % 40));
+      if (bits % 3 == 0)
+        v = (double)(uint64_t)(v / 1000) * 1000;
+      break;
     case 0:
       memcpy(&v, &bits, sizeof v);
       break;
@@ -201,7 +212,7 @@ TEST(doubles_are_written_in_their_shortest_nearest_digits) {
     case 5: /* ending in 50: its 15-digit rounding a tie */
       snprintf(near_half, sizeof near_half, "%" PRIu64 "%se%d",
                (uint64_t)(bits % 100000000000000ULL + 100000000000000ULL),
-               i % 6 == 4 ? "15" : "50", (int)(bits >> 50) % 40 - 20);
+               i % 7 == 4 ? "15" : "50", (int)(bits >> 50) % 40 - 20);
       v = strtod(near_half, NULL);
       break;
     case 1:
