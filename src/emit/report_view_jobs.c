@@ -311,9 +311,9 @@ static bool text_file_failed(void *ctx) {
  * thread after that, then copies the bytes instead of deflating them there
  * (docs/performance.md, "The floors"). The view's thread gives the helper
  * up when the page is due; a panel it has not made is deflated then, as
- * before. Only for a view whose code is this large: a smaller one's page
- * deflates little, and a thread for it costs more than it saves. */
-enum { DEFLATE_AHEAD_FROM = 1 << 20, AHEAD_PANELS = 4 };
+ * before. Only for a view whose code is TL_CORES_HELPER_CODE_MIN bytes or
+ * more: a smaller one's page deflates little. */
+enum { AHEAD_PANELS = 4 };
 static const char *const ahead_panel[AHEAD_PANELS] = {"code", "post", "pre",
                                                       "kernel"};
 
@@ -345,7 +345,7 @@ static void *deflate_ahead_thread(void *arg) {
 }
 
 /* Starts the helper for a view analyzed here (`analyzed`; a copy's page
- * deflates what it reads) whose code text is DEFLATE_AHEAD_FROM bytes or
+ * deflates what it reads) whose code text is TL_CORES_HELPER_CODE_MIN bytes or
  * more, when the process may run on more than one core. */
 static void deflate_ahead_start(deflate_ahead *a, view_job *job,
                                 bool analyzed) {
@@ -360,7 +360,7 @@ static void deflate_ahead_start(deflate_ahead *a, view_job *job,
   if (!analyzed || !code || !code->text_path || tl_cores_usable() < 2)
     return;
   snprintf(path, sizeof path, "%s/%s", job->out_dir, code->text_path);
-  if (stat(path, &st) != 0 || st.st_size < DEFLATE_AHEAD_FROM)
+  if (stat(path, &st) != 0 || st.st_size < TL_CORES_HELPER_CODE_MIN)
     return;
   a->started = pthread_create(&a->thread, NULL, deflate_ahead_thread, a) == 0;
 }

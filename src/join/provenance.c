@@ -426,10 +426,6 @@ static void *graphs_thread(void *arg) {
   return NULL;
 }
 
-/* Below this much code, a second thread for the graphs costs more than it
- * saves. */
-enum { PARALLEL_GRAPHS_MIN_CODE = 1 << 20 };
-
 static void analyze(view *v, const tl_prov_inputs *in) {
   graph_job job = {in, v};
   pthread_t graphs;
@@ -441,7 +437,7 @@ static void analyze(view *v, const tl_prov_inputs *in) {
   tl_str code = code_analyzed ? text_of(in, TL_PROV_CODE) : (tl_str){0};
   bool has_graphs = in->load ? in->pre_path || in->post_path
                              : in->pre_graph.ptr || in->post_graph.ptr;
-  bool worth_a_thread = code.len >= PARALLEL_GRAPHS_MIN_CODE;
+  bool worth_a_thread = code.len >= TL_CORES_HELPER_CODE_MIN;
   bool threaded = has_graphs && worth_a_thread &&
                   pthread_create(&graphs, NULL, graphs_thread, &job) == 0;
   if (!threaded)

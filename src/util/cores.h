@@ -15,7 +15,15 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-/* The cores this process may run on (its affinity mask; at least 1). */
+/* A view whose code text has at least this many bytes is large enough for
+ * a helper thread to pay (its FX graphs analyzed on a second thread, its
+ * page's panels deflated ahead); below it, a thread costs more than it
+ * saves. */
+enum { TL_CORES_HELPER_CODE_MIN = 1 << 20 };
+
+/* The cores this process may run on (its affinity mask; at least 1): what
+ * the run's worker counts start from, so that a run pinned to fewer cores
+ * (taskset, a cpuset) starts no more workers than it can run at once. */
 int tl_cores_usable(void);
 
 /* Counts the calling thread busy, then not. */
