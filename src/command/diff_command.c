@@ -17,6 +17,7 @@
 #include "run/outdir.h"
 #include "run/pipeline.h"
 #include "util/buf.h"
+#include "util/cores.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #ifdef HAVE_tl_engine
@@ -93,7 +94,6 @@ static bool report_run(const tl_diff_request *r, const char *input,
   bool ok = tl_fs_mkdirs(out.data, error, error_size);
   taken t = {run, folder, staging, r->provenance, false};
   if (ok) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     tl_pipeline_options p = {0};
     p.input = input;
     p.out_dir = out.data;
@@ -101,7 +101,7 @@ static bool report_run(const tl_diff_request *r, const char *input,
     p.provenance = r->provenance;
     p.plain_text = r->plain_text;
     p.show_progress = isatty(STDERR_FILENO);
-    p.workers = cpus > 0 ? (int)cpus : 1;
+    p.workers = tl_cores_usable();
     p.on_report = on_report;
     p.on_report_ctx = &t;
     ok = tl_pipeline_run(&p, diag, error, error_size);

@@ -16,6 +16,7 @@
 #include "run/outdir.h"
 #include "run/pipeline.h"
 #include "util/buf.h"
+#include "util/cores.h"
 #include "util/diag.h"
 #include "util/fsutil.h"
 #ifdef HAVE_tl_engine
@@ -147,7 +148,6 @@ static int run_one(const tl_report_request *cp) {
   diag.staged = staged;
   diag.shown = c.out_dir;
 
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   tl_pipeline_options pipeline = {0};
   pipeline.input = input;
   pipeline.out_dir = staging;
@@ -159,7 +159,7 @@ static int run_one(const tl_report_request *cp) {
   pipeline.strict_compile_id = c.strict_compile_id;
   pipeline.export_report = c.export_report;
   pipeline.show_progress = isatty(STDERR_FILENO);
-  pipeline.workers = cpus > 0 ? (int)cpus : 1;
+  pipeline.workers = tl_cores_usable();
   bool ok = tl_pipeline_run(&pipeline, &diag, error, sizeof error);
   if (ok)
     ok = tl_outdir_publish(&outdir, error, sizeof error);

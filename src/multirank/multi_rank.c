@@ -34,6 +34,7 @@
 #endif
 #include "run/outdir.h"
 #include "run/pipeline.h"
+#include "util/cores.h"
 #include "util/fsutil.h"
 #include "json/chromium_events.h"
 
@@ -517,8 +518,7 @@ static void read_ended(const tl_multi_rank_options *o, rank_list *ranks,
 
 static void run_all(const tl_multi_rank_options *o, rank_list *ranks,
                     tl_diag *mode, early_reads *early) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t cores = cpus > 0 ? (size_t)cpus : 1;
+  size_t cores = (size_t)tl_cores_usable();
   size_t jobs = o->jobs > 0 ? (size_t)o->jobs : cores;
   if (jobs > ranks->count)
     jobs = ranks->count;

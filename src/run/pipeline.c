@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include "export/export_report.h"
 #include "read/reader.h"
 #include "store/store.h"
+#include "util/cores.h"
 
 typedef struct progress {
   bool shown;
@@ -52,6 +55,17 @@ static bool run_export(const tl_pipeline_options *options, tl_diag *diag,
   return tl_export_report_run(&export_options, diag, error, error_size);
 }
 
+/* With TLPARSE_STATS=1: how many view workers the run starts, against
+ * the cores it may run on. */
+static void print_worker_stats(int workers) {
+  const char *stats = getenv("TLPARSE_STATS");
+  if (!stats || strcmp(stats, "1") != 0)
+    return;
+  int cores = tl_cores_usable();
+  fprintf(stderr, "tlparse: stats: %d view worker%s, %d usable core%s\n",
+          workers, workers == 1 ? "" : "s", cores, cores == 1 ? "" : "s");
+}
+
 bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
                      char *error, size_t error_size) {
   if (options->export_report)
@@ -85,9 +99,11 @@ bool tl_pipeline_run(const tl_pipeline_options *options, tl_diag *diag,
     snprintf(error, error_size, "%s", store.error);
     ok = false;
   }
+  int workers = options->workers > 0 ? options->workers : 1;
+  print_worker_stats(workers);
   tl_report_options report_options = {
       options->input,          options->custom_header_html,
-      options->provenance,     options->workers > 0 ? options->workers : 1,
+      options->provenance,     workers,
       options->profiles,       options->profile_count,
       options->shared_analyses};
   if (ok && !tl_report_write(&store, &report_options, diag)) {

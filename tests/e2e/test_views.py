@@ -10,6 +10,7 @@ exactly the line maps of the single-run view."""
 import html.parser
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -238,6 +239,49 @@ class LargeViewsOnOneCoreAndOnAll(unittest.TestCase):
                     self.assertEqual(outs["one"][0][path],
                                      outs["all"][0][path], path)
                 self.assertEqual(outs["one"][1], outs["all"][1])
+
+
+class WorkersFollowTheAffinityMask(unittest.TestCase):
+    """The view workers a run starts are the cores its affinity mask lets
+    it run on (util/cores.h), not the machine's: pinned to one core, one
+    worker; TLPARSE_STATS=1 says how many."""
+
+    def stats_line(self, args, cores):
+        r = subprocess.run(
+            [TLPARSE] + args + ["--no-browser"], capture_output=True,
+            text=True, env=dict(os.environ, CI="1", TLPARSE_STATS="1"),
+            preexec_fn=lambda: os.sched_setaffinity(0, cores))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return [line for line in r.stderr.splitlines()
+                if "view worker" in line]
+
+    def test_one_log_and_ranks(self):
+        every = os.sched_getaffinity(0)
+        n = len(every)
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "trace.log")
+            subprocess.run([sys.executable, GEN_TRACE, "--shape", "jit-cpu",
+                            "--layers", "3", "-o", log], check=True)
+            self.assertEqual(
+                self.stats_line([log, "-o", os.path.join(tmp, "one")],
+                                {min(every)}),
+                ["tlparse: stats: 1 view worker, 1 usable core"])
+            self.assertEqual(
+                self.stats_line([log, "-o", os.path.join(tmp, "all")],
+                                every),
+                ["tlparse: stats: %d view worker%s, %d usable core%s"
+                 % (n, "" if n == 1 else "s", n, "" if n == 1 else "s")])
+            # Two ranks on one core: one job at a time, one worker each.
+            ranks = os.path.join(tmp, "ranks")
+            os.mkdir(ranks)
+            for rank in (0, 1):
+                shutil.copy(log, os.path.join(
+                    ranks, "dedicated_log_torch_trace_rank_%d.log" % rank))
+            self.assertEqual(
+                self.stats_line([ranks, "--all-ranks-html", "-o",
+                                 os.path.join(tmp, "ranks-out")],
+                                {min(every)}),
+                ["tlparse: stats: 1 view worker, 1 usable core"] * 2)
 
 
 if __name__ == "__main__":
