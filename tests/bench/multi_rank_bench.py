@@ -33,6 +33,14 @@ TLPARSE_STATS=1, summed, divided by the cores), the reading floor
 (read_floor.c reading every rank's log and hashing its payloads) and the
 shared-cores floor (the three's CPU over the cores).
 
+Each run's output (about 700 MB for 64 ranks with -i) and each floor's tree
+is deleted right after it is measured, so that the benchmark needs room for
+one at a time. On tmpfs, where --work is meant to be, that costs the next
+run nothing; on ext4, creating files right after deleting thousands of
+others can cost it up to a second (docs/performance.md, the "ext4 right
+after a mass deletion" item), which bench.py avoids by keeping every output
+to its end.
+
 Prints a Markdown table. Nothing here asserts a time; each run must exit 0
 and write index.html and one rank_N/index.html per rank.
 """
