@@ -21,9 +21,11 @@ times as the tools run, interleaved with them:
 - the parse floor: tree-sitter's own parse time of the texts our run
   parses (one more run with TLPARSE_STATS=1, which times every call into
   tree-sitter's parser on its thread's CPU clock), divided by the cores;
-- the reading floor: read_floor.c (built with cc and libmd) reads the log
-  and computes every payload's MD5, as a tool that checks each payload
-  against its envelope's md5 must;
+- the reading floor: read_floor.c (built with cc, libmd and yajl) reads the
+  log, computes every payload's MD5, as a tool that checks each payload
+  against its envelope's md5 must, and reads once with yajl every JSON text
+  a tool that writes the Rust tool's files re-writes (each envelope, each
+  chromium event, each JSON artifact), building nothing from it;
 - the shared-cores floor: the CPU of the three above (the parse's, and
   fs_floor's and read_floor's user and system time) over the cores. The
   two floors the issue names are each timed alone, but a run does all
@@ -270,8 +272,9 @@ def fs_floor_once(exe, listing, dest):
 
 
 def build_read_floor(work):
-    """read_floor.c built into `work` with libmd; None without them."""
-    return build_floor_program(work, "read_floor", ["-lmd"])
+    """read_floor.c built into `work` with libmd and yajl; None without
+    them."""
+    return build_floor_program(work, "read_floor", ["-lmd", "-lyajl"])
 
 
 def read_floor_once(exe, logs):
@@ -531,8 +534,9 @@ def report(rows, args, started, load0, load1):
                  "time of the texts our run parses (TLPARSE_STATS=1, every "
                  "parse call on its thread's CPU clock) divided by the %d "
                  "cores; *ours / floor*, our median wall over the larger "
-                 "of those two; *reading*, read_floor.c reading the log "
-                 "and hashing every payload; *shared cores*, the CPU of "
+                 "of those two; *reading*, read_floor.c reading the log, "
+                 "hashing every payload and reading once every JSON text "
+                 "the run re-writes; *shared cores*, the CPU of "
                  "the three (the parse's, fs_floor's and read_floor's, "
                  "user and system) over the cores, since a run does all "
                  "three on the same cores; *ours / shared*, our median "

@@ -30,7 +30,8 @@ as bench.py does: the file-system floor (fs_floor.c creating the tree of
 our first run, same folders, files and sizes, under --work), the parse
 floor (the tree-sitter parse time that every rank child reports with
 TLPARSE_STATS=1, summed, divided by the cores), the reading floor
-(read_floor.c reading every rank's log and hashing its payloads) and the
+(read_floor.c reading every rank's log, hashing its payloads and reading
+once every JSON text a rank's run re-writes) and the
 shared-cores floor (the three's CPU over the cores).
 
 Each run's output (about 700 MB for 64 ranks with -i) and each floor's tree
@@ -280,7 +281,8 @@ def main(argv=None):
               "run's tree; parse = the rank children's tree-sitter parse "
               "CPU (TLPARSE_STATS=1) / %d cores; ours / floor = our wall "
               "over the larger of those two; reading = read_floor.c "
-              "reading every rank's log and hashing its payloads; shared "
+              "reading every rank's log, hashing its payloads and reading "
+              "once the JSON texts a run re-writes; shared "
               "cores = the three's CPU over the cores; ours / shared = our "
               "wall over the largest of the four" % bench.CORES)
         print()
