@@ -69,7 +69,7 @@ tl_unit_test(diff_test tests/diff/diff_test.c tl_engine)
 tl_unit_test(engine_analysis_cache tests/engine/test_analysis_cache.c tl_engine)
 if(BUILD_TESTING AND TARGET tl_engine_cpp)
   # The cpp_wrapper cases need the C++ analyzer.
-  foreach(t engine_provenance engine_corpus engine_chunks)
+  foreach(t engine_provenance engine_corpus engine_chunks diff_test)
     target_compile_definitions(${t} PRIVATE HAVE_CPPCODE)
   endforeach()
 endif()

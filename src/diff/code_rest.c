@@ -44,6 +44,23 @@ static bool overlaps(const side *s, int first, int last) {
   return false;
 }
 
+/* Is every line of first..last left out (in one range or several)? */
+static bool covered(const side *s, int first, int last) {
+  for (int line = first; line <= last;) {
+    int through = line - 1; /* the last line left out from `line` on */
+    for (size_t i = 0; i < s->skip_count; i++)
+      if (s->skip[i].first <= line && line <= s->skip[i].last &&
+          s->skip[i].last > through)
+        through = s->skip[i].last;
+    if (through < line)
+      return false;
+    if (through >= last)
+      return true;
+    line = through + 1;
+  }
+  return true;
+}
+
 /* The containers read into when they hold what is left out. */
 static TSNode body_of(TSNode n) {
   const char *t = ts_node_type(n);
@@ -159,7 +176,11 @@ static bool read_cpp_strings(TSNode n, void *ctx) {
   if (!is_type(n, "string_content"))
     return true;
   int first = tl_ts_first_line(n), last = tl_ts_last_line(n);
-  if (!overlaps(s, first, last))
+  /* A string with no line left out is part of its unit; one with every
+   * line left out (a kernel's source: the Triton or C++ of a definition)
+   * would give no unit, every node of it being left out: neither is
+   * parsed. */
+  if (!overlaps(s, first, last) || covered(s, first, last))
     return false;
   TSRange within = {ts_node_start_point(n), ts_node_end_point(n),
                     ts_node_start_byte(n), ts_node_end_byte(n)};

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/ts_query.h"
 #include "check.h"
+#include "diff/code_rest.h"
 #include "diff/compile_files.h"
 #include "diff/fx_diff.h"
 #include "diff/guards.h"
@@ -545,6 +547,106 @@ TEST(a_kernel_code_diff_keeps_two_lines_around_each_change) {
   TL_VEC_FREE(rows);
 }
 
+/* The rest of the code, on JIT code whose kernel is defined in a Triton
+ * string: the kernel's lines (5-12) and the entry function's (14-17) are
+ * left out, so the units are the imports, the assignment on line 3 and
+ * `x` on line 19; the kernel's string, every line of it left out, is not
+ * parsed (as C++ it was, for nothing): one parse per side. */
+static const char TRITON_CODE[] =
+    "import torch\n"
+    "from torch._inductor.async_compile import AsyncCompile\n"
+    "async_compile = AsyncCompile()\n"
+    "\n"
+    "triton_poi_fused_add_0 = async_compile.triton('triton_poi_fused_add_0', "
+    "'''\n"
+    "import triton\n"
+    "@triton.jit\n"
+    "def triton_poi_fused_add_0(in_ptr0, out_ptr0, xnumel, XBLOCK: "
+    "tl.constexpr):\n"
+    "    xoffset = tl.program_id(0) * XBLOCK\n"
+    "    tmp0 = tl.load(in_ptr0 + xoffset)\n"
+    "    tl.store(out_ptr0 + xoffset, tmp0 + 1.0)\n"
+    "''', device_str='cuda')\n"
+    "\n"
+    "def call(args):\n"
+    "    buf0 = empty_strided_cuda((4, ), (1, ), torch.float32)\n"
+    "    triton_poi_fused_add_0.run(args[0], buf0, 4, grid=grid(4))\n"
+    "    return (buf0, )\n"
+    "\n"
+    "x = %d\n";
+
+TEST(a_kernel_string_wholly_left_out_is_not_parsed) {
+  char a[2048], b[2048];
+  snprintf(a, sizeof a, TRITON_CODE, 1);
+  snprintf(b, sizeof b, TRITON_CODE, 2);
+  tl_kernel_item ka =
+                     kernel("triton_poi_fused_add_0", "triton", "", 5, NULL, 0),
+                 kb = ka;
+  ka.last = kb.last = 12;
+  tl_kernel_diff d;
+  tl_kernel_diff_run(&ka, 1, &kb, 1, NULL, &d);
+  size_t parses = tl_ts_stats_parse_count();
+  tl_code_rest r;
+  tl_code_rest_diff(tl_str_from(a), tl_str_from(b), false, &ka, 1, &kb, 1, 14,
+                    17, 14, 17, &d, NULL, &r);
+  CHECK_INT_EQ(tl_ts_stats_parse_count() - parses, 2);
+  static const int first[] = {1, 2, 3, 19};
+  CHECK_INT_EQ(r.a.count, 4);
+  CHECK_INT_EQ(r.b.count, 4);
+  for (size_t i = 0; i < 4 && i < r.a.count; i++)
+    CHECK_INT_EQ(r.a.items[i].first, first[i]);
+  CHECK_INT_EQ(r.same, 3);
+  CHECK_INT_EQ(r.changed, 1); /* x */
+  tl_code_rest_free(&r);
+  tl_kernel_diff_free(&d);
+}
+
+#ifdef HAVE_CPPCODE
+/* A C++ string with lines outside the kernels and the entry function
+ * (cpp_wrapper code's cpp_wrapper_src) is still read with the C++ grammar:
+ * its #include (line 3) and `helper` (line 10) are units, as `y` (line 14)
+ * is: two parses per side. */
+static const char CPP_WRAPPER_CODE[] =
+    "cpp_wrapper_src = (\n"
+    "r'''\n"
+    "#include <torch/csrc/inductor/cpp_wrapper/cpu.h>\n"
+    "extern \"C\" void cpp_fused_add_0(const float* in_ptr0, float* "
+    "out_ptr0) {\n"
+    "    out_ptr0[0] = in_ptr0[0] + 1;\n"
+    "}\n"
+    "void inductor_entry_impl(AtenTensorHandle* input_handles, "
+    "AtenTensorHandle* output_handles) {\n"
+    "    cpp_fused_add_0(nullptr, nullptr);\n"
+    "}\n"
+    "static int helper = %d;\n"
+    "'''\n"
+    ")\n"
+    "\n"
+    "y = 1\n";
+
+TEST(a_cpp_string_partly_left_out_is_read_as_cpp) {
+  char a[2048], b[2048];
+  snprintf(a, sizeof a, CPP_WRAPPER_CODE, 3);
+  snprintf(b, sizeof b, CPP_WRAPPER_CODE, 4);
+  tl_kernel_item ka = kernel("cpp_fused_add_0", "cpp", "", 4, NULL, 0), kb = ka;
+  ka.last = kb.last = 6;
+  tl_kernel_diff d;
+  tl_kernel_diff_run(&ka, 1, &kb, 1, NULL, &d);
+  size_t parses = tl_ts_stats_parse_count();
+  tl_code_rest r;
+  tl_code_rest_diff(tl_str_from(a), tl_str_from(b), false, &ka, 1, &kb, 1, 7, 9,
+                    7, 9, &d, NULL, &r);
+  CHECK_INT_EQ(tl_ts_stats_parse_count() - parses, 4);
+  static const int first[] = {3, 10, 14};
+  CHECK_INT_EQ(r.a.count, 3);
+  for (size_t i = 0; i < 3 && i < r.a.count; i++)
+    CHECK_INT_EQ(r.a.items[i].first, first[i]);
+  CHECK_INT_EQ(r.changed, 1); /* helper */
+  tl_code_rest_free(&r);
+  tl_kernel_diff_free(&d);
+}
+#endif
+
 TEST(an_entry_function_reads_renumbered_kernels_and_buffers_as_one) {
   tl_kernel_item a[] = {kernel("k_sum_1", "cpp", "", 0, NULL, 0)};
   tl_kernel_item b[] = {kernel("k_sum_2", "cpp", "", 0, NULL, 0)};
@@ -684,6 +786,7 @@ TEST(a_compile_file_is_read_once_while_it_is_among_the_last_read) {
 }
 
 int main(void) {
+  setenv("TLPARSE_STATS", "1", 1); /* parses counted (ts_query.h) */
   RUN(a_tensor_size_check_is_read_and_said_in_words);
   RUN(every_kind_of_reason_and_each_line_of_a_compile);
   RUN(the_guard_tree_gives_each_leaf_its_manager_source_and_user_line);
@@ -698,6 +801,10 @@ int main(void) {
   RUN(fused_ops_that_differ_alone_are_a_rename);
   RUN(a_kernel_code_diff_keeps_two_lines_around_each_change);
   RUN(an_entry_function_reads_renumbered_kernels_and_buffers_as_one);
+  RUN(a_kernel_string_wholly_left_out_is_not_parsed);
+#ifdef HAVE_CPPCODE
+  RUN(a_cpp_string_partly_left_out_is_read_as_cpp);
+#endif
   RUN(a_shape_change_is_said_per_dimension);
   RUN(a_tensor_guard_change_is_said_per_dimension);
   RUN(a_compile_file_is_read_once_while_it_is_among_the_last_read);
