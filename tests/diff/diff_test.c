@@ -547,6 +547,26 @@ TEST(a_kernel_code_diff_keeps_two_lines_around_each_change) {
   TL_VEC_FREE(rows);
 }
 
+/* The rest of two codes made from `shape` with `before` and `after`, one
+ * kernel of each defined on lines first..last, the entry function on
+ * lines entry..entry_last of both; returns the parses it took. */
+static size_t code_rest_of(const char *shape, int before, int after,
+                           const char *kernel_name, int first, int last,
+                           int entry, int entry_last, tl_code_rest *r) {
+  char a[2048], b[2048];
+  snprintf(a, sizeof a, shape, before);
+  snprintf(b, sizeof b, shape, after);
+  tl_kernel_item ka = kernel(kernel_name, "", "", first, NULL, 0), kb = ka;
+  ka.last = kb.last = last;
+  tl_kernel_diff d;
+  tl_kernel_diff_run(&ka, 1, &kb, 1, NULL, &d);
+  size_t parses = tl_ts_stats_parse_count();
+  tl_code_rest_diff(tl_str_from(a), tl_str_from(b), false, &ka, 1, &kb, 1,
+                    entry, entry_last, entry, entry_last, &d, NULL, r);
+  tl_kernel_diff_free(&d);
+  return tl_ts_stats_parse_count() - parses;
+}
+
 /* The rest of the code, on JIT code whose kernel is defined in a Triton
  * string: the kernel's lines (5-12) and the entry function's (14-17) are
  * left out, so the units are the imports, the assignment on line 3 and
@@ -576,20 +596,10 @@ static const char TRITON_CODE[] =
     "x = %d\n";
 
 TEST(a_kernel_string_wholly_left_out_is_not_parsed) {
-  char a[2048], b[2048];
-  snprintf(a, sizeof a, TRITON_CODE, 1);
-  snprintf(b, sizeof b, TRITON_CODE, 2);
-  tl_kernel_item ka =
-                     kernel("triton_poi_fused_add_0", "triton", "", 5, NULL, 0),
-                 kb = ka;
-  ka.last = kb.last = 12;
-  tl_kernel_diff d;
-  tl_kernel_diff_run(&ka, 1, &kb, 1, NULL, &d);
-  size_t parses = tl_ts_stats_parse_count();
   tl_code_rest r;
-  tl_code_rest_diff(tl_str_from(a), tl_str_from(b), false, &ka, 1, &kb, 1, 14,
-                    17, 14, 17, &d, NULL, &r);
-  CHECK_INT_EQ(tl_ts_stats_parse_count() - parses, 2);
+  CHECK_INT_EQ(code_rest_of(TRITON_CODE, 1, 2, "triton_poi_fused_add_0", 5, 12,
+                            14, 17, &r),
+               2);
   static const int first[] = {1, 2, 3, 19};
   CHECK_INT_EQ(r.a.count, 4);
   CHECK_INT_EQ(r.b.count, 4);
@@ -598,7 +608,6 @@ TEST(a_kernel_string_wholly_left_out_is_not_parsed) {
   CHECK_INT_EQ(r.same, 3);
   CHECK_INT_EQ(r.changed, 1); /* x */
   tl_code_rest_free(&r);
-  tl_kernel_diff_free(&d);
 }
 
 #ifdef HAVE_CPPCODE
@@ -625,25 +634,16 @@ static const char CPP_WRAPPER_CODE[] =
     "y = 1\n";
 
 TEST(a_cpp_string_partly_left_out_is_read_as_cpp) {
-  char a[2048], b[2048];
-  snprintf(a, sizeof a, CPP_WRAPPER_CODE, 3);
-  snprintf(b, sizeof b, CPP_WRAPPER_CODE, 4);
-  tl_kernel_item ka = kernel("cpp_fused_add_0", "cpp", "", 4, NULL, 0), kb = ka;
-  ka.last = kb.last = 6;
-  tl_kernel_diff d;
-  tl_kernel_diff_run(&ka, 1, &kb, 1, NULL, &d);
-  size_t parses = tl_ts_stats_parse_count();
   tl_code_rest r;
-  tl_code_rest_diff(tl_str_from(a), tl_str_from(b), false, &ka, 1, &kb, 1, 7, 9,
-                    7, 9, &d, NULL, &r);
-  CHECK_INT_EQ(tl_ts_stats_parse_count() - parses, 4);
+  CHECK_INT_EQ(
+      code_rest_of(CPP_WRAPPER_CODE, 3, 4, "cpp_fused_add_0", 4, 6, 7, 9, &r),
+      4);
   static const int first[] = {3, 10, 14};
   CHECK_INT_EQ(r.a.count, 3);
   for (size_t i = 0; i < 3 && i < r.a.count; i++)
     CHECK_INT_EQ(r.a.items[i].first, first[i]);
   CHECK_INT_EQ(r.changed, 1); /* helper */
   tl_code_rest_free(&r);
-  tl_kernel_diff_free(&d);
 }
 #endif
 
