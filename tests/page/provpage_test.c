@@ -249,19 +249,27 @@ static bool piece_failed(void *ctx) {
   return r->open.len > 0;
 }
 
+/* Texts of a view whose code, in `big`, is `line` repeated to at least
+ * `at_least` bytes (NUL bytes, U+2028 and "</script>" in it), with a
+ * 4-byte character in pre, no post and a NUL in the kernel code. */
+static tl_provpage_texts texts_with_code(tl_buf *big, tl_str line,
+                                         size_t at_least) {
+  tl_buf_init(big);
+  while (big->len < at_least)
+    tl_buf_append_str(big, line);
+  return (tl_provpage_texts){TL_STR_LIT("pre \xF0\x9F\x98\x80\n"),
+                             {NULL, 0},
+                             tl_buf_str(big),
+                             TL_STR_LIT("k\0\n")};
+}
+
 TEST(page_reading_its_texts_in_pieces_is_the_same_page) {
   /* Texts read a few bytes at a time (NUL bytes and multi-byte characters
    * split across pieces), deflated or not, one absent: the page is the one
    * written from the texts in memory, byte for byte. */
   tl_buf big;
-  tl_buf_init(&big);
   static const char line[] = "x = f(\0y) # \xE2\x80\xA8 </script>\n";
-  while (big.len < 5000)
-    tl_buf_append(&big, line, sizeof line - 1);
-  tl_provpage_texts texts = {TL_STR_LIT("pre \xF0\x9F\x98\x80\n"),
-                             {NULL, 0},
-                             tl_buf_str(&big),
-                             TL_STR_LIT("k\0\n")};
+  tl_provpage_texts texts = texts_with_code(&big, TL_STR_LIT(line), 5000);
   static const size_t thresholds[] = {0, 100, SIZE_MAX};
   static const size_t pieces[] = {1, 7, 4096};
   for (size_t i = 0; i < 3; i++)
@@ -324,14 +332,8 @@ TEST(panels_deflated_ahead_make_the_same_page) {
    * byte. An absent panel, one below the threshold and one that cannot be
    * read whole are not made ahead. */
   tl_buf big;
-  tl_buf_init(&big);
   static const char line[] = "y = g(\0z) # \xE2\x80\xA8 </script>\n";
-  while (big.len < 9000)
-    tl_buf_append(&big, line, sizeof line - 1);
-  tl_provpage_texts texts = {TL_STR_LIT("pre \xF0\x9F\x98\x80\n"),
-                             {NULL, 0},
-                             tl_buf_str(&big),
-                             TL_STR_LIT("k\0\n")};
+  tl_provpage_texts texts = texts_with_code(&big, TL_STR_LIT(line), 9000);
   static const size_t thresholds[] = {0, 100};
   static const int expect_made[] = {3, 1}; /* pre, code, kernel; code */
   for (size_t i = 0; i < 2; i++)
